@@ -1,0 +1,207 @@
+package backend
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/internal/memview"
+)
+
+// ErrNotCompiled is wrapped by a Probe error when the backend was left out of
+// this build (a build tag, or cgo disabled). The root package reports the
+// backend's state as NotCompiled.
+var ErrNotCompiled = errors.New("backend not compiled into this binary")
+
+// Dim3 is a grid or block size. A zero Y or Z counts as 1.
+type Dim3 struct{ X, Y, Z int }
+
+// Norm returns d with zero Y and Z replaced by 1.
+func (d Dim3) Norm() Dim3 {
+	if d.Y == 0 {
+		d.Y = 1
+	}
+	if d.Z == 0 {
+		d.Z = 1
+	}
+	return d
+}
+
+// Count is the number of elements (threads or groups) d spans: X*Y*Z, with
+// zero Y and Z counted as 1.
+func (d Dim3) Count() int64 {
+	n := d.Norm()
+	return int64(n.X) * int64(n.Y) * int64(n.Z)
+}
+
+func (d Dim3) String() string {
+	n := d.Norm()
+	return fmt.Sprintf("(%d,%d,%d)", n.X, n.Y, n.Z)
+}
+
+// ArgKind is the type of a kernel argument.
+type ArgKind uint8
+
+// Argument kinds of the portable ABI (DESIGN §7).
+const (
+	ArgBuffer ArgKind = iota + 1
+	ArgF32
+	ArgF64
+	ArgI32
+	ArgU32
+	ArgI64
+	ArgU64
+)
+
+var argKindNames = [...]string{"invalid", "buffer", "f32", "f64", "i32", "u32", "i64", "u64"}
+
+func (k ArgKind) String() string {
+	if int(k) < len(argKindNames) {
+		return argKindNames[k]
+	}
+	return fmt.Sprintf("ArgKind(%d)", int(k))
+}
+
+// Size is the size of a scalar of this kind in bytes; 0 for a buffer.
+func (k ArgKind) Size() int {
+	switch k {
+	case ArgF32, ArgI32, ArgU32:
+		return 4
+	case ArgF64, ArgI64, ArgU64:
+		return 8
+	}
+	return 0
+}
+
+// Arg is one kernel argument as a backend receives it: a buffer of the
+// backend's own, or a scalar held as raw bits.
+type Arg struct {
+	Kind   ArgKind
+	Buffer Buffer // for ArgBuffer
+	Bits   uint64 // scalar value: float bits for F32/F64, two's complement for integers
+}
+
+// F32 returns a scalar argument's value as float32.
+func (a Arg) F32() float32 { return math.Float32frombits(uint32(a.Bits)) }
+
+// F64 returns a scalar argument's value as float64.
+func (a Arg) F64() float64 { return math.Float64frombits(a.Bits) }
+
+// I32 returns a scalar argument's value as int32.
+func (a Arg) I32() int32 { return int32(uint32(a.Bits)) }
+
+// U32 returns a scalar argument's value as uint32.
+func (a Arg) U32() uint32 { return uint32(a.Bits) }
+
+// I64 returns a scalar argument's value as int64.
+func (a Arg) I64() int64 { return int64(a.Bits) }
+
+// U64 returns a scalar argument's value as uint64.
+func (a Arg) U64() uint64 { return a.Bits }
+
+// Int returns an integer scalar argument (any integer kind) as int.
+func (a Arg) Int() int {
+	switch a.Kind {
+	case ArgI32:
+		return int(a.I32())
+	case ArgU32:
+		return int(a.U32())
+	}
+	return int(a.Bits)
+}
+
+// Bytes returns the host memory of a buffer argument on backends that execute
+// on the host (see HostMemory); nil otherwise.
+func (a Arg) Bytes() []byte {
+	if h, ok := a.Buffer.(HostMemory); ok {
+		return h.Bytes()
+	}
+	return nil
+}
+
+// Float32s views a host-memory buffer argument as []float32.
+func (a Arg) Float32s() []float32 { return memview.As[float32](a.Bytes()) }
+
+// Float64s views a host-memory buffer argument as []float64.
+func (a Arg) Float64s() []float64 { return memview.As[float64](a.Bytes()) }
+
+// Int32s views a host-memory buffer argument as []int32.
+func (a Arg) Int32s() []int32 { return memview.As[int32](a.Bytes()) }
+
+// Uint32s views a host-memory buffer argument as []uint32.
+func (a Arg) Uint32s() []uint32 { return memview.As[uint32](a.Bytes()) }
+
+// PackScalars lays the scalar arguments out in argument order as the portable
+// ABI's params block: 4-byte values 4-byte aligned, 8-byte values 8-byte
+// aligned, the total rounded up to a multiple of 8 (16 with align16, as uniform
+// buffers need). Buffers are skipped: they bind at 0..n-1.
+func PackScalars(args []Arg, align16 bool) []byte {
+	var out []byte
+	for _, a := range args {
+		size := a.Kind.Size()
+		if size == 0 {
+			continue
+		}
+		for len(out)%size != 0 {
+			out = append(out, 0)
+		}
+		for i := 0; i < size; i++ {
+			out = append(out, byte(a.Bits>>(8*i)))
+		}
+	}
+	round := 8
+	if align16 {
+		round = 16
+	}
+	for len(out)%round != 0 {
+		out = append(out, 0)
+	}
+	return out
+}
+
+// Group is one work group of a launch, as a Go kernel sees it. A Go kernel
+// computes the threads ID*Size .. ID*Size+Size-1 of every dimension itself,
+// usually with plain loops, which the compiler can vectorise.
+type Group struct {
+	ID   Dim3 // this group's index in the grid
+	Size Dim3 // threads per group (the launch's block)
+	Grid Dim3 // groups in the grid
+}
+
+// Linear is the group's index when the grid is flattened x-fastest.
+func (g Group) Linear() int { return (g.ID.Z*g.Grid.Y+g.ID.Y)*g.Grid.X + g.ID.X }
+
+// Span returns the half-open range of global x indices [lo, hi) this group
+// covers, clipped to n.
+func (g Group) Span(n int) (lo, hi int) {
+	lo = g.ID.X * g.Size.X
+	hi = lo + g.Size.X
+	if hi > n {
+		hi = n
+	}
+	if lo > n {
+		lo = n
+	}
+	return lo, hi
+}
+
+// GoKernel runs one work group of a kernel on the host. Backends that execute
+// on the CPU run the groups of a launch in parallel.
+type GoKernel func(g Group, args []Arg)
+
+// Source is one kernel program in as many dialects as its author wrote; each
+// backend compiles the dialect it runs and reports NotSupported, naming the
+// dialect, when that one is missing.
+type Source struct {
+	Name  string
+	CUDA  string // CUDA C++ with extern "C" __global__ entry points (NVRTC)
+	SPIRV []byte // Vulkan
+	GLSL  string // OpenGL 4.3 compute, #version 430
+	WGSL  string // WebGPU
+	MSL   string // Metal Shading Language
+	Go    map[string]GoKernel
+	// Params declares each entry point's parameters in order. Where present,
+	// every launch is checked against it before it reaches a backend, so all
+	// backends reject a wrong argument list the same way.
+	Params map[string][]ArgKind
+}

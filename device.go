@@ -1,0 +1,258 @@
+package gpu
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/profiling"
+)
+
+// Device is an opened device of some backend. All methods are safe for
+// concurrent use. Close releases it; any use after Close returns an error of
+// category Closed.
+type Device struct {
+	name      string // "cuda:0"
+	backend   string
+	simulated bool
+	impl      backend.Device
+	info      DeviceInfo
+	logger    *slog.Logger
+
+	closed  atomic.Bool
+	lost    atomic.Pointer[error] // the fatal error that made the device unusable
+	history errors.Recorder
+	stats   counters
+
+	pool     *Pool // device memory
+	hostPool *Pool // pinned host memory
+
+	mu       sync.Mutex
+	streams  map[*Stream]struct{}
+	streamID int
+	def      *Stream
+
+	prof *profiler // nil when profiling is off
+}
+
+func openDevice(ctx context.Context, c candidate, info DeviceInfo, o options) (*Device, error) {
+	impl, err := c.driver.Open(ctx, info.Ordinal)
+	if err != nil {
+		return nil, errors.Wrap(err, c.name, fmt.Sprintf("open device %d", info.Ordinal))
+	}
+	ordinal := info.Ordinal
+	info = impl.Info()
+	info.Backend, info.Ordinal = c.name, ordinal
+	d := &Device{
+		name:      fmt.Sprintf("%s:%d", c.name, info.Ordinal),
+		backend:   c.name,
+		simulated: c.simulated,
+		impl:      impl,
+		info:      info,
+		logger:    o.logger,
+		streams:   map[*Stream]struct{}{},
+	}
+	d.pool = newPool(o.pool, func(size int64) (closer, error) { return impl.Alloc(size) })
+	d.hostPool = newPool(o.hostPool, func(size int64) (closer, error) { return impl.AllocHost(size) })
+	if d.def, err = d.newStream(true); err != nil {
+		_ = impl.Close()
+		return nil, errors.Wrap(err, c.name, "open: default stream")
+	}
+	if o.profiler != nil {
+		if d.prof, err = newProfiler(d, o.profiler); err != nil {
+			_ = d.Close()
+			return nil, err
+		}
+	}
+	if err := d.pool.preallocate(); err != nil {
+		d.logger.Warn("anygpu: pool preallocation failed", "device", d.name, "err", err)
+	}
+	if err := d.hostPool.preallocate(); err != nil {
+		d.logger.Warn("anygpu: host pool preallocation failed", "device", d.name, "err", err)
+	}
+	return d, nil
+}
+
+// Name is "backend:ordinal", e.g. "cuda:0".
+func (d *Device) Name() string { return d.name }
+
+// Backend is the name of the backend the device belongs to.
+func (d *Device) Backend() string { return d.backend }
+
+// Simulated reports whether the device is a stand-in from ANYGPU_FAKE.
+func (d *Device) Simulated() bool { return d.simulated }
+
+// Info describes the device.
+func (d *Device) Info() DeviceInfo { return d.info }
+
+// String is the device's name and model.
+func (d *Device) String() string { return d.name + " (" + d.info.Name + ")" }
+
+// MemInfo returns the device's free and total memory in bytes.
+func (d *Device) MemInfo() (free, total int64, err error) {
+	if err := d.usable("mem info"); err != nil {
+		return 0, 0, err
+	}
+	if m, ok := d.impl.(backend.MemInfoer); ok {
+		free, total, err = m.MemInfo()
+		return free, total, d.wrap(err, "mem info")
+	}
+	return 0, d.info.MemoryBytes, d.errorf(errors.NotSupported, "mem info", "the %s backend cannot report free memory", d.backend)
+}
+
+// Alloc allocates size bytes of device memory through the device pool.
+// Contents are undefined. On out-of-memory the pool is trimmed and the
+// allocation retried once before an OutOfMemory error is returned.
+func (d *Device) Alloc(size int64) (*Buffer, error) {
+	op := "alloc " + byteSize(size)
+	if err := d.usable(op); err != nil {
+		return nil, err
+	}
+	if size <= 0 {
+		return nil, d.errorf(errors.InvalidArgument, op, "size must be positive, got %d", size)
+	}
+	if max := d.info.MaxBufferBytes; max > 0 && size > max {
+		return nil, d.errorf(errors.InvalidArgument, op, "the device's largest buffer is %s", byteSize(max))
+	}
+	start := time.Now()
+	impl, class, err := d.allocRetry(d.pool, size)
+	if err != nil {
+		return nil, d.wrap(err, op)
+	}
+	b := &Buffer{dev: d, impl: impl.(backend.Buffer), size: size, class: class}
+	d.stats.alloc(size)
+	d.prof.host(profiling.KindAlloc, "", size, start)
+	return b, nil
+}
+
+// allocRetry allocates from p; on out-of-memory it trims both pools of the
+// device and tries once more.
+func (d *Device) allocRetry(p *Pool, size int64) (closer, int64, error) {
+	impl, class, err := p.get(size)
+	if err == nil || errors.CategoryOf(err) != errors.OutOfMemory {
+		return impl, class, err
+	}
+	d.stats.oomRetries.Add(1)
+	d.pool.Trim()
+	d.hostPool.Trim()
+	impl, class, err2 := p.get(size)
+	if err2 != nil {
+		return nil, 0, err2
+	}
+	return impl, class, nil
+}
+
+// AllocHost allocates size bytes of host memory the device transfers from
+// fastest (pinned where the backend has it), through the host pool.
+func (d *Device) AllocHost(size int64) (*HostBuffer, error) {
+	op := "alloc host " + byteSize(size)
+	if err := d.usable(op); err != nil {
+		return nil, err
+	}
+	if size <= 0 {
+		return nil, d.errorf(errors.InvalidArgument, op, "size must be positive, got %d", size)
+	}
+	impl, class, err := d.allocRetry(d.hostPool, size)
+	if err != nil {
+		return nil, d.wrap(err, op)
+	}
+	d.stats.hostAllocs.Add(1)
+	return &HostBuffer{dev: d, impl: impl.(backend.HostBuffer), size: size, class: class}, nil
+}
+
+// NewStream creates a stream: an ordered queue of work that runs
+// concurrently with other streams.
+func (d *Device) NewStream() (*Stream, error) {
+	if err := d.usable("new stream"); err != nil {
+		return nil, err
+	}
+	s, err := d.newStream(false)
+	return s, d.wrap(err, "new stream")
+}
+
+func (d *Device) newStream(isDefault bool) (*Stream, error) {
+	impl, err := d.impl.NewStream()
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s := &Stream{dev: d, impl: impl, id: d.streamID, isDefault: isDefault}
+	d.streamID++
+	d.streams[s] = struct{}{}
+	return s, nil
+}
+
+// DefaultStream is the stream Buffer's ReadAt, WriteAt and ReadFrom use. It
+// lives as long as the device; closing it does nothing.
+func (d *Device) DefaultStream() *Stream { return d.def }
+
+// Pool is the device memory pool.
+func (d *Device) Pool() *Pool { return d.pool }
+
+// HostPool is the pinned host memory pool.
+func (d *Device) HostPool() *Pool { return d.hostPool }
+
+// Errors returns the errors the device returned: recent ones and counts per category.
+func (d *Device) Errors() errors.History { return d.history.Snapshot() }
+
+// Synchronize waits until every stream of the device has finished its work,
+// or ctx ends. It returns the streams' asynchronous errors, joined.
+func (d *Device) Synchronize(ctx context.Context) error {
+	if err := d.usable("synchronize"); err != nil {
+		return err
+	}
+	var errs []error
+	for _, s := range d.liveStreams() {
+		if err := s.impl.Synchronize(ctx); err != nil {
+			errs = append(errs, d.wrap(err, fmt.Sprintf("synchronize stream %d", s.id)))
+		}
+	}
+	d.prof.collect()
+	return errors.Join(errs...)
+}
+
+func (d *Device) liveStreams() []*Stream {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make([]*Stream, 0, len(d.streams))
+	for s := range d.streams {
+		out = append(out, s)
+	}
+	return out
+}
+
+// Close waits for queued work (unless the device was lost), releases the
+// streams, pools and the native device. Closing twice is not an error.
+// Buffers, streams and modules of a closed device report Closed when used.
+func (d *Device) Close() error {
+	if !d.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	var errs []error
+	lost := d.lost.Load() != nil
+	for _, s := range d.liveStreams() {
+		if !lost {
+			if err := s.impl.Synchronize(context.Background()); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		s.closed.Store(true)
+		if err := s.impl.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	d.prof.collect()
+	d.prof.close()
+	d.pool.Trim()
+	d.hostPool.Trim()
+	if err := d.impl.Close(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Wrap(errors.Join(errs...), d.backend, "close "+d.name)
+}

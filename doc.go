@@ -1,0 +1,66 @@
+// Package gpu is one Go API over every GPU a machine has.
+//
+// A program calls Open and gets the best device present — CUDA, Metal,
+// Vulkan, WebGPU, OpenGL — or the CPU device when there is none, with the same
+// buffers, streams, events, kernels, memory pools and profiler on all of them:
+//
+//	dev, err := gpu.Open(ctx)
+//	if err != nil { ... }
+//	defer dev.Close()
+//	x, _ := gpu.FromSlice(ctx, dev, []float32{1, 2, 3})
+//
+// # Selection
+//
+// Open tries backends in the order cuda, metal, vulkan, webgpu, opengl, cpu
+// (DefaultOrder), probing them concurrently, and opens the first one that has
+// the requested device. The CPU backend is always compiled in: if no GPU
+// backend works, Open returns the CPU device and logs one warning listing every
+// backend's reason; WithFallback(false) makes that an error of category
+// Unavailable. Other backends are linked in by importing them, usually all at
+// once with
+//
+//	import _ "github.com/anygpu/gpu/backend/all"
+//
+// Probe reports every backend's state (available, no devices, unavailable, not
+// compiled) with a reason and a hint; `go run ./cmd/gpu info` prints it.
+//
+// # Environment
+//
+//	ANYGPU_BACKEND        comma-separated backends to try, in order ("vulkan,cpu")
+//	ANYGPU_DEVICE         device ordinal within the chosen backend (default 0)
+//	ANYGPU_FAKE           simulated devices for tests, e.g. "cuda:h100,vulkan:rtx4090" (needs backend/sim)
+//	ANYGPU_CACHE_DIR      kernel cache directory (default: os.UserCacheDir()/anygpu)
+//	ANYGPU_TEST_REQUIRE   tests: these backends must be available; their skips become failures
+//	ANYGPU_CUDA_LIBRARY, ANYGPU_NVRTC_LIBRARY, ANYGPU_VULKAN_LIBRARY, ANYGPU_EGL_LIBRARY
+//	                      explicit native library paths
+//
+// # Memory and streams
+//
+// Device.Alloc serves buffers from a pool of power-of-two size classes
+// (PoolConfig; DefaultPool, HighThroughputPool, LowMemoryPool). A Stream is an
+// ordered queue: Write, Read, Copy, Fill and Launch enqueue and return.
+// Write's source may be reused when it returns; Read's destination is valid
+// after the stream (or an event recorded after it) is synchronized. Events
+// order streams against each other (Stream.Wait) and time work (Event.Elapsed).
+//
+// # Kernels
+//
+// A Source carries one program in several dialects (CUDA C++, SPIR-V, GLSL,
+// WGSL, MSL, Go); a backend compiles the one it runs. Arguments follow one
+// portable ABI: buffers bind at 0..n-1 in argument order, scalars pack in order
+// into one parameter block. Source.Params declares each entry point's
+// parameters, so every backend rejects a wrong argument list the same way.
+//
+// # Errors
+//
+// Every error carries a category from github.com/anygpu/gpu/errors
+// (errors.Is(err, errors.OutOfMemory)) and a recovery hint (errors.Hint). A
+// fatal error (a sticky CUDA fault, a lost device) makes the device fail fast
+// with DeviceLost until it is closed and reopened. Nothing panics on bad
+// input; every Close is idempotent, and use after Close is category Closed.
+//
+// # Build tags
+//
+// The library builds with CGO_ENABLED=0: native libraries are opened at run
+// time. The WebGPU backend needs cgo and reports "not compiled" without it.
+package gpu

@@ -1,0 +1,77 @@
+package gpu
+
+import (
+	"fmt"
+
+	"github.com/anygpu/gpu/errors"
+)
+
+// errorf builds a categorized error attributed to the device's backend.
+func (d *Device) errorf(cat errors.Category, op, format string, args ...any) error {
+	return d.record(errors.E(cat, d.backend, op, format, args...))
+}
+
+// record adds context, keeps err in the device's history, and marks the device
+// lost when the backend says the error is fatal (a sticky CUDA error, a lost
+// device): later calls then fail fast.
+func (d *Device) record(err error) error {
+	if err == nil {
+		return nil
+	}
+	err = errors.Wrap(err, d.backend, "")
+	d.history.Record(err)
+	if errors.IsFatal(err) || errors.CategoryOf(err) == errors.DeviceLost {
+		d.lost.CompareAndSwap(nil, &err)
+	}
+	return err
+}
+
+// wrap attributes a backend error to an operation and records it.
+func (d *Device) wrap(err error, op string) error {
+	if err == nil {
+		return nil
+	}
+	return d.record(errors.Wrap(err, d.backend, op))
+}
+
+// usable reports why the device cannot take work: closed, or lost to a fatal error.
+func (d *Device) usable(op string) error {
+	if d.closed.Load() {
+		return d.record(&errors.Error{Backend: d.backend, Op: op, Category: errors.Closed, Msg: "device " + d.name + " is closed"})
+	}
+	if p := d.lost.Load(); p != nil {
+		return d.record(&errors.Error{
+			Backend: d.backend, Op: op, Category: errors.DeviceLost, Fatal: true, Err: *p,
+			Msg:  fmt.Sprintf("device %s is unusable after an earlier fatal error: %v", d.name, *p),
+			Hint: "close this Device and open a new one",
+		})
+	}
+	return nil
+}
+
+// byteSize formats a byte count for messages ("1.0 GiB").
+func byteSize(n int64) string {
+	const unit = 1024
+	if n < unit && n > -unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; (m >= unit || m <= -unit) && exp < 5; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// checkRange validates [off, off+n) against a buffer of the given size.
+func checkRange(off, n, size int64) error {
+	switch {
+	case off < 0:
+		return fmt.Errorf("negative offset %d", off)
+	case n < 0:
+		return fmt.Errorf("negative size %d", n)
+	case off > size || n > size-off:
+		return fmt.Errorf("range [%d, %d) is outside the %d-byte buffer", off, off+n, size)
+	}
+	return nil
+}

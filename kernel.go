@@ -1,0 +1,275 @@
+package gpu
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/profiling"
+)
+
+// CompileOption adjusts how a Source is compiled.
+type CompileOption func(*backend.CompileOptions)
+
+// Define sets a preprocessor macro (value "" for a bare define).
+func Define(name, value string) CompileOption {
+	return func(o *backend.CompileOptions) {
+		if o.Defines == nil {
+			o.Defines = map[string]string{}
+		}
+		o.Defines[name] = value
+	}
+}
+
+// FastMath allows the compiler to reassociate and use approximate math.
+func FastMath() CompileOption { return func(o *backend.CompileOptions) { o.FastMath = true } }
+
+// DebugInfo asks for line information and less optimisation.
+func DebugInfo() CompileOption { return func(o *backend.CompileOptions) { o.Debug = true } }
+
+// Arch targets an architecture ("sm_90"); the device's by default.
+func Arch(arch string) CompileOption { return func(o *backend.CompileOptions) { o.Arch = arch } }
+
+// CompilerFlags passes flags straight to the backend's native compiler.
+func CompilerFlags(flags ...string) CompileOption {
+	return func(o *backend.CompileOptions) { o.Flags = append(o.Flags, flags...) }
+}
+
+// Compile compiles src for the device, in the dialect its backend runs. A
+// missing dialect is NotSupported; a source that does not compile is a
+// Compilation error whose log errors.LogOf returns.
+func (d *Device) Compile(ctx context.Context, src Source, opts ...CompileOption) (*Module, error) {
+	op := fmt.Sprintf("compile %q", src.Name)
+	if err := d.usable(op); err != nil {
+		return nil, err
+	}
+	if ctx == nil {
+		return nil, d.errorf(errors.InvalidArgument, op, "nil context")
+	}
+	var o backend.CompileOptions
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	for name, kinds := range src.Params {
+		for i, k := range kinds {
+			if k < backend.ArgBuffer || k > backend.ArgU64 {
+				return nil, d.errorf(errors.InvalidArgument, op, "Params[%q][%d] is not an argument kind (%d)", name, i, k)
+			}
+		}
+	}
+	start := time.Now()
+	impl, err := d.impl.Compile(ctx, src, o)
+	if err != nil {
+		return nil, d.wrap(err, op)
+	}
+	d.prof.host(profiling.KindCompile, src.Name, 0, start)
+	return &Module{dev: d, impl: impl, name: src.Name, params: src.Params, kernels: map[string]*Kernel{}}, nil
+}
+
+// Module is compiled device code.
+type Module struct {
+	dev    *Device
+	impl   backend.Module
+	name   string
+	params map[string][]ArgKind
+	closed atomic.Bool
+
+	mu      sync.Mutex
+	kernels map[string]*Kernel
+}
+
+// Name is the Source's name.
+func (m *Module) Name() string { return m.name }
+
+// Kernel returns the entry point called name.
+func (m *Module) Kernel(name string) (*Kernel, error) {
+	op := fmt.Sprintf("kernel %q", name)
+	if m == nil {
+		return nil, errorf(errors.InvalidArgument, op, "nil module")
+	}
+	if err := m.dev.usable(op); err != nil {
+		return nil, err
+	}
+	if m.closed.Load() {
+		return nil, m.dev.errorf(errors.Closed, op, "module %q is closed", m.name)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if k, ok := m.kernels[name]; ok {
+		return k, nil
+	}
+	impl, err := m.impl.Kernel(name)
+	if err != nil {
+		return nil, m.dev.wrap(err, op)
+	}
+	params, declared := m.params[name]
+	k := &Kernel{mod: m, impl: impl, name: name, params: params, declared: declared}
+	m.kernels[name] = k
+	return k, nil
+}
+
+// Close releases the module; its kernels can no longer be launched. Closing
+// twice is not an error.
+func (m *Module) Close() error {
+	if m == nil || !m.closed.CompareAndSwap(false, true) || m.dev.closed.Load() {
+		return nil
+	}
+	return m.dev.wrap(m.impl.Close(), fmt.Sprintf("close module %q", m.name))
+}
+
+// Kernel is an entry point of a Module.
+type Kernel struct {
+	mod      *Module
+	impl     backend.Kernel
+	name     string
+	params   []ArgKind
+	declared bool
+}
+
+// Name is the entry point's name.
+func (k *Kernel) Name() string { return k.name }
+
+// Params is the parameter list the Source declares for the kernel (nil when
+// it declares none).
+func (k *Kernel) Params() []ArgKind { return append([]ArgKind(nil), k.params...) }
+
+// Attributes reports the kernel's resource use where the backend can tell.
+func (k *Kernel) Attributes() (KernelAttributes, error) {
+	const op = "kernel attributes"
+	if err := k.usable(op); err != nil {
+		return KernelAttributes{}, err
+	}
+	if a, ok := k.impl.(backend.KernelAttributer); ok {
+		attrs, err := a.Attributes()
+		return attrs, k.mod.dev.wrap(err, op)
+	}
+	return KernelAttributes{}, k.mod.dev.errorf(errors.NotSupported, op, "the %s backend does not report kernel attributes", k.mod.dev.backend)
+}
+
+func (k *Kernel) usable(op string) error {
+	if k == nil {
+		return errorf(errors.InvalidArgument, op, "nil kernel")
+	}
+	if err := k.mod.dev.usable(op); err != nil {
+		return err
+	}
+	if k.mod.closed.Load() {
+		return k.mod.dev.errorf(errors.Closed, op, "module %q of kernel %q is closed", k.mod.name, k.name)
+	}
+	return nil
+}
+
+// Launch enqueues kernel k over grid work groups of block threads each. The
+// arguments are checked against the kernel's declared parameters (count and
+// kinds) and the grid and block against the device's limits before anything
+// reaches the backend.
+func (s *Stream) Launch(k *Kernel, grid, block Dim3, args ...Arg) error {
+	op := "launch"
+	if k != nil {
+		op = "launch " + k.name
+	}
+	if err := s.usable(op); err != nil {
+		return err
+	}
+	if err := k.usable(op); err != nil {
+		return s.dev.record(err)
+	}
+	if k.mod.dev != s.dev {
+		return s.dev.errorf(errors.InvalidArgument, op, "kernel was compiled for %s, the stream belongs to %s", k.mod.dev.name, s.dev.name)
+	}
+	grid, block = grid.Norm(), block.Norm()
+	if err := s.checkGeometry(grid, block); err != nil {
+		return s.dev.errorf(errors.InvalidArgument, op, "%v", err)
+	}
+	if err := s.checkLimits(grid, block); err != nil {
+		return s.dev.errorf(errors.Launch, op, "%v", err)
+	}
+	bargs, err := s.convertArgs(k, args)
+	if err != nil {
+		return s.dev.wrap(err, op)
+	}
+	err = s.profiledKernel(k, grid, block, func() error { return s.impl.Launch(k.impl, grid, block, bargs) })
+	if err != nil {
+		return s.dev.wrap(err, op)
+	}
+	s.dev.stats.launches.Add(1)
+	return nil
+}
+
+func (s *Stream) checkGeometry(grid, block Dim3) error {
+	for _, d := range []struct {
+		what string
+		v    Dim3
+	}{{"grid", grid}, {"block", block}} {
+		if d.v.X <= 0 || d.v.Y <= 0 || d.v.Z <= 0 {
+			return fmt.Errorf("%s %v: every dimension must be at least 1", d.what, d.v)
+		}
+	}
+	return nil
+}
+
+func (s *Stream) checkLimits(grid, block Dim3) error {
+	info := &s.dev.info
+	if m := info.MaxThreadsPerBlock; m > 0 && block.Count() > int64(m) {
+		return fmt.Errorf("block %v has %d threads, the device allows %d", block, block.Count(), m)
+	}
+	if err := within("block", block, info.MaxBlockDim); err != nil {
+		return err
+	}
+	return within("grid", grid, info.MaxGridDim)
+}
+
+func within(what string, v, max Dim3) error {
+	if (max.X > 0 && v.X > max.X) || (max.Y > 0 && v.Y > max.Y) || (max.Z > 0 && v.Z > max.Z) {
+		return fmt.Errorf("%s %v exceeds the device's maximum %v", what, v, max)
+	}
+	return nil
+}
+
+// convertArgs checks the arguments and turns them into the SPI's form.
+func (s *Stream) convertArgs(k *Kernel, args []Arg) ([]backend.Arg, error) {
+	if k.declared {
+		if len(args) != len(k.params) {
+			return nil, errors.E(errors.InvalidArgument, "", "", "kernel %s takes %d arguments (%s), got %d", k.name, len(k.params), kindList(k.params), len(args))
+		}
+	}
+	out := make([]backend.Arg, len(args))
+	for i, a := range args {
+		if a.kind < backend.ArgBuffer || a.kind > backend.ArgU64 {
+			return nil, errors.E(errors.InvalidArgument, "", "", "argument %d is not set (build arguments with gpu.Buf, gpu.F32, ...)", i)
+		}
+		if k.declared && a.kind != k.params[i] {
+			return nil, errors.E(errors.InvalidArgument, "", "", "argument %d of kernel %s is %s, want %s", i, k.name, a.kind, k.params[i])
+		}
+		if a.kind == backend.ArgBuffer {
+			b := a.buf
+			switch {
+			case b == nil:
+				return nil, errors.E(errors.InvalidArgument, "", "", "argument %d is a nil buffer", i)
+			case b.closed.Load():
+				return nil, errors.E(errors.Closed, "", "", "argument %d is a closed buffer", i)
+			case b.dev != s.dev:
+				return nil, errors.E(errors.InvalidArgument, "", "", "argument %d is a buffer of %s, the stream belongs to %s", i, b.dev.name, s.dev.name)
+			}
+			out[i] = backend.Arg{Kind: a.kind, Buffer: b.impl}
+			continue
+		}
+		out[i] = backend.Arg{Kind: a.kind, Bits: a.bits}
+	}
+	return out, nil
+}
+
+func kindList(kinds []ArgKind) string {
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = k.String()
+	}
+	return strings.Join(parts, ", ")
+}

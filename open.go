@@ -1,0 +1,142 @@
+package gpu
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/errors"
+)
+
+// Open returns the best device there is. Backends are tried in the order of
+// WithBackends, else ANYGPU_BACKEND, else DefaultOrder (cuda, metal, vulkan,
+// webgpu, opengl, cpu); all are probed concurrently, then the first that has
+// the requested device (WithDevice / ANYGPU_DEVICE, default 0) is opened.
+//
+// When no GPU backend can be opened, Open returns the CPU device and logs one
+// warning listing every backend's reason; with WithFallback(false) it returns
+// an error of category Unavailable that joins those reasons instead. An
+// unknown backend name is an error at once.
+func Open(ctx context.Context, opts ...Option) (*Device, error) {
+	if ctx == nil {
+		return nil, errorf(invalidArgument, "open", "nil context")
+	}
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	names := o.backends
+	if names == nil {
+		names = slices.Clone(DefaultOrder)
+		if !o.fallback {
+			names = slices.DeleteFunc(names, func(n string) bool { return n == cpuBackend })
+		}
+	}
+	if len(names) == 0 {
+		return nil, errorf(invalidArgument, "open", "no backend named (empty %s or WithBackends)", EnvBackend)
+	}
+	cands, err := resolve(names, o.fake, o.backends == nil)
+	if err != nil {
+		return nil, err
+	}
+	statuses := probeAll(ctx, cands)
+	var reasons []error
+	for i, st := range statuses {
+		c := cands[i]
+		if st.State != Available {
+			reasons = append(reasons, fmt.Errorf("%s: %w", c.name, describe(st)))
+			continue
+		}
+		if o.device >= len(st.Devices) {
+			reasons = append(reasons, errorf(errors.InvalidArgument, "open", "%s: device %d requested, %d present", c.name, o.device, len(st.Devices)))
+			continue
+		}
+		d, err := openDevice(ctx, c, st.Devices[o.device], o)
+		if err != nil {
+			reasons = append(reasons, fmt.Errorf("%s: %w", c.name, err))
+			continue
+		}
+		if c.name == cpuBackend && len(reasons) > 0 {
+			warnFallback(o, reasons)
+		}
+		return d, nil
+	}
+	if o.fallback && !slices.Contains(names, cpuBackend) {
+		cpu, _ := backend.Lookup(cpuBackend)
+		c := candidate{name: cpuBackend, driver: cpu}
+		st := probeOne(ctx, c)
+		if st.State == Available {
+			d, err := openDevice(ctx, c, st.Devices[0], o)
+			if err == nil {
+				warnFallback(o, reasons)
+				return d, nil
+			}
+			reasons = append(reasons, fmt.Errorf("cpu: %w", err))
+		}
+	}
+	return nil, &errors.Error{
+		Op: "open", Category: errors.Unavailable, Err: errors.Join(reasons...),
+		Msg:  "no usable device: " + joinReasons(reasons),
+		Hint: "run `gpu info` to see every backend's state, or allow the CPU fallback",
+	}
+}
+
+// describe turns a non-available status into an error carrying its category.
+func describe(st BackendStatus) error {
+	if st.Err != nil {
+		return st.Err
+	}
+	return &errors.Error{Category: errors.Unavailable, Msg: st.Reason, Hint: st.Hint}
+}
+
+func joinReasons(reasons []error) string {
+	parts := make([]string, len(reasons))
+	for i, r := range reasons {
+		parts[i] = r.Error()
+	}
+	return strings.Join(parts, "; ")
+}
+
+// warnFallback logs the one warning of a fallback to the CPU: each backend's
+// reason as an attribute named after the backend.
+func warnFallback(o options, reasons []error) {
+	attrs := make([]any, 0, 2*len(reasons))
+	for _, r := range reasons {
+		name, _, _ := strings.Cut(r.Error(), ": ")
+		attrs = append(attrs, name, reasonOf(errors.Unwrap(r)))
+	}
+	o.logger.Warn("anygpu: no GPU backend is usable; using the CPU device", attrs...)
+}
+
+// OpenDriver opens device ordinal of one driver directly, bypassing selection
+// and fallback: for backend authors, conformance tests and tools. Options
+// other than WithBackends, WithDevice, WithFallback and WithFake apply.
+func OpenDriver(ctx context.Context, d backend.Driver, ordinal int, opts ...Option) (*Device, error) {
+	if ctx == nil {
+		return nil, errorf(invalidArgument, "open", "nil context")
+	}
+	if d == nil {
+		return nil, errorf(invalidArgument, "open", "nil driver")
+	}
+	if ordinal < 0 {
+		return nil, errorf(invalidArgument, "open", "device ordinal %d is negative", ordinal)
+	}
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	c := candidate{name: d.Name(), driver: d}
+	if d.Name() == "" {
+		return nil, errorf(invalidArgument, "open", "driver has an empty name")
+	}
+	st := probeOne(ctx, c)
+	if st.State != Available {
+		return nil, describe(st)
+	}
+	if ordinal >= len(st.Devices) {
+		return nil, errorf(errors.InvalidArgument, "open", "%s: device %d requested, %d present", c.name, ordinal, len(st.Devices))
+	}
+	return openDevice(ctx, c, st.Devices[ordinal], o)
+}

@@ -1,0 +1,119 @@
+package gpu
+
+import "sync/atomic"
+
+// Transfer counts operations of one direction and the bytes they moved.
+type Transfer struct {
+	Count int64 `json:"count"`
+	Bytes int64 `json:"bytes"`
+}
+
+// TransferCounts is the transfer ledger of a buffer or a device.
+type TransferCounts struct {
+	H2D  Transfer `json:"h2d"`  // host to device
+	D2H  Transfer `json:"d2h"`  // device to host
+	D2D  Transfer `json:"d2d"`  // within the device
+	Peer Transfer `json:"peer"` // from another device
+	Fill Transfer `json:"fill"`
+}
+
+type transferCounters struct {
+	h2dN, h2dB, d2hN, d2hB, d2dN, d2dB, peerN, peerB, fillN, fillB atomic.Int64
+}
+
+func (t *transferCounters) add(kind transferKind, n int64) {
+	switch kind {
+	case kindH2D:
+		t.h2dN.Add(1)
+		t.h2dB.Add(n)
+	case kindD2H:
+		t.d2hN.Add(1)
+		t.d2hB.Add(n)
+	case kindD2D:
+		t.d2dN.Add(1)
+		t.d2dB.Add(n)
+	case kindPeer:
+		t.peerN.Add(1)
+		t.peerB.Add(n)
+	case kindFill:
+		t.fillN.Add(1)
+		t.fillB.Add(n)
+	}
+}
+
+func (t *transferCounters) snapshot() TransferCounts {
+	return TransferCounts{
+		H2D:  Transfer{t.h2dN.Load(), t.h2dB.Load()},
+		D2H:  Transfer{t.d2hN.Load(), t.d2hB.Load()},
+		D2D:  Transfer{t.d2dN.Load(), t.d2dB.Load()},
+		Peer: Transfer{t.peerN.Load(), t.peerB.Load()},
+		Fill: Transfer{t.fillN.Load(), t.fillB.Load()},
+	}
+}
+
+type transferKind int
+
+const (
+	kindH2D transferKind = iota
+	kindD2H
+	kindD2D
+	kindPeer
+	kindFill
+)
+
+// Stats is a device's ledger: transfers, launches, allocations, memory, pools.
+type Stats struct {
+	Transfers       TransferCounts `json:"transfers"`
+	KernelLaunches  int64          `json:"kernel_launches"`
+	Allocations     int64          `json:"allocations"`      // device buffers allocated
+	Frees           int64          `json:"frees"`            // device buffers closed
+	HostAllocations int64          `json:"host_allocations"` // host buffers allocated
+	LiveBytes       int64          `json:"live_bytes"`       // bytes in open device buffers (as requested)
+	PeakBytes       int64          `json:"peak_bytes"`       // highest LiveBytes seen
+	Fallbacks       int64          `json:"fallbacks"`        // operations that took a slower path (peer copies staged through the host)
+	OOMRetries      int64          `json:"oom_retries"`      // allocations retried after trimming the pools
+	Errors          int            `json:"errors"`           // errors returned by the device's objects
+	Pool            PoolStats      `json:"pool"`
+	HostPool        PoolStats      `json:"host_pool"`
+}
+
+type counters struct {
+	transfers                              transferCounters
+	launches, allocs, frees, hostAllocs    atomic.Int64
+	live, peak, fallbacks, oomRetries      atomic.Int64
+}
+
+func (c *counters) alloc(size int64) {
+	c.allocs.Add(1)
+	live := c.live.Add(size)
+	for {
+		peak := c.peak.Load()
+		if live <= peak || c.peak.CompareAndSwap(peak, live) {
+			return
+		}
+	}
+}
+
+func (c *counters) free(size int64) {
+	c.frees.Add(1)
+	c.live.Add(-size)
+}
+
+// Stats returns the device's ledger.
+func (d *Device) Stats() Stats {
+	c := &d.stats
+	return Stats{
+		Transfers:       c.transfers.snapshot(),
+		KernelLaunches:  c.launches.Load(),
+		Allocations:     c.allocs.Load(),
+		Frees:           c.frees.Load(),
+		HostAllocations: c.hostAllocs.Load(),
+		LiveBytes:       c.live.Load(),
+		PeakBytes:       c.peak.Load(),
+		Fallbacks:       c.fallbacks.Load(),
+		OOMRetries:      c.oomRetries.Load(),
+		Errors:          d.history.Snapshot().Total,
+		Pool:            d.pool.Stats(),
+		HostPool:        d.hostPool.Stats(),
+	}
+}

@@ -1,0 +1,320 @@
+package gpu
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/profiling"
+)
+
+// Stream is an ordered queue of device work. Its methods enqueue and return
+// at once where the backend can; work on different streams may overlap.
+// Errors found while the work runs are returned by the next Synchronize.
+// A Stream is safe for concurrent use, though work enqueued from several
+// goroutines is ordered only by when each call happened.
+type Stream struct {
+	dev       *Device
+	impl      backend.Stream
+	id        int
+	isDefault bool
+	closed    atomic.Bool
+}
+
+// ID numbers the streams of a device; the default stream is 0.
+func (s *Stream) ID() int { return s.id }
+
+// Device is the device the stream belongs to.
+func (s *Stream) Device() *Device { return s.dev }
+
+func (s *Stream) usable(op string) error {
+	if s == nil {
+		return errorf(errors.InvalidArgument, op, "nil stream")
+	}
+	if err := s.dev.usable(op); err != nil {
+		return err
+	}
+	if s.closed.Load() {
+		return s.dev.errorf(errors.Closed, op, "stream %d is closed", s.id)
+	}
+	return nil
+}
+
+// own checks that b can be used on this stream's device.
+func (s *Stream) own(op, role string, b *Buffer) error {
+	if b == nil {
+		return s.dev.errorf(errors.InvalidArgument, op, "nil %s buffer", role)
+	}
+	if b.closed.Load() {
+		return s.dev.errorf(errors.Closed, op, "%s buffer is closed", role)
+	}
+	if b.dev != s.dev {
+		return s.dev.errorf(errors.InvalidArgument, op, "%s buffer belongs to %s, the stream to %s", role, b.dev.name, s.dev.name)
+	}
+	return nil
+}
+
+func (s *Stream) rangeErr(op, role string, off, n int64, b *Buffer) error {
+	if err := checkRange(off, n, b.size); err != nil {
+		return s.dev.errorf(errors.InvalidArgument, op, "%s: %v", role, err)
+	}
+	return nil
+}
+
+// Write copies src to dst at off (host to device). When Write returns, src
+// may be reused: backends that cannot copy at once stage src first. An empty
+// src is a no-op.
+func (s *Stream) Write(dst *Buffer, off int64, src []byte) error {
+	const op = "write"
+	if err := s.usable(op); err != nil {
+		return err
+	}
+	if err := s.own(op, "destination", dst); err != nil {
+		return err
+	}
+	n := int64(len(src))
+	if err := s.rangeErr(op, "destination", off, n, dst); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	err := s.profiled(profiling.KindH2D, "", n, func() error { return s.impl.Write(dst.impl, off, src) })
+	return s.account(err, op, kindH2D, n, dst)
+}
+
+// Read copies from src at off into dst (device to host). dst is filled when
+// the stream reaches this point: do not read or modify it until a
+// Synchronize of the stream (or of an event recorded after the Read).
+func (s *Stream) Read(dst []byte, src *Buffer, off int64) error {
+	const op = "read"
+	if err := s.usable(op); err != nil {
+		return err
+	}
+	if err := s.own(op, "source", src); err != nil {
+		return err
+	}
+	n := int64(len(dst))
+	if err := s.rangeErr(op, "source", off, n, src); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	err := s.profiled(profiling.KindD2H, "", n, func() error { return s.impl.Read(dst, src.impl, off) })
+	return s.account(err, op, kindD2H, n, src)
+}
+
+// WriteHost copies n bytes of a host buffer, from srcOff, to dst at dstOff
+// without staging: src must stay unchanged until the stream passes this point.
+func (s *Stream) WriteHost(dst *Buffer, dstOff int64, src *HostBuffer, srcOff, n int64) error {
+	const op = "write host"
+	if err := s.hostArgs(op, dst, dstOff, src, srcOff, n); err != nil || n == 0 {
+		return err
+	}
+	err := s.profiled(profiling.KindH2D, "", n, func() error {
+		if hc, ok := s.impl.(backend.HostCopier); ok {
+			return hc.WriteHost(dst.impl, dstOff, src.impl, srcOff, n)
+		}
+		return s.impl.Write(dst.impl, dstOff, src.Bytes()[srcOff:srcOff+n])
+	})
+	return s.account(err, op, kindH2D, n, dst)
+}
+
+// ReadHost copies n bytes of src, from srcOff, into a host buffer at dstOff.
+// dst holds the data once the stream passes this point.
+func (s *Stream) ReadHost(dst *HostBuffer, dstOff int64, src *Buffer, srcOff, n int64) error {
+	const op = "read host"
+	if err := s.hostArgs(op, src, srcOff, dst, dstOff, n); err != nil || n == 0 {
+		return err
+	}
+	err := s.profiled(profiling.KindD2H, "", n, func() error {
+		if hc, ok := s.impl.(backend.HostCopier); ok {
+			return hc.ReadHost(dst.impl, dstOff, src.impl, srcOff, n)
+		}
+		return s.impl.Read(dst.Bytes()[dstOff:dstOff+n], src.impl, srcOff)
+	})
+	return s.account(err, op, kindD2H, n, src)
+}
+
+func (s *Stream) hostArgs(op string, b *Buffer, bOff int64, h *HostBuffer, hOff, n int64) error {
+	if err := s.usable(op); err != nil {
+		return err
+	}
+	if err := s.own(op, "device", b); err != nil {
+		return err
+	}
+	if h == nil {
+		return s.dev.errorf(errors.InvalidArgument, op, "nil host buffer")
+	}
+	if h.closed.Load() {
+		return s.dev.errorf(errors.Closed, op, "host buffer is closed")
+	}
+	if h.dev != s.dev {
+		return s.dev.errorf(errors.InvalidArgument, op, "host buffer belongs to %s, the stream to %s", h.dev.name, s.dev.name)
+	}
+	if err := s.rangeErr(op, "device buffer", bOff, n, b); err != nil {
+		return err
+	}
+	if err := checkRange(hOff, n, h.size); err != nil {
+		return s.dev.errorf(errors.InvalidArgument, op, "host buffer: %v", err)
+	}
+	return nil
+}
+
+// Copy copies n bytes from src at srcOff to dst at dstOff. Within one device
+// the ranges may not overlap; across devices the copy goes peer to peer where
+// the backend can, else it is staged through the host (counted in
+// Stats.Fallbacks) and is then synchronous.
+func (s *Stream) Copy(dst *Buffer, dstOff int64, src *Buffer, srcOff, n int64) error {
+	const op = "copy"
+	if err := s.usable(op); err != nil {
+		return err
+	}
+	if err := s.own(op, "destination", dst); err != nil {
+		return err
+	}
+	if src == nil {
+		return s.dev.errorf(errors.InvalidArgument, op, "nil source buffer")
+	}
+	if err := src.usable(op); err != nil {
+		return s.dev.record(err)
+	}
+	if err := s.rangeErr(op, "destination", dstOff, n, dst); err != nil {
+		return err
+	}
+	if err := s.rangeErr(op, "source", srcOff, n, src); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	if src.dev != s.dev {
+		return s.copyPeer(dst, dstOff, src, srcOff, n)
+	}
+	if dst == src && srcOff < dstOff+n && dstOff < srcOff+n {
+		return s.dev.errorf(errors.InvalidArgument, op, "source [%d, %d) and destination [%d, %d) overlap", srcOff, srcOff+n, dstOff, dstOff+n)
+	}
+	err := s.profiled(profiling.KindD2D, "", n, func() error { return s.impl.Copy(dst.impl, dstOff, src.impl, srcOff, n) })
+	if err == nil {
+		src.transfers.add(kindD2D, n)
+	}
+	return s.account(err, op, kindD2D, n, dst)
+}
+
+// copyPeer copies from another device's buffer.
+func (s *Stream) copyPeer(dst *Buffer, dstOff int64, src *Buffer, srcOff, n int64) error {
+	const op = "copy peer"
+	if pc, ok := s.impl.(backend.PeerCopier); ok && src.dev.backend == s.dev.backend {
+		err := s.profiled(profiling.KindPeer, "", n, func() error { return pc.CopyPeer(dst.impl, dstOff, src.impl, srcOff, n) })
+		return s.account(err, op, kindPeer, n, dst)
+	}
+	// Through the host: read on the source device, then write here.
+	staging := make([]byte, n)
+	rs := src.dev.def
+	if err := rs.Read(staging, src, srcOff); err != nil {
+		return s.dev.record(err)
+	}
+	if err := rs.Synchronize(context.Background()); err != nil {
+		return s.dev.record(err)
+	}
+	s.dev.stats.fallbacks.Add(1)
+	err := s.profiled(profiling.KindPeer, "staged", n, func() error { return s.impl.Write(dst.impl, dstOff, staging) })
+	return s.account(err, op, kindPeer, n, dst)
+}
+
+// Fill sets n bytes of dst at off to the 32-bit value repeated; off and n
+// must be multiples of 4.
+func (s *Stream) Fill(dst *Buffer, off, n int64, value uint32) error {
+	const op = "fill"
+	if err := s.usable(op); err != nil {
+		return err
+	}
+	if err := s.own(op, "destination", dst); err != nil {
+		return err
+	}
+	if err := s.rangeErr(op, "destination", off, n, dst); err != nil {
+		return err
+	}
+	if off%4 != 0 || n%4 != 0 {
+		return s.dev.errorf(errors.InvalidArgument, op, "offset %d and size %d must be multiples of 4", off, n)
+	}
+	if n == 0 {
+		return nil
+	}
+	err := s.profiled(profiling.KindFill, "", n, func() error { return s.impl.Fill(dst.impl, off, n, value) })
+	return s.account(err, op, kindFill, n, dst)
+}
+
+// account updates the ledgers after a successful operation, or records the error.
+func (s *Stream) account(err error, op string, kind transferKind, n int64, b *Buffer) error {
+	if err != nil {
+		return s.dev.wrap(err, op)
+	}
+	s.dev.stats.transfers.add(kind, n)
+	b.transfers.add(kind, n)
+	return nil
+}
+
+// Record enqueues an event that completes when all work enqueued before it has.
+func (s *Stream) Record() (*Event, error) {
+	if err := s.usable("record"); err != nil {
+		return nil, err
+	}
+	e, err := s.impl.Record()
+	if err != nil {
+		return nil, s.dev.wrap(err, "record")
+	}
+	return &Event{dev: s.dev, impl: e, stream: s.id}, nil
+}
+
+// Wait makes work enqueued on s after this call wait until e completes. e may
+// come from another stream of the same device.
+func (s *Stream) Wait(e *Event) error {
+	const op = "wait"
+	if err := s.usable(op); err != nil {
+		return err
+	}
+	if err := e.usable(op); err != nil {
+		return s.dev.record(err)
+	}
+	if e.dev != s.dev {
+		return s.dev.errorf(errors.InvalidArgument, op, "event of %s cannot order a stream of %s: synchronize it on the host instead", e.dev.name, s.dev.name)
+	}
+	return s.dev.wrap(s.impl.Wait(e.impl), op)
+}
+
+// Synchronize waits for the stream's work or for ctx, and returns the first
+// asynchronous error the work met since the last Synchronize.
+func (s *Stream) Synchronize(ctx context.Context) error {
+	const op = "synchronize"
+	if err := s.usable(op); err != nil {
+		return err
+	}
+	if ctx == nil {
+		return s.dev.errorf(errors.InvalidArgument, op, "nil context")
+	}
+	err := s.impl.Synchronize(ctx)
+	s.dev.prof.collect()
+	return s.dev.wrap(err, fmt.Sprintf("stream %d", s.id))
+}
+
+// Close waits for the stream's work and releases it. Closing the default
+// stream does nothing: it lives as long as its device. Closing twice is not
+// an error.
+func (s *Stream) Close() error {
+	if s == nil || s.isDefault || !s.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	s.dev.mu.Lock()
+	delete(s.dev.streams, s)
+	s.dev.mu.Unlock()
+	if s.dev.closed.Load() {
+		return nil
+	}
+	err := s.impl.Synchronize(context.Background())
+	s.dev.prof.collect()
+	return s.dev.wrap(errors.Join(err, s.impl.Close()), fmt.Sprintf("close stream %d", s.id))
+}
