@@ -1,0 +1,117 @@
+package errors
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+)
+
+// Code describes one native result code (a CUresult, an nvrtcResult, ...) and
+// what anygpu makes of it. A Code whose Category is None is a success code:
+// converting it to an error gives nil.
+type Code struct {
+	Name      string   // symbolic name from the native header: "CUDA_ERROR_OUT_OF_MEMORY"
+	Value     int64    // numeric value
+	Category  Category // kind of failure; None for success codes
+	Retryable bool     // the same call may succeed later
+	Fatal     bool     // the context or device is unusable afterwards (sticky error)
+	Msg       string   // short lower-case description: "out of memory"
+	Hint      string   // what to do about it, written for anygpu
+}
+
+// IsSuccess reports whether c is a success code (Category None).
+func (c Code) IsSuccess() bool { return c.Category == None }
+
+// String returns the symbolic name.
+func (c Code) String() string { return c.Name }
+
+// codeTable maps the values of one native result type to Codes. Every native
+// API gets one, declared next to its data:
+//
+//	var vulkanTable = newCodeTable("vulkan", "VkResult", "VK_ERROR_UNKNOWN_CODE_", []Code{...})
+//
+//	func FromVulkan(v int64, op string) error { return vulkanTable.err(v, op) }
+type codeTable struct {
+	backend       string // Error.Backend of the errors it makes: "cuda"
+	typeName      string // native type, used in messages: "CUresult"
+	unknownPrefix string // Name of an unlisted value is unknownPrefix + value
+	codes         []Code // sorted by Value
+	index         map[int64]int
+}
+
+// newCodeTable builds a table from codes (in any order). It panics on an empty
+// or duplicate name or a duplicate value: tables are package-level literals,
+// so that is a programming error caught by any test of the package.
+func newCodeTable(backend, typeName, unknownPrefix string, codes []Code) *codeTable {
+	t := &codeTable{
+		backend:       backend,
+		typeName:      typeName,
+		unknownPrefix: unknownPrefix,
+		codes:         slices.Clone(codes),
+		index:         make(map[int64]int, len(codes)),
+	}
+	slices.SortFunc(t.codes, func(a, b Code) int { return cmp.Compare(a.Value, b.Value) })
+	names := make(map[string]bool, len(codes))
+	for i, c := range t.codes {
+		if c.Name == "" {
+			panic(fmt.Sprintf("errors: %s table: value %d has no name", typeName, c.Value))
+		}
+		if names[c.Name] {
+			panic(fmt.Sprintf("errors: %s table: duplicate name %s", typeName, c.Name))
+		}
+		if _, dup := t.index[c.Value]; dup {
+			panic(fmt.Sprintf("errors: %s table: duplicate value %d", typeName, c.Value))
+		}
+		names[c.Name] = true
+		t.index[c.Value] = i
+	}
+	return t
+}
+
+// lookup returns the Code of value v.
+func (t *codeTable) lookup(v int64) (Code, bool) {
+	i, ok := t.index[v]
+	if !ok {
+		return Code{}, false
+	}
+	return t.codes[i], true
+}
+
+// all returns a copy of every Code, sorted by value.
+func (t *codeTable) all() []Code { return slices.Clone(t.codes) }
+
+// unknown describes a value missing from the table.
+func (t *codeTable) unknown(v int64) Code {
+	return Code{
+		Name:     t.unknownPrefix + strconv.FormatInt(v, 10),
+		Value:    v,
+		Category: Internal,
+		Msg:      fmt.Sprintf("unknown %s %d", t.typeName, v),
+		Hint: fmt.Sprintf("the native library returned a %s this version of anygpu does not know "+
+			"(probably a newer driver or toolkit): please report it with `gpu info --json`", t.typeName),
+	}
+}
+
+// err converts value v returned by operation op to an error: nil for a
+// success code, else an *Error filled from the table (or from unknown).
+func (t *codeTable) err(v int64, op string) error {
+	c, ok := t.lookup(v)
+	if !ok {
+		c = t.unknown(v)
+	}
+	if c.IsSuccess() {
+		return nil
+	}
+	return &Error{
+		Backend:   t.backend,
+		Op:        op,
+		Code:      c.Value,
+		Name:      c.Name,
+		Category:  c.Category,
+		Retryable: c.Retryable,
+		Fatal:     c.Fatal,
+		Msg:       c.Msg,
+		Hint:      c.Hint,
+	}
+}
