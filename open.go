@@ -41,10 +41,14 @@ func Open(ctx context.Context, opts ...Option) (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	statuses := probeAll(ctx, cands)
+	// Every probe starts now; results are taken in order, so the first usable
+	// backend opens without waiting for slower ones later in the order.
+	probeCtx, cancelProbes := context.WithCancel(ctx)
+	defer cancelProbes()
+	results := probeAsync(probeCtx, cands)
 	var reasons []error
-	for i, st := range statuses {
-		c := cands[i]
+	for i, ch := range results {
+		c, st := cands[i], <-ch
 		if st.State != Available {
 			reasons = append(reasons, fmt.Errorf("%s: %w", c.name, describe(st)))
 			continue

@@ -29,7 +29,7 @@ type options struct {
 // WithBackends restricts Open to these backends, tried in this order
 // (overrides ANYGPU_BACKEND).
 func WithBackends(names ...string) Option {
-	return func(o *options) { o.backends = append([]string(nil), names...) }
+	return func(o *options) { o.backends = append(make([]string, 0, len(names)), names...) }
 }
 
 // WithDevice picks the device ordinal within the chosen backend (overrides

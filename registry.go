@@ -7,7 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
+	"time"
 
 	"github.com/anygpu/gpu/backend"
 	_ "github.com/anygpu/gpu/backend/cpu" // the CPU device is always there to fall back to
@@ -223,19 +223,34 @@ func Probe(ctx context.Context) Report {
 
 func probeAll(ctx context.Context, cands []candidate) []BackendStatus {
 	out := make([]BackendStatus, len(cands))
-	var wg sync.WaitGroup
-	for i, c := range cands {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			out[i] = probeOne(ctx, c)
-		}()
+	for i, ch := range probeAsync(ctx, cands) {
+		out[i] = <-ch
 	}
-	wg.Wait()
 	return out
 }
 
+// probeAsync starts every probe at once; each result arrives on its own channel.
+func probeAsync(ctx context.Context, cands []candidate) []<-chan BackendStatus {
+	out := make([]<-chan BackendStatus, len(cands))
+	for i, c := range cands {
+		ch := make(chan BackendStatus, 1)
+		out[i] = ch
+		go func() { ch <- probeOne(ctx, c) }()
+	}
+	return out
+}
+
+// ProbeTimeout bounds each backend's probe when the caller's context has no
+// deadline, so a driver that hangs (a wedged GPU, a stuck kernel module)
+// cannot hang Probe or Open.
+var ProbeTimeout = 30 * time.Second
+
 func probeOne(ctx context.Context, c candidate) BackendStatus {
+	if _, ok := ctx.Deadline(); !ok && ProbeTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, ProbeTimeout)
+		defer cancel()
+	}
 	type result struct {
 		devs []DeviceInfo
 		err  error

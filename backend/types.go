@@ -14,7 +14,11 @@ import (
 var ErrNotCompiled = errors.New("backend not compiled into this binary")
 
 // Dim3 is a grid or block size. A zero Y or Z counts as 1.
-type Dim3 struct{ X, Y, Z int }
+type Dim3 struct {
+	X int `json:"x"`
+	Y int `json:"y"`
+	Z int `json:"z"`
+}
 
 // Norm returns d with zero Y and Z replaced by 1.
 func (d Dim3) Norm() Dim3 {

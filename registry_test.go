@@ -1,0 +1,276 @@
+package gpu_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/anygpu/gpu"
+	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/backend/cpu"
+	"github.com/anygpu/gpu/errors"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// testDriver is a scripted backend for selection tests. It wraps the CPU
+// backend so that the devices it opens work.
+type testDriver struct {
+	name    string
+	devices int
+	err     error         // Probe's error
+	block   bool          // Probe blocks until its context ends
+	panics  bool          // Probe panics
+	opens   *atomic.Int32 // counts Open calls
+}
+
+func (d testDriver) Name() string { return d.name }
+
+func (d testDriver) Probe(ctx context.Context) ([]backend.DeviceInfo, error) {
+	if d.panics {
+		panic("scripted probe panic")
+	}
+	if d.block {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	out := make([]backend.DeviceInfo, d.devices)
+	for i := range out {
+		out[i] = cpuInfo(ctx)
+		out[i].Name = d.name + " device"
+	}
+	return out, nil
+}
+
+func cpuInfo(ctx context.Context) backend.DeviceInfo {
+	infos, _ := cpu.Driver{}.Probe(ctx)
+	return infos[0]
+}
+
+func (d testDriver) Open(ctx context.Context, ordinal int) (backend.Device, error) {
+	if d.opens != nil {
+		d.opens.Add(1)
+	}
+	info := cpuInfo(context.Background())
+	info.Name = d.name + " device"
+	info.Type = backend.TypeDiscreteGPU
+	return cpu.OpenInfo(info), nil
+}
+
+var (
+	okOpens = new(atomic.Int32)
+	drivers = []testDriver{
+		{name: "test-ok", devices: 2, opens: okOpens},
+		{name: "test-broken", err: &errors.Error{Backend: "test-broken", Category: errors.Unavailable, Msg: "libtest.so: cannot open shared object file", Hint: "install the test driver"}},
+		{name: "test-notcompiled", err: errors.Join(backend.ErrNotCompiled, errors.New("built without cgo"))},
+		{name: "test-empty"},
+		{name: "test-slow", block: true},
+		{name: "test-panic", panics: true},
+	}
+)
+
+func init() {
+	gpu.ProbeTimeout = 2 * time.Second // test-slow hangs until then in tests without a deadline
+	for _, d := range drivers {
+		backend.Register(d)
+	}
+}
+
+func TestBackendsListsRegistered(t *testing.T) {
+	names := gpu.Backends()
+	require.Contains(t, names, "cpu")
+	require.Contains(t, names, "test-ok")
+	require.IsIncreasing(t, names)
+}
+
+func TestProbeStates(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	rep := gpu.Probe(ctx)
+	require.Less(t, time.Since(start), 5*time.Second, "a blocking probe is bounded by the context")
+	for _, tc := range []struct {
+		name  string
+		state gpu.State
+		inMsg string
+	}{
+		{"cpu", gpu.Available, ""},
+		{"test-ok", gpu.Available, ""},
+		{"test-broken", gpu.Unavailable, "cannot open shared object"},
+		{"test-notcompiled", gpu.NotCompiled, "built without cgo"},
+		{"test-empty", gpu.NoDevices, "no device"},
+		{"test-slow", gpu.Unavailable, "deadline"},
+		{"test-panic", gpu.Unavailable, "panicked"},
+		{"cuda", gpu.NotCompiled, "not linked"},
+		{"vulkan", gpu.NotCompiled, "not linked"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, ok := rep.Backend(tc.name)
+			require.True(t, ok, "report lists %s", tc.name)
+			assert.Equal(t, tc.state, st.State, "state of %s: %+v", tc.name, st)
+			assert.Contains(t, st.Reason, tc.inMsg)
+			if tc.state != gpu.Available {
+				assert.NotEmpty(t, st.Hint, "every unavailable backend has a hint")
+				assert.Empty(t, st.Devices)
+			}
+		})
+	}
+	ok, _ := rep.Backend("test-ok")
+	require.Len(t, ok.Devices, 2)
+	require.Equal(t, 1, ok.Devices[1].Ordinal)
+	require.Equal(t, "test-ok", ok.Devices[1].Backend)
+	broken, _ := rep.Backend("test-broken")
+	require.Equal(t, "install the test driver", broken.Hint)
+	require.Equal(t, "libtest.so: cannot open shared object file", broken.Reason, "the reason carries neither backend prefix nor hint")
+	// The default order comes first, then the others sorted.
+	require.Equal(t, "cuda", rep.Backends[0].Name)
+	text := rep.String()
+	for _, want := range []string{"BACKEND", "test-ok device", "available", "hint: install the test driver"} {
+		require.Contains(t, text, want)
+	}
+}
+
+func captureLogger() (*slog.Logger, *bytes.Buffer) {
+	var buf bytes.Buffer
+	return slog.New(slog.NewTextHandler(&buf, nil)), &buf
+}
+
+func TestOpenSelection(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name        string
+		opts        []gpu.Option
+		env         string
+		wantBackend string
+		wantOrdinal int
+		wantWarning bool
+	}{
+		{"explicit order", []gpu.Option{gpu.WithBackends("test-broken", "test-ok", "cpu")}, "", "test-ok", 0, false},
+		{"ordinal", []gpu.Option{gpu.WithBackends("test-ok"), gpu.WithDevice(1)}, "", "test-ok", 1, false},
+		{"env order", nil, "test-empty,test-ok", "test-ok", 0, false},
+		{"option beats env", []gpu.Option{gpu.WithBackends("cpu")}, "test-ok", "cpu", 0, false},
+		{"cpu named explicitly: no warning", []gpu.Option{gpu.WithBackends("cpu")}, "", "cpu", 0, false},
+		{"fallback after failures", []gpu.Option{gpu.WithBackends("test-broken", "test-empty")}, "", "cpu", 0, true},
+		{"default order falls back", nil, "", "cpu", 0, true},
+		{"ordinal missing falls back", []gpu.Option{gpu.WithBackends("test-ok"), gpu.WithDevice(5)}, "", "cpu", 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(gpu.EnvBackend, tc.env)
+			logger, logs := captureLogger()
+			dev, err := gpu.Open(ctx, append(tc.opts, gpu.WithLogger(logger))...)
+			require.NoError(t, err)
+			defer dev.Close()
+			require.Equal(t, tc.wantBackend, dev.Backend())
+			require.Equal(t, tc.wantOrdinal, dev.Info().Ordinal)
+			warnings := strings.Count(logs.String(), "level=WARN")
+			if tc.wantWarning {
+				require.Equal(t, 1, warnings, "exactly one fallback warning: %s", logs)
+			} else {
+				require.Zero(t, warnings, "no warning: %s", logs)
+			}
+		})
+	}
+}
+
+func TestFallbackWarningListsEveryReason(t *testing.T) {
+	logger, logs := captureLogger()
+	dev, err := gpu.Open(context.Background(), gpu.WithBackends("test-broken", "test-notcompiled", "test-empty"), gpu.WithLogger(logger))
+	require.NoError(t, err)
+	defer dev.Close()
+	out := logs.String()
+	require.Contains(t, out, "test-broken=")
+	require.Contains(t, out, "cannot open shared object file")
+	require.Contains(t, out, "test-notcompiled=")
+	require.Contains(t, out, "test-empty=")
+	require.Equal(t, "cpu", dev.Backend())
+}
+
+func TestNoFallback(t *testing.T) {
+	_, err := gpu.Open(context.Background(), gpu.WithBackends("test-broken", "test-empty"), gpu.WithFallback(false))
+	require.Error(t, err)
+	require.ErrorIs(t, err, errors.Unavailable)
+	require.Contains(t, err.Error(), "cannot open shared object file")
+	require.Contains(t, err.Error(), "test-empty")
+	var inner *errors.Error
+	require.True(t, errors.As(err, &inner))
+
+	// Without fallback the default order leaves the CPU out: nothing else is linked here.
+	t.Setenv(gpu.EnvBackend, "")
+	_, err = gpu.Open(context.Background(), gpu.WithFallback(false))
+	require.ErrorIs(t, err, errors.Unavailable)
+	require.Contains(t, err.Error(), "cuda")
+}
+
+func TestOpenErrors(t *testing.T) {
+	ctx := context.Background()
+	_, err := gpu.Open(ctx, gpu.WithBackends("nosuch"))
+	require.ErrorContains(t, err, `unknown backend "nosuch" (forgotten import of github.com/anygpu/gpu/backend/all?)`)
+	require.ErrorIs(t, err, errors.Unavailable)
+
+	t.Setenv(gpu.EnvBackend, "cpu")
+	t.Setenv(gpu.EnvDevice, "first")
+	_, err = gpu.Open(ctx)
+	require.ErrorIs(t, err, errors.InvalidArgument)
+	require.ErrorContains(t, err, "ANYGPU_DEVICE")
+
+	t.Setenv(gpu.EnvDevice, "")
+	_, err = gpu.Open(ctx, gpu.WithDevice(-1))
+	require.ErrorIs(t, err, errors.InvalidArgument)
+
+	_, err = gpu.Open(nil) //nolint:staticcheck // the point of the test
+	require.ErrorIs(t, err, errors.InvalidArgument)
+
+	_, err = gpu.Open(ctx, gpu.WithFake("cuda:h100"))
+	require.ErrorContains(t, err, "backend/sim", "fakes need the simulator linked")
+
+	_, err = gpu.Open(ctx, gpu.WithBackends())
+	require.ErrorIs(t, err, errors.InvalidArgument)
+
+	_, err = gpu.OpenDriver(ctx, nil, 0)
+	require.ErrorIs(t, err, errors.InvalidArgument)
+	_, err = gpu.OpenDriver(ctx, drivers[1], 0)
+	require.ErrorIs(t, err, errors.Unavailable)
+	_, err = gpu.OpenDriver(ctx, drivers[0], 2)
+	require.ErrorIs(t, err, errors.InvalidArgument)
+}
+
+func TestOpenDoesNotWaitForLaterBackends(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	before := okOpens.Load()
+	start := time.Now()
+	dev, err := gpu.Open(ctx, gpu.WithBackends("test-ok", "test-slow"))
+	require.NoError(t, err)
+	defer dev.Close()
+	require.Less(t, time.Since(start), 10*time.Second, "a hanging backend later in the order does not delay Open")
+	require.Equal(t, "test-ok", dev.Backend())
+	require.Equal(t, before+1, okOpens.Load(), "only the chosen backend is opened")
+}
+
+func TestOpenBoundedByContext(t *testing.T) {
+	// A backend that hangs first in the order holds Open only until ctx ends,
+	// and is then reported as the reason.
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := gpu.Open(ctx, gpu.WithBackends("test-slow"), gpu.WithFallback(false))
+	require.Less(t, time.Since(start), 10*time.Second)
+	require.ErrorIs(t, err, errors.Unavailable)
+	require.ErrorContains(t, err, "test-slow")
+}
+
+func TestStateStrings(t *testing.T) {
+	for s, want := range map[gpu.State]string{gpu.Available: "available", gpu.NoDevices: "no devices", gpu.Unavailable: "unavailable", gpu.NotCompiled: "not compiled", gpu.State(0): "unknown"} {
+		require.Equal(t, want, s.String())
+		b, err := s.MarshalText()
+		require.NoError(t, err)
+		require.Equal(t, want, string(b))
+	}
+}
