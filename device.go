@@ -109,24 +109,32 @@ func (d *Device) MemInfo() (free, total int64, err error) {
 // Contents are undefined. On out-of-memory the pool is trimmed and the
 // allocation retried once before an OutOfMemory error is returned.
 func (d *Device) Alloc(size int64) (*Buffer, error) {
-	op := "alloc " + byteSize(size)
-	if err := d.usable(op); err != nil {
+	if err := d.usable("alloc"); err != nil {
 		return nil, err
 	}
 	if size <= 0 {
-		return nil, d.errorf(errors.InvalidArgument, op, "size must be positive, got %d", size)
+		return nil, d.errorf(errors.InvalidArgument, "alloc", "size must be positive, got %d", size)
 	}
 	if max := d.info.MaxBufferBytes; max > 0 && size > max {
-		return nil, d.errorf(errors.InvalidArgument, op, "the device's largest buffer is %s", byteSize(max))
+		return nil, d.record(&errors.Error{
+			Backend: d.backend, Op: "alloc " + byteSize(size), Category: errors.OutOfMemory,
+			Msg:  "larger than the device's largest buffer, " + byteSize(max),
+			Hint: "split the data over several buffers",
+		})
 	}
-	start := time.Now()
+	var start time.Time
+	if d.prof != nil {
+		start = time.Now()
+	}
 	impl, class, err := d.allocRetry(d.pool, size)
 	if err != nil {
-		return nil, d.wrap(err, op)
+		return nil, d.wrap(err, "alloc "+byteSize(size))
 	}
 	b := &Buffer{dev: d, impl: impl.(backend.Buffer), size: size, class: class}
 	d.stats.alloc(size)
-	d.prof.host(profiling.KindAlloc, "", size, start)
+	if d.prof != nil {
+		d.prof.host(profiling.KindAlloc, "", size, start)
+	}
 	return b, nil
 }
 
@@ -150,16 +158,15 @@ func (d *Device) allocRetry(p *Pool, size int64) (closer, int64, error) {
 // AllocHost allocates size bytes of host memory the device transfers from
 // fastest (pinned where the backend has it), through the host pool.
 func (d *Device) AllocHost(size int64) (*HostBuffer, error) {
-	op := "alloc host " + byteSize(size)
-	if err := d.usable(op); err != nil {
+	if err := d.usable("alloc host"); err != nil {
 		return nil, err
 	}
 	if size <= 0 {
-		return nil, d.errorf(errors.InvalidArgument, op, "size must be positive, got %d", size)
+		return nil, d.errorf(errors.InvalidArgument, "alloc host", "size must be positive, got %d", size)
 	}
 	impl, class, err := d.allocRetry(d.hostPool, size)
 	if err != nil {
-		return nil, d.wrap(err, op)
+		return nil, d.wrap(err, "alloc host "+byteSize(size))
 	}
 	d.stats.hostAllocs.Add(1)
 	return &HostBuffer{dev: d, impl: impl.(backend.HostBuffer), size: size, class: class}, nil

@@ -171,33 +171,31 @@ func (k *Kernel) usable(op string) error {
 // kinds) and the grid and block against the device's limits before anything
 // reaches the backend.
 func (s *Stream) Launch(k *Kernel, grid, block Dim3, args ...Arg) error {
-	op := "launch"
-	if k != nil {
-		op = "launch " + k.name
-	}
-	if err := s.usable(op); err != nil {
+	if err := s.usable("launch"); err != nil {
 		return err
 	}
-	if err := k.usable(op); err != nil {
+	if err := k.usable("launch"); err != nil {
 		return s.dev.record(err)
 	}
+	// Error paths name the kernel; the success path builds no strings.
+	op := func() string { return "launch " + k.name }
 	if k.mod.dev != s.dev {
-		return s.dev.errorf(errors.InvalidArgument, op, "kernel was compiled for %s, the stream belongs to %s", k.mod.dev.name, s.dev.name)
+		return s.dev.errorf(errors.InvalidArgument, op(), "kernel was compiled for %s, the stream belongs to %s", k.mod.dev.name, s.dev.name)
 	}
 	grid, block = grid.Norm(), block.Norm()
 	if err := s.checkGeometry(grid, block); err != nil {
-		return s.dev.errorf(errors.InvalidArgument, op, "%v", err)
+		return s.dev.errorf(errors.InvalidArgument, op(), "%v", err)
 	}
 	if err := s.checkLimits(grid, block); err != nil {
-		return s.dev.errorf(errors.Launch, op, "%v", err)
+		return s.dev.errorf(errors.Launch, op(), "%v", err)
 	}
 	bargs, err := s.convertArgs(k, args)
 	if err != nil {
-		return s.dev.wrap(err, op)
+		return s.dev.wrap(err, op())
 	}
 	err = s.profiledKernel(k, grid, block, func() error { return s.impl.Launch(k.impl, grid, block, bargs) })
 	if err != nil {
-		return s.dev.wrap(err, op)
+		return s.dev.wrap(err, op())
 	}
 	s.dev.stats.launches.Add(1)
 	return nil

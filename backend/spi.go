@@ -56,6 +56,8 @@ type Stream interface {
 	Copy(dst Buffer, dstOff int64, src Buffer, srcOff, n int64) error
 	// Fill sets n bytes (a multiple of 4) at off to the repeated 32-bit value v.
 	Fill(dst Buffer, off, n int64, v uint32) error
+	// Launch enqueues k. args is freshly built for this call: the backend may
+	// keep it until the launch has run.
 	Launch(k Kernel, grid, block Dim3, args []Arg) error
 	// Record enqueues an event that completes when the work before it does.
 	Record() (Event, error)

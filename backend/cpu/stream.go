@@ -161,7 +161,6 @@ func (s *stream) Launch(k backend.Kernel, grid, block backend.Dim3, args []backe
 		return errors.E(errors.InvalidArgument, Name, "launch", "kernel %T does not belong to the CPU backend", k)
 	}
 	grid, block = grid.Norm(), block.Norm()
-	args = append([]backend.Arg(nil), args...)
 	return s.enqueue(func() error { return runKernel(kern, grid, block, args) })
 }
 
