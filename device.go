@@ -238,7 +238,7 @@ func (d *Device) liveStreams() []*Stream {
 // streams, pools and the native device. Closing twice is not an error.
 // Buffers, streams and modules of a closed device report Closed when used.
 func (d *Device) Close() error {
-	if !d.closed.CompareAndSwap(false, true) {
+	if d == nil || !d.closed.CompareAndSwap(false, true) {
 		return nil
 	}
 	var errs []error

@@ -36,6 +36,9 @@ func (d *Device) wrap(err error, op string) error {
 
 // usable reports why the device cannot take work: closed, or lost to a fatal error.
 func (d *Device) usable(op string) error {
+	if d == nil {
+		return errorf(errors.InvalidArgument, op, "nil device")
+	}
 	if d.closed.Load() {
 		return d.record(&errors.Error{Backend: d.backend, Op: op, Category: errors.Closed, Msg: "device " + d.name + " is closed"})
 	}
