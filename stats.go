@@ -17,40 +17,6 @@ type TransferCounts struct {
 	Fill Transfer `json:"fill"`
 }
 
-type transferCounters struct {
-	h2dN, h2dB, d2hN, d2hB, d2dN, d2dB, peerN, peerB, fillN, fillB atomic.Int64
-}
-
-func (t *transferCounters) add(kind transferKind, n int64) {
-	switch kind {
-	case kindH2D:
-		t.h2dN.Add(1)
-		t.h2dB.Add(n)
-	case kindD2H:
-		t.d2hN.Add(1)
-		t.d2hB.Add(n)
-	case kindD2D:
-		t.d2dN.Add(1)
-		t.d2dB.Add(n)
-	case kindPeer:
-		t.peerN.Add(1)
-		t.peerB.Add(n)
-	case kindFill:
-		t.fillN.Add(1)
-		t.fillB.Add(n)
-	}
-}
-
-func (t *transferCounters) snapshot() TransferCounts {
-	return TransferCounts{
-		H2D:  Transfer{t.h2dN.Load(), t.h2dB.Load()},
-		D2H:  Transfer{t.d2hN.Load(), t.d2hB.Load()},
-		D2D:  Transfer{t.d2dN.Load(), t.d2dB.Load()},
-		Peer: Transfer{t.peerN.Load(), t.peerB.Load()},
-		Fill: Transfer{t.fillN.Load(), t.fillB.Load()},
-	}
-}
-
 type transferKind int
 
 const (
@@ -59,7 +25,26 @@ const (
 	kindD2D
 	kindPeer
 	kindFill
+	numTransferKinds
 )
+
+// transferCounters counts operations and bytes per transferKind.
+type transferCounters [numTransferKinds]struct{ count, bytes atomic.Int64 }
+
+func (t *transferCounters) add(kind transferKind, n int64) {
+	t[kind].count.Add(1)
+	t[kind].bytes.Add(n)
+}
+
+func (t *transferCounters) get(kind transferKind) Transfer {
+	return Transfer{Count: t[kind].count.Load(), Bytes: t[kind].bytes.Load()}
+}
+
+func (t *transferCounters) snapshot() TransferCounts {
+	return TransferCounts{
+		H2D: t.get(kindH2D), D2H: t.get(kindD2H), D2D: t.get(kindD2D), Peer: t.get(kindPeer), Fill: t.get(kindFill),
+	}
+}
 
 // Stats is a device's ledger: transfers, launches, allocations, memory, pools.
 type Stats struct {
