@@ -196,14 +196,31 @@ type GoKernel func(g Group, args []Arg)
 // Source is one kernel program in as many dialects as its author wrote; each
 // backend compiles the dialect it runs and reports NotSupported, naming the
 // dialect, when that one is missing.
+//
+// A program may hold several kernels (entry points). Their names are the keys
+// of Params, and the same in every dialect:
+//
+//   - CUDA: extern "C" __global__ functions of that name.
+//   - WGSL: @compute functions of that name; MSL: kernel functions of that name.
+//   - GLSL: one text for all kernels, compiled once per kernel with the line
+//     "#define ANYGPU_KERNEL_<name> 1" inserted after #version, so the text picks
+//     each kernel's code (and its local_size) with #ifdef; the entry point is main.
+//   - SPIR-V: SPIRV is one module with an OpEntryPoint per kernel, or
+//     SPIRVKernels holds one module per kernel (entry point "main"), as glslc
+//     builds them from GLSL.
+//   - Go: the Go map's keys.
+//
+// A Source without Params and with a single-entry dialect (GLSL without
+// sections, one SPIR-V entry point) has one kernel, named Source.Name.
 type Source struct {
-	Name  string
-	CUDA  string // CUDA C++ with extern "C" __global__ entry points (NVRTC)
-	SPIRV []byte // Vulkan
-	GLSL  string // OpenGL 4.3 compute, #version 430
-	WGSL  string // WebGPU
-	MSL   string // Metal Shading Language
-	Go    map[string]GoKernel
+	Name         string
+	CUDA         string            // CUDA C++ with extern "C" __global__ entry points (NVRTC)
+	SPIRV        []byte            // Vulkan: one module, an entry point per kernel
+	SPIRVKernels map[string][]byte // Vulkan: one module per kernel, entry point "main"
+	GLSL         string            // OpenGL 4.3 compute, #version 430
+	WGSL         string            // WebGPU
+	MSL          string            // Metal Shading Language
+	Go           map[string]GoKernel
 	// Params declares each entry point's parameters in order. Where present,
 	// every launch is checked against it before it reaches a backend, so all
 	// backends reject a wrong argument list the same way.

@@ -2,23 +2,23 @@ package errors
 
 // CUDACode returns the description of CUresult v, and false if v is not a
 // known CUresult.
-func CUDACode(v int64) (Code, bool) { return cudaTable.lookup(v) }
+func CUDACode(v int64) (Code, bool) { return cudaTable.Lookup(v) }
 
 // CUDACodes returns every known CUresult, CUDA_SUCCESS included, sorted by value.
-func CUDACodes() []Code { return cudaTable.all() }
+func CUDACodes() []Code { return cudaTable.Codes() }
 
 // FromCUDA converts CUresult v, returned by operation op ("alloc 1.0 GiB"), to
 // an error: nil for CUDA_SUCCESS, else an *Error with Backend "cuda" and the
 // code's name, category, flags, message and hint. A value missing from the
 // table gives Category Internal and the Name "CUDA_ERROR_UNKNOWN_CODE_<v>".
-func FromCUDA(v int64, op string) error { return cudaTable.err(v, op) }
+func FromCUDA(v int64, op string) error { return cudaTable.Err(v, op) }
 
 // cudaTable holds every CUresult of the CUDA driver API, 11.4 to 13.0
 // (names and values from ../shared/facts/cuda-result-codes.tsv). Fatal marks
 // the sticky errors after which the context is unusable: the process must
 // destroy the context (close the Device) and create a new one, and for some
 // (CUDA_ERROR_CONTAINED, CUDA_ERROR_KEY_ROTATION) restart the process.
-var cudaTable = newCodeTable("cuda", "CUresult", "CUDA_ERROR_UNKNOWN_CODE_", []Code{
+var cudaTable = NewCodeTable("cuda", "CUresult", "CUDA_ERROR_UNKNOWN_CODE_", []Code{
 	{Name: "CUDA_SUCCESS", Value: 0, Category: None,
 		Msg:  "success",
 		Hint: "nothing to do"},

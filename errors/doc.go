@@ -20,6 +20,9 @@
 //	// cuda: alloc 1.0 GiB: out of memory (CUDA_ERROR_OUT_OF_MEMORY): free memory or use a smaller batch
 //
 // and CUDACode, CUDACodes, ... expose the tables themselves. Each table is one
-// file (cuda.go, nvrtc.go) holding a newCodeTable literal; a new native API adds
-// its own file the same way.
+// file (cuda.go, nvrtc.go) holding a NewCodeTable literal. The CUDA and NVRTC
+// tables live here because several packages use them (the CUDA backend, nvrtc,
+// the simulator); the tables of other native APIs (VkResult, GL errors, WebGPU
+// error types, NSError codes) are built with NewCodeTable in their backend's
+// own package, next to the binding that returns those codes.
 package errors

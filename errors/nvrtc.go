@@ -2,11 +2,11 @@ package errors
 
 // NVRTCCode returns the description of nvrtcResult v, and false if v is not a
 // known nvrtcResult.
-func NVRTCCode(v int64) (Code, bool) { return nvrtcTable.lookup(v) }
+func NVRTCCode(v int64) (Code, bool) { return nvrtcTable.Lookup(v) }
 
 // NVRTCCodes returns every known nvrtcResult, NVRTC_SUCCESS included, sorted
 // by value.
-func NVRTCCodes() []Code { return nvrtcTable.all() }
+func NVRTCCodes() []Code { return nvrtcTable.Codes() }
 
 // FromNVRTC converts nvrtcResult v, returned by operation op ("compile
 // saxpy"), to an error: nil for NVRTC_SUCCESS, else an *Error with Backend
@@ -14,11 +14,11 @@ func NVRTCCodes() []Code { return nvrtcTable.all() }
 // missing from the table gives Category Internal and the Name
 // "NVRTC_ERROR_UNKNOWN_CODE_<v>". The caller attaches the program log
 // (Error.Log) for NVRTC_ERROR_COMPILATION.
-func FromNVRTC(v int64, op string) error { return nvrtcTable.err(v, op) }
+func FromNVRTC(v int64, op string) error { return nvrtcTable.Err(v, op) }
 
 // nvrtcTable holds every nvrtcResult of NVRTC 11.x to 13.0 (names and values
 // from ../shared/facts/nvrtc-result-codes.tsv).
-var nvrtcTable = newCodeTable("nvrtc", "nvrtcResult", "NVRTC_ERROR_UNKNOWN_CODE_", []Code{
+var nvrtcTable = NewCodeTable("nvrtc", "nvrtcResult", "NVRTC_ERROR_UNKNOWN_CODE_", []Code{
 	{Name: "NVRTC_SUCCESS", Value: 0, Category: None,
 		Msg:  "success",
 		Hint: "nothing to do"},

@@ -26,13 +26,14 @@ func (c Code) IsSuccess() bool { return c.Category == None }
 // String returns the symbolic name.
 func (c Code) String() string { return c.Name }
 
-// codeTable maps the values of one native result type to Codes. Every native
-// API gets one, declared next to its data:
+// CodeTable maps the values of one native result type to Codes. Every native
+// API gets one, declared next to its data — here for CUDA and NVRTC, in the
+// backend's own package for the others:
 //
-//	var vulkanTable = newCodeTable("vulkan", "VkResult", "VK_ERROR_UNKNOWN_CODE_", []Code{...})
+//	var vkResults = errors.NewCodeTable("vulkan", "VkResult", "VK_ERROR_UNKNOWN_CODE_", []errors.Code{...})
 //
-//	func FromVulkan(v int64, op string) error { return vulkanTable.err(v, op) }
-type codeTable struct {
+//	func check(r int32, op string) error { return vkResults.Err(int64(r), op) }
+type CodeTable struct {
 	backend       string // Error.Backend of the errors it makes: "cuda"
 	typeName      string // native type, used in messages: "CUresult"
 	unknownPrefix string // Name of an unlisted value is unknownPrefix + value
@@ -40,11 +41,12 @@ type codeTable struct {
 	index         map[int64]int
 }
 
-// newCodeTable builds a table from codes (in any order). It panics on an empty
-// or duplicate name or a duplicate value: tables are package-level literals,
-// so that is a programming error caught by any test of the package.
-func newCodeTable(backend, typeName, unknownPrefix string, codes []Code) *codeTable {
-	t := &codeTable{
+// NewCodeTable builds a table from codes (in any order) for errors whose
+// Backend is backend. It panics on an empty or duplicate name or a duplicate
+// value: tables are package-level literals, so that is a programming error
+// caught by any test of the package that declares one.
+func NewCodeTable(backend, typeName, unknownPrefix string, codes []Code) *CodeTable {
+	t := &CodeTable{
 		backend:       backend,
 		typeName:      typeName,
 		unknownPrefix: unknownPrefix,
@@ -69,8 +71,8 @@ func newCodeTable(backend, typeName, unknownPrefix string, codes []Code) *codeTa
 	return t
 }
 
-// lookup returns the Code of value v.
-func (t *codeTable) lookup(v int64) (Code, bool) {
+// Lookup returns the Code of value v.
+func (t *CodeTable) Lookup(v int64) (Code, bool) {
 	i, ok := t.index[v]
 	if !ok {
 		return Code{}, false
@@ -78,11 +80,11 @@ func (t *codeTable) lookup(v int64) (Code, bool) {
 	return t.codes[i], true
 }
 
-// all returns a copy of every Code, sorted by value.
-func (t *codeTable) all() []Code { return slices.Clone(t.codes) }
+// Codes returns a copy of every Code, sorted by value.
+func (t *CodeTable) Codes() []Code { return slices.Clone(t.codes) }
 
 // unknown describes a value missing from the table.
-func (t *codeTable) unknown(v int64) Code {
+func (t *CodeTable) unknown(v int64) Code {
 	return Code{
 		Name:     t.unknownPrefix + strconv.FormatInt(v, 10),
 		Value:    v,
@@ -93,10 +95,11 @@ func (t *codeTable) unknown(v int64) Code {
 	}
 }
 
-// err converts value v returned by operation op to an error: nil for a
-// success code, else an *Error filled from the table (or from unknown).
-func (t *codeTable) err(v int64, op string) error {
-	c, ok := t.lookup(v)
+// Err converts value v returned by operation op to an error: nil for a
+// success code, else an *Error filled from the table (or, for a value the
+// table lacks, an Internal error naming it).
+func (t *CodeTable) Err(v int64, op string) error {
+	c, ok := t.Lookup(v)
 	if !ok {
 		c = t.unknown(v)
 	}

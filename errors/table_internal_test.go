@@ -8,30 +8,30 @@ import (
 )
 
 func TestNewCodeTable(t *testing.T) {
-	tab := newCodeTable("x", "xResult", "X_UNKNOWN_", []Code{
+	tab := NewCodeTable("x", "xResult", "X_UNKNOWN_", []Code{
 		{Name: "X_B", Value: 7, Category: Launch, Msg: "b", Hint: "hb"},
 		{Name: "X_OK", Value: 1, Category: None, Msg: "ok", Hint: "nothing"},
 		{Name: "X_A", Value: -3, Category: OutOfMemory, Retryable: true, Msg: "a", Hint: "ha"},
 	})
 	names := []string{}
-	for _, c := range tab.all() {
+	for _, c := range tab.Codes() {
 		names = append(names, c.Name)
 	}
 	assert.Equal(t, []string{"X_A", "X_OK", "X_B"}, names, "sorted by value")
 
-	c, ok := tab.lookup(-3)
+	c, ok := tab.Lookup(-3)
 	require.True(t, ok)
 	assert.Equal(t, "X_A", c.Name)
-	_, ok = tab.lookup(0)
+	_, ok = tab.Lookup(0)
 	assert.False(t, ok)
 
 	// Success is whatever code has Category None, not necessarily 0.
-	assert.NoError(t, tab.err(1, "op"))
-	err := tab.err(0, "op")
+	assert.NoError(t, tab.Err(1, "op"))
+	err := tab.Err(0, "op")
 	require.Error(t, err)
 	assert.Equal(t, "X_UNKNOWN_0", err.(*Error).Name)
 	assert.Equal(t, "unknown xResult 0", err.(*Error).Msg)
-	assert.Equal(t, "x: op: b (X_B): hb", tab.err(7, "op").Error())
+	assert.Equal(t, "x: op: b (X_B): hb", tab.Err(7, "op").Error())
 }
 
 func TestNewCodeTablePanics(t *testing.T) {
@@ -45,7 +45,7 @@ func TestNewCodeTablePanics(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Panics(t, func() { newCodeTable("x", "xResult", "X_", tt.codes) })
+			assert.Panics(t, func() { NewCodeTable("x", "xResult", "X_", tt.codes) })
 		})
 	}
 }

@@ -19,10 +19,27 @@ func Source() backend.Source {
 		params[op] = slices.Clone(kinds)
 	}
 	return backend.Source{
-		Name:   SourceName,
-		Go:     maps.Clone(goKernels),
-		Params: params,
+		Name:         SourceName,
+		CUDA:         cudaSource,
+		SPIRV:        slices.Clone(spirvModule),
+		SPIRVKernels: cloneBlobs(spirvKernels),
+		GLSL:         glslSource,
+		WGSL:         wgslSource,
+		MSL:          mslSource,
+		Go:           maps.Clone(goKernels),
+		Params:       params,
 	}
+}
+
+func cloneBlobs(m map[string][]byte) map[string][]byte {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string][]byte, len(m))
+	for k, v := range m {
+		out[k] = slices.Clone(v)
+	}
+	return out
 }
 
 var goKernels = map[string]backend.GoKernel{
