@@ -3,6 +3,7 @@ package gpu
 import (
 	"context"
 	"fmt"
+	"github.com/anygpu/gpu/internal/units"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -117,8 +118,8 @@ func (d *Device) Alloc(size int64) (*Buffer, error) {
 	}
 	if max := d.info.MaxBufferBytes; max > 0 && size > max {
 		return nil, d.record(&errors.Error{
-			Backend: d.backend, Op: "alloc " + byteSize(size), Category: errors.OutOfMemory,
-			Msg:  "larger than the device's largest buffer, " + byteSize(max),
+			Backend: d.backend, Op: "alloc " + units.ByteSize(size), Category: errors.OutOfMemory,
+			Msg:  "larger than the device's largest buffer, " + units.ByteSize(max),
 			Hint: "split the data over several buffers",
 		})
 	}
@@ -128,7 +129,7 @@ func (d *Device) Alloc(size int64) (*Buffer, error) {
 	}
 	impl, class, err := d.allocRetry(d.pool, size)
 	if err != nil {
-		return nil, d.wrap(err, "alloc "+byteSize(size))
+		return nil, d.wrap(err, "alloc "+units.ByteSize(size))
 	}
 	b := &Buffer{dev: d, impl: impl.(backend.Buffer), size: size, class: class}
 	d.stats.alloc(size)
@@ -166,7 +167,7 @@ func (d *Device) AllocHost(size int64) (*HostBuffer, error) {
 	}
 	impl, class, err := d.allocRetry(d.hostPool, size)
 	if err != nil {
-		return nil, d.wrap(err, "alloc host "+byteSize(size))
+		return nil, d.wrap(err, "alloc host "+units.ByteSize(size))
 	}
 	d.stats.hostAllocs.Add(1)
 	return &HostBuffer{dev: d, impl: impl.(backend.HostBuffer), size: size, class: class}, nil

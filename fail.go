@@ -52,20 +52,6 @@ func (d *Device) usable(op string) error {
 	return nil
 }
 
-// byteSize formats a byte count for messages ("1.0 GiB").
-func byteSize(n int64) string {
-	const unit = 1024
-	if n < unit && n > -unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; (m >= unit || m <= -unit) && exp < 5; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
-
 // checkRange validates [off, off+n) against a buffer of the given size.
 func checkRange(off, n, size int64) error {
 	switch {

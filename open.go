@@ -2,7 +2,6 @@ package gpu
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -46,20 +45,20 @@ func Open(ctx context.Context, opts ...Option) (*Device, error) {
 	probeCtx, cancelProbes := context.WithCancel(ctx)
 	defer cancelProbes()
 	results := probeAsync(probeCtx, cands)
-	var reasons []error
+	var reasons []reason
 	for i, ch := range results {
 		c, st := cands[i], <-ch
 		if st.State != Available {
-			reasons = append(reasons, fmt.Errorf("%s: %w", c.name, describe(st)))
+			reasons = append(reasons, reason{c.name, describe(st)})
 			continue
 		}
 		if o.device >= len(st.Devices) {
-			reasons = append(reasons, errorf(errors.InvalidArgument, "open", "%s: device %d requested, %d present", c.name, o.device, len(st.Devices)))
+			reasons = append(reasons, reason{c.name, errorf(errors.InvalidArgument, "open", "device %d requested, %d present", o.device, len(st.Devices))})
 			continue
 		}
 		d, err := openDevice(ctx, c, st.Devices[o.device], o)
 		if err != nil {
-			reasons = append(reasons, fmt.Errorf("%s: %w", c.name, err))
+			reasons = append(reasons, reason{c.name, err})
 			continue
 		}
 		if c.name == cpuBackend && len(reasons) > 0 {
@@ -77,15 +76,28 @@ func Open(ctx context.Context, opts ...Option) (*Device, error) {
 				warnFallback(o, reasons)
 				return d, nil
 			}
-			reasons = append(reasons, fmt.Errorf("cpu: %w", err))
+			reasons = append(reasons, reason{cpuBackend, err})
 		}
 	}
+	errs := make([]error, len(reasons))
+	for i, r := range reasons {
+		errs[i] = r.err
+	}
 	return nil, &errors.Error{
-		Op: "open", Category: errors.Unavailable, Err: errors.Join(reasons...),
+		Op: "open", Category: errors.Unavailable, Err: errors.Join(errs...),
 		Msg:  "no usable device: " + joinReasons(reasons),
 		Hint: "run `gpu info` to see every backend's state, or allow the CPU fallback",
 	}
 }
+
+// reason is why one backend could not be opened.
+type reason struct {
+	name string
+	err  error
+}
+
+// String is "name: message", without a repeated backend prefix or the hint.
+func (r reason) String() string { return r.name + ": " + reasonOf(r.err) }
 
 // describe turns a non-available status into an error carrying its category.
 func describe(st BackendStatus) error {
@@ -95,21 +107,20 @@ func describe(st BackendStatus) error {
 	return &errors.Error{Category: errors.Unavailable, Msg: st.Reason, Hint: st.Hint}
 }
 
-func joinReasons(reasons []error) string {
+func joinReasons(reasons []reason) string {
 	parts := make([]string, len(reasons))
 	for i, r := range reasons {
-		parts[i] = r.Error()
+		parts[i] = r.String()
 	}
 	return strings.Join(parts, "; ")
 }
 
 // warnFallback logs the one warning of a fallback to the CPU: each backend's
 // reason as an attribute named after the backend.
-func warnFallback(o options, reasons []error) {
+func warnFallback(o options, reasons []reason) {
 	attrs := make([]any, 0, 2*len(reasons))
 	for _, r := range reasons {
-		name, _, _ := strings.Cut(r.Error(), ": ")
-		attrs = append(attrs, name, reasonOf(errors.Unwrap(r)))
+		attrs = append(attrs, r.name, reasonOf(r.err))
 	}
 	o.logger.Warn("anygpu: no GPU backend is usable; using the CPU device", attrs...)
 }

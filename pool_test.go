@@ -108,9 +108,3 @@ func TestCheckRange(t *testing.T) {
 		require.Equal(t, tc.ok, err == nil, "checkRange(%d, %d, %d): %v", tc.off, tc.n, tc.size, err)
 	}
 }
-
-func TestByteSize(t *testing.T) {
-	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1 << 30: "1.0 GiB", 3 << 39: "1.5 TiB"} {
-		require.Equal(t, want, byteSize(n))
-	}
-}

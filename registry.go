@@ -3,6 +3,7 @@ package gpu
 import (
 	"context"
 	"fmt"
+	"github.com/anygpu/gpu/internal/units"
 	"os"
 	"slices"
 	"sort"
@@ -90,7 +91,7 @@ func (r Report) String() string {
 				if i > 0 {
 					name, st = "", ""
 				}
-				fmt.Fprintf(&b, "%-8s  %-12s  %d: %s (%s, %s)\n", name, st, d.Ordinal, d.Name, d.Type, byteSize(d.MemoryBytes))
+				fmt.Fprintf(&b, "%-8s  %-12s  %d: %s (%s, %s)\n", name, st, d.Ordinal, d.Name, d.Type, units.ByteSize(d.MemoryBytes))
 			}
 		default:
 			fmt.Fprintf(&b, "%-8s  %-12s  %s\n", s.Name, state, s.Reason)
@@ -310,6 +311,9 @@ func reasonOf(err error) string {
 	if e, ok := err.(*errors.Error); ok {
 		c := *e
 		c.Backend, c.Hint = "", "-"
+		if c.Op == "open" || c.Op == "probe" {
+			c.Op = "" // implied by the context the reason is shown in
+		}
 		return strings.TrimSuffix(c.Error(), ": -")
 	}
 	return err.Error()

@@ -153,9 +153,13 @@ func (s *suite) testBadSizes(t *testing.T) {
 
 // testOversize asks for more memory than the device has.
 func (s *suite) testOversize(t *testing.T) {
-	for _, size := range []int64{s.info.MemoryBytes + 1, 1 << 50, 1<<63 - 1} {
+	sizes := []int64{s.info.MemoryBytes + 1, 1 << 50, 1<<63 - 1}
+	if max := s.info.MaxBufferBytes; max > 0 && max < s.info.MemoryBytes {
+		sizes = append(sizes, max+1) // more than one buffer may hold, though the memory has room
+	}
+	for _, size := range sizes {
 		_, err := s.dev.Alloc(size)
-		requireCategory(t, err, errors.OutOfMemory, "Alloc(%d) on a device of %d bytes", size, s.info.MemoryBytes)
+		requireCategory(t, err, errors.OutOfMemory, "Alloc(%d) on a device of %d bytes (largest buffer %d)", size, s.info.MemoryBytes, s.info.MaxBufferBytes)
 	}
 	// The device still works afterwards.
 	b, err := s.dev.Alloc(4096)

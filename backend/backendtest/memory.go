@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/anygpu/gpu"
@@ -44,7 +45,17 @@ func (s *suite) roundTripSizes(t *testing.T) []int {
 	if !testing.Short() {
 		sizes = append(sizes, 256<<20)
 	}
-	return sizes
+	return slices.DeleteFunc(sizes, func(n int) bool { return !s.fits(t, int64(n+4097+8)) })
+}
+
+// fits reports whether a buffer of size bytes is within the device's
+// largest-buffer limit, logging the sizes a device cannot hold.
+func (s *suite) fits(t testing.TB, size int64) bool {
+	if max := s.info.MaxBufferBytes; max > 0 && size > max {
+		t.Logf("%d bytes exceed the device's largest buffer (%d): not tested", size, max)
+		return false
+	}
+	return true
 }
 
 // testRoundTrip writes patterns at odd offsets into guarded buffers and reads
@@ -258,6 +269,9 @@ func (s *suite) testCopy(t *testing.T) {
 	ctx := ctxT(t)
 	st := s.dev.DefaultStream()
 	for _, n := range []int{1, 3, 4096, 1<<20 + 5, 32 << 20} {
+		if !s.fits(t, int64(n+8)) {
+			continue
+		}
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			src, err := s.dev.Alloc(int64(n + 3))
 			require.NoError(t, err)
@@ -301,6 +315,9 @@ func (s *suite) testFill(t *testing.T) {
 		{3 << 20, 1 << 20, 1<<20 + 4, 0x01020304},
 		{64 << 20, 0, 64 << 20, 0xffffffff},
 	} {
+		if !s.fits(t, int64(tc.size)) {
+			continue
+		}
 		t.Run(fmt.Sprintf("%d@%d/%d", tc.n, tc.off, tc.size), func(t *testing.T) {
 			b, err := s.dev.Alloc(int64(tc.size))
 			require.NoError(t, err)

@@ -3,6 +3,7 @@ package cpu
 import (
 	"context"
 	"fmt"
+	"github.com/anygpu/gpu/internal/units"
 	"sort"
 	"strings"
 	"sync"
@@ -60,7 +61,7 @@ func (d *device) reserve(op string, size int64) error {
 	if size > total || size > free {
 		return &errors.Error{
 			Backend: Name, Op: op, Category: errors.OutOfMemory, Retryable: size <= total,
-			Msg:  fmt.Sprintf("out of memory: %s requested, %s available of %s", byteSize(size), byteSize(free), byteSize(total)),
+			Msg:  fmt.Sprintf("out of memory: %s requested, %s available of %s", units.ByteSize(size), units.ByteSize(free), units.ByteSize(total)),
 			Hint: "free buffers or process the data in smaller batches",
 		}
 	}
@@ -72,7 +73,7 @@ func (d *device) reserve(op string, size int64) error {
 const bigAllocation = 64 << 20
 
 func (d *device) Alloc(size int64) (backend.Buffer, error) {
-	op := "alloc " + byteSize(size)
+	op := "alloc " + units.ByteSize(size)
 	if err := d.reserve(op, size); err != nil {
 		return nil, err
 	}
@@ -81,7 +82,7 @@ func (d *device) Alloc(size int64) (backend.Buffer, error) {
 }
 
 func (d *device) AllocHost(size int64) (backend.HostBuffer, error) {
-	op := "alloc host " + byteSize(size)
+	op := "alloc host " + units.ByteSize(size)
 	if err := d.reserve(op, size); err != nil {
 		return nil, err
 	}
@@ -182,17 +183,3 @@ type kernel struct {
 }
 
 func (k *kernel) Name() string { return k.name }
-
-// byteSize formats a byte count the way error messages show it ("1.0 GiB").
-func byteSize(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 5; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}

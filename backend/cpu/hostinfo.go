@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"fmt"
+	"github.com/anygpu/gpu/internal/units"
 	"runtime"
 	"sync"
 
@@ -57,7 +58,7 @@ func hostInfo() backend.DeviceInfo {
 		},
 	}
 	if h.l3 > 0 {
-		info.Extra["l3_cache"] = byteSize(h.l3)
+		info.Extra["l3_cache"] = units.ByteSize(h.l3)
 	}
 	if info.MemoryBytes == 0 {
 		// Unknown platform: report what the Go runtime can address as a

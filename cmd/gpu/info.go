@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/anygpu/gpu/internal/units"
 	"io"
 	"maps"
 	"slices"
@@ -243,19 +244,5 @@ func wrap(s string, width, indent int) string {
 	return b.String()
 }
 
-// byteSize formats n bytes with a binary unit: "256 MiB", "1.5 GiB".
-func byteSize(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	v := float64(n) / float64(div)
-	s := fmt.Sprintf("%.1f", v)
-	s = strings.TrimSuffix(s, ".0")
-	return s + " " + string("KMGTPE"[exp]) + "iB"
-}
+// byteSize formats n bytes for tables: "256 MiB", "1.5 GiB".
+func byteSize(n int64) string { return strings.Replace(units.ByteSize(n), ".0 ", " ", 1) }

@@ -1,0 +1,13 @@
+// Package all links every anygpu backend into a program:
+//
+//	import _ "github.com/anygpu/gpu/backend/all"
+//
+// Each backend only registers itself here; native libraries are opened when a
+// backend is first probed, so linking them all costs nothing on a machine that
+// lacks them. The CPU backend is linked by the root package in any case.
+package all
+
+import (
+	_ "github.com/anygpu/gpu/backend/cpu" // always available
+	_ "github.com/anygpu/gpu/backend/sim" // simulated devices, active only with ANYGPU_FAKE
+)
