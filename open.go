@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -14,6 +15,8 @@ import (
 // webgpu, opengl, cpu); all are probed concurrently, then the first that has
 // the requested device (WithDevice / ANYGPU_DEVICE, default 0) is opened.
 //
+// Software renderers (lavapipe, llvmpipe) are passed over unless their backend
+// is named (WithBackends, ANYGPU_BACKEND): the CPU backend outruns them.
 // When no GPU backend can be opened, Open returns the CPU device and logs one
 // warning listing every backend's reason; with WithFallback(false) it returns
 // an error of category Unavailable that joins those reasons instead. An
@@ -54,6 +57,16 @@ func Open(ctx context.Context, opts ...Option) (*Device, error) {
 		}
 		if o.device >= len(st.Devices) {
 			reasons = append(reasons, reason{c.name, errorf(errors.InvalidArgument, "open", "device %d requested, %d present", o.device, len(st.Devices))})
+			continue
+		}
+		if info := st.Devices[o.device]; info.Type == backend.TypeSoftware && o.backends == nil {
+			// lavapipe, llvmpipe, SwiftShader: a GPU API emulated on the CPU is
+			// slower than the CPU backend itself. Only a named backend gets one.
+			reasons = append(reasons, reason{c.name, &errors.Error{
+				Category: errors.Unavailable,
+				Msg:      fmt.Sprintf("only a software renderer (%s), slower than the CPU backend", info.Name),
+				Hint:     "name the backend (ANYGPU_BACKEND=" + c.name + ") to use it anyway",
+			}})
 			continue
 		}
 		d, err := openDevice(ctx, c, st.Devices[o.device], o)

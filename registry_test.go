@@ -20,12 +20,13 @@ import (
 // testDriver is a scripted backend for selection tests. It wraps the CPU
 // backend so that the devices it opens work.
 type testDriver struct {
-	name    string
-	devices int
-	err     error         // Probe's error
-	block   bool          // Probe blocks until its context ends
-	panics  bool          // Probe panics
-	opens   *atomic.Int32 // counts Open calls
+	name     string
+	devices  int
+	err      error         // Probe's error
+	block    bool          // Probe blocks until its context ends
+	panics   bool          // Probe panics
+	software bool          // its devices are software renderers
+	opens    *atomic.Int32 // counts Open calls
 }
 
 func (d testDriver) Name() string { return d.name }
@@ -45,6 +46,9 @@ func (d testDriver) Probe(ctx context.Context) ([]backend.DeviceInfo, error) {
 	for i := range out {
 		out[i] = cpuInfo(ctx)
 		out[i].Name = d.name + " device"
+		if d.software {
+			out[i].Type = backend.TypeSoftware
+		}
 	}
 	return out, nil
 }
@@ -73,6 +77,7 @@ var (
 		{name: "test-empty"},
 		{name: "test-slow", block: true},
 		{name: "test-panic", panics: true},
+		{name: "test-software", devices: 1, software: true},
 	}
 )
 
@@ -177,6 +182,28 @@ func TestOpenSelection(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestSoftwareRendererOnlyWhenNamed(t *testing.T) {
+	ctx := context.Background()
+	// In the default order (here through the package's DefaultOrder) a
+	// software renderer is passed over for the CPU, with the reason logged.
+	saved := gpu.DefaultOrder
+	gpu.DefaultOrder = []string{"test-software", "cpu"}
+	defer func() { gpu.DefaultOrder = saved }()
+	t.Setenv(gpu.EnvBackend, "")
+	logger, logs := captureLogger()
+	dev, err := gpu.Open(ctx, gpu.WithLogger(logger))
+	require.NoError(t, err)
+	require.Equal(t, "cpu", dev.Backend())
+	require.NoError(t, dev.Close())
+	require.Contains(t, logs.String(), "software renderer")
+
+	// Named, it is used.
+	dev, err = gpu.Open(ctx, gpu.WithBackends("test-software"))
+	require.NoError(t, err)
+	require.Equal(t, "test-software", dev.Backend())
+	require.NoError(t, dev.Close())
 }
 
 func TestFallbackWarningListsEveryReason(t *testing.T) {

@@ -205,6 +205,11 @@ type GoKernel func(g Group, args []Arg)
 //   - GLSL: one text for all kernels, compiled once per kernel with the line
 //     "#define ANYGPU_KERNEL_<name> 1" inserted after #version, so the text picks
 //     each kernel's code (and its local_size) with #ifdef; the entry point is main.
+//     A kernel that adapts to the launch's block declares
+//     "layout(local_size_x = ANYGPU_BLOCK_X, local_size_y = ANYGPU_BLOCK_Y,
+//     local_size_z = ANYGPU_BLOCK_Z) in;" and is compiled once per block size used
+//     (the backend defines the three macros); a fixed local_size must equal the
+//     launch's block.
 //   - SPIR-V: SPIRV is one module with an OpEntryPoint per kernel, or
 //     SPIRVKernels holds one module per kernel (entry point "main"), as glslc
 //     builds them from GLSL.

@@ -482,12 +482,29 @@ func TestSource(t *testing.T) {
 	require.Equal(t, backend.ArgBuffer, again.Params[OpAxpy][0])
 	require.Equal(t, backend.ArgBuffer, Params[OpAxpy][0])
 	require.NotNil(t, again.Go[OpFill])
-	// The GPU dialects come with later issues.
-	require.Empty(t, src.CUDA)
-	require.Empty(t, src.GLSL)
-	require.Empty(t, src.WGSL)
-	require.Empty(t, src.MSL)
-	require.Empty(t, src.SPIRV)
+}
+
+// TestDialectsCoverEveryOp: a dialect that is present has every built-in op,
+// named as the Source convention says.
+func TestDialectsCoverEveryOp(t *testing.T) {
+	src := Source()
+	for _, op := range Ops() {
+		if src.CUDA != "" {
+			require.Regexp(t, `__global__[^;{]*\b`+op+`\s*\(`, src.CUDA, "CUDA entry point %s", op)
+		}
+		if src.GLSL != "" {
+			require.Contains(t, src.GLSL, "ANYGPU_KERNEL_"+op, "GLSL section for %s", op)
+		}
+		if src.WGSL != "" {
+			require.Regexp(t, `fn\s+`+op+`\s*\(`, src.WGSL, "WGSL entry point %s", op)
+		}
+		if src.MSL != "" {
+			require.Regexp(t, `kernel\s+void\s+`+op+`\s*\(`, src.MSL, "MSL kernel %s", op)
+		}
+		if len(src.SPIRVKernels) > 0 {
+			require.NotEmpty(t, src.SPIRVKernels[op], "SPIR-V module for %s", op)
+		}
+	}
 }
 
 func TestParamsABI(t *testing.T) {

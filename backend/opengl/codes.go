@@ -1,0 +1,126 @@
+package opengl
+
+import (
+	"fmt"
+
+	"github.com/anygpu/gpu/errors"
+)
+
+// glErrorTable maps every glGetError value of OpenGL 4.6 core (and
+// GL_CONTEXT_LOST of GL_KHR_robustness) to anygpu's categories and hints.
+var glErrorTable = errors.NewCodeTable(Name, "GL error", "GL_ERROR_UNKNOWN_CODE_", []errors.Code{
+	{Name: "GL_NO_ERROR", Value: 0x0000, Category: errors.None,
+		Msg:  "no error",
+		Hint: "nothing to do"},
+	{Name: "GL_INVALID_ENUM", Value: 0x0500, Category: errors.Internal,
+		Msg:  "invalid enum",
+		Hint: "the driver rejected an enum value anygpu passed: the driver may lack a GL 4.3 feature it claims; report it with `gpu info --json`"},
+	{Name: "GL_INVALID_VALUE", Value: 0x0501, Category: errors.InvalidArgument,
+		Msg:  "invalid value",
+		Hint: "a size, offset or count is out of range for the driver: check the buffer sizes and the grid against DeviceInfo limits"},
+	{Name: "GL_INVALID_OPERATION", Value: 0x0502, Category: errors.InvalidArgument,
+		Msg:  "invalid operation",
+		Hint: "the driver refused the command in the current state, e.g. a kernel whose buffer or uniform bindings do not match its arguments: check the kernel's bindings against the portable ABI (buffers at 0..n-1, scalars at binding n)"},
+	{Name: "GL_STACK_OVERFLOW", Value: 0x0503, Category: errors.Internal,
+		Msg:  "stack overflow",
+		Hint: "a debug-group or matrix stack overflowed, which anygpu never pushes: report it with `gpu info --json`"},
+	{Name: "GL_STACK_UNDERFLOW", Value: 0x0504, Category: errors.Internal,
+		Msg:  "stack underflow",
+		Hint: "a debug-group or matrix stack underflowed, which anygpu never pops: report it with `gpu info --json`"},
+	{Name: "GL_OUT_OF_MEMORY", Value: 0x0505, Category: errors.OutOfMemory, Retryable: true,
+		Msg:  "out of memory",
+		Hint: "the driver could not allocate video or host memory: free buffers, trim the pools, or use smaller batches; the OpenGL state is undefined after this error, so reopen the device if later calls misbehave"},
+	{Name: "GL_INVALID_FRAMEBUFFER_OPERATION", Value: 0x0506, Category: errors.Internal,
+		Msg:  "invalid framebuffer operation",
+		Hint: "a framebuffer command failed, which a compute-only context never issues: report it with `gpu info --json`"},
+	{Name: "GL_CONTEXT_LOST", Value: 0x0507, Category: errors.DeviceLost, Fatal: true,
+		Msg:  "context lost",
+		Hint: "the GPU was reset (a kernel ran too long or faulted, or the driver restarted): close the Device and open a new one; check dmesg or nvidia-smi if it repeats"},
+})
+
+// eglErrorTable maps every eglGetError value of EGL 1.5 and of the device
+// and stream extensions the backend may meet.
+var eglErrorTable = errors.NewCodeTable(Name, "EGL error", "EGL_ERROR_UNKNOWN_CODE_", []errors.Code{
+	{Name: "EGL_SUCCESS", Value: 0x3000, Category: errors.None,
+		Msg:  "success",
+		Hint: "nothing to do"},
+	{Name: "EGL_NOT_INITIALIZED", Value: 0x3001, Category: errors.Unavailable,
+		Msg:  "display not initialized",
+		Hint: "EGL could not initialize the display, usually because the vendor's driver is missing (Mesa: libgl1-mesa-dri for llvmpipe; NVIDIA: the driver's EGL library); run with EGL_LOG_LEVEL=debug to see why"},
+	{Name: "EGL_BAD_ACCESS", Value: 0x3002, Category: errors.Initialization,
+		Msg:  "bad access",
+		Hint: "the context is current on another thread: anygpu keeps each context on its own thread, so report it if you see it"},
+	{Name: "EGL_BAD_ALLOC", Value: 0x3003, Category: errors.OutOfMemory, Retryable: true,
+		Msg:  "bad alloc",
+		Hint: "EGL could not allocate resources for the context: free GPU memory, close other devices, and try again"},
+	{Name: "EGL_BAD_ATTRIBUTE", Value: 0x3004, Category: errors.NotSupported,
+		Msg:  "bad attribute",
+		Hint: "the driver does not understand a context attribute anygpu asked for (OpenGL 4.3 core): update the driver"},
+	{Name: "EGL_BAD_CONFIG", Value: 0x3005, Category: errors.NotSupported,
+		Msg:  "bad config",
+		Hint: "the display offers no config for a desktop OpenGL context: the driver may support only OpenGL ES; use another backend (ANYGPU_BACKEND)"},
+	{Name: "EGL_BAD_CONTEXT", Value: 0x3006, Category: errors.Internal,
+		Msg:  "bad context",
+		Hint: "EGL does not know the context anygpu used: report it with `gpu info --json`"},
+	{Name: "EGL_BAD_CURRENT_SURFACE", Value: 0x3007, Category: errors.Internal,
+		Msg:  "bad current surface",
+		Hint: "a surface of the current context is no longer valid, though anygpu uses none: report it with `gpu info --json`"},
+	{Name: "EGL_BAD_DISPLAY", Value: 0x3008, Category: errors.Unavailable,
+		Msg:  "bad display",
+		Hint: "the EGL display does not exist: the vendor library may not support headless displays; install Mesa (libegl-mesa0) or the NVIDIA driver, or check __EGL_VENDOR_LIBRARY_FILENAMES"},
+	{Name: "EGL_BAD_MATCH", Value: 0x3009, Category: errors.NotSupported,
+		Msg:  "bad match",
+		Hint: "the driver cannot create an OpenGL 4.3 core context without a surface: update the driver, or use another backend (ANYGPU_BACKEND)"},
+	{Name: "EGL_BAD_NATIVE_PIXMAP", Value: 0x300A, Category: errors.Internal,
+		Msg:  "bad native pixmap",
+		Hint: "EGL reported a native pixmap error though anygpu uses none: report it with `gpu info --json`"},
+	{Name: "EGL_BAD_NATIVE_WINDOW", Value: 0x300B, Category: errors.Internal,
+		Msg:  "bad native window",
+		Hint: "EGL reported a native window error though anygpu uses none: report it with `gpu info --json`"},
+	{Name: "EGL_BAD_PARAMETER", Value: 0x300C, Category: errors.NotSupported,
+		Msg:  "bad parameter",
+		Hint: "the EGL implementation rejected a platform or device anygpu passed: it may lack EGL_EXT_platform_device or EGL_MESA_platform_surfaceless; update Mesa or the driver"},
+	{Name: "EGL_BAD_SURFACE", Value: 0x300D, Category: errors.Internal,
+		Msg:  "bad surface",
+		Hint: "EGL reported a surface error though anygpu uses none: report it with `gpu info --json`"},
+	{Name: "EGL_CONTEXT_LOST", Value: 0x300E, Category: errors.DeviceLost, Fatal: true,
+		Msg:  "context lost",
+		Hint: "a power-management event or GPU reset destroyed the context: close the Device and open a new one"},
+	{Name: "EGL_BAD_STREAM_KHR", Value: 0x321B, Category: errors.Internal,
+		Msg:  "bad stream",
+		Hint: "EGL reported an EGLStream error though anygpu uses none: report it with `gpu info --json`"},
+	{Name: "EGL_BAD_STATE_KHR", Value: 0x321C, Category: errors.Internal,
+		Msg:  "bad stream state",
+		Hint: "EGL reported an EGLStream state error though anygpu uses none: report it with `gpu info --json`"},
+	{Name: "EGL_BAD_DEVICE_EXT", Value: 0x322B, Category: errors.Unavailable,
+		Msg:  "bad device",
+		Hint: "the EGL device cannot be used, e.g. a GPU without a working driver or one the process may not open: check permissions on /dev/dri and /dev/nvidia*, or pick another device (ANYGPU_DEVICE)"},
+	{Name: "EGL_BAD_OUTPUT_LAYER_EXT", Value: 0x322D, Category: errors.Internal,
+		Msg:  "bad output layer",
+		Hint: "EGL reported an output-layer error though anygpu uses none: report it with `gpu info --json`"},
+	{Name: "EGL_BAD_OUTPUT_PORT_EXT", Value: 0x322E, Category: errors.Internal,
+		Msg:  "bad output port",
+		Hint: "EGL reported an output-port error though anygpu uses none: report it with `gpu info --json`"},
+})
+
+// glError converts a glGetError value met by op into an error (nil for
+// GL_NO_ERROR).
+func glError(code uint32, op string) error { return glErrorTable.Err(int64(code), op) }
+
+// eglError converts an eglGetError value met by op into an error (nil for
+// EGL_SUCCESS).
+func eglError(code int, op string) error { return eglErrorTable.Err(int64(code), op) }
+
+// hexName is the code's symbolic name, or its value in hex when unknown.
+func hexName(t *errors.CodeTable, v int64) string {
+	if c, ok := t.Lookup(v); ok {
+		return c.Name
+	}
+	return fmt.Sprintf("0x%04X", v)
+}
+
+// withHint sets e's hint.
+func withHint(e *errors.Error, hint string) *errors.Error {
+	e.Hint = hint
+	return e
+}

@@ -1,0 +1,106 @@
+// Package opengl is the OpenGL backend of anygpu: OpenGL 4.3 compute
+// shaders in a headless EGL context, with no window and no X server. It
+// registers itself as "opengl".
+//
+// # Loading
+//
+// Nothing is linked: libEGL.so.1 (or the file ANYGPU_EGL_LIBRARY names) is
+// opened at run time through purego, and every GL entry point is resolved
+// with eglGetProcAddress, so programs build with CGO_ENABLED=0 and start on
+// machines without EGL. (go-gl/gl links libGL at link time: such a binary
+// does not even start where libGL is missing.) The backend works on Linux;
+// elsewhere it registers and reports Unavailable.
+//
+// # Devices
+//
+// Probe lists the EGL devices of EGL_EXT_platform_device (NVIDIA's driver,
+// Mesa's DRM and software devices), hardware before software renderers;
+// when that platform gives none it falls back to Mesa's surfaceless display.
+// On each it creates an OpenGL 4.3 core-profile context, made current with
+// no surface (EGL_KHR_surfaceless_context), and reads GL_VERSION: a driver
+// that gives less than 4.3 is not used. Missing EGL, a missing vendor
+// library, a missing driver or an old OpenGL each make Probe return an
+// Unavailable error with the reason and a hint; nothing crashes. The first
+// successful enumeration is kept for the life of the process, and displays
+// stay initialised (EGL counts no references, so eglTerminate would pull a
+// display from under another Device).
+//
+// Mesa prints loader warnings on stderr when a driver is missing. While the
+// first display is initialised, the backend sets EGL_LOG_LEVEL=fatal (unless
+// the user set it) and restores the environment afterwards; Mesa reads the
+// variable once per process. os.Setenv changes the C environment too, and C's
+// setenv is not safe against a getenv running at that instant on another
+// thread, such as another backend's native library probing concurrently: the
+// window is a few microseconds, once per process. Set EGL_LOG_LEVEL yourself
+// to avoid it.
+//
+// DeviceInfo comes from GL_VENDOR, GL_RENDERER and GL_VERSION and the compute
+// limits (GL_MAX_COMPUTE_WORK_GROUP_COUNT, _SIZE and _INVOCATIONS,
+// GL_MAX_COMPUTE_SHARED_MEMORY_SIZE); SM count and warp size from
+// GL_NV_shader_thread_group, video memory from GL_NVX_gpu_memory_info (which
+// MemInfo also uses), the UUID from GL_EXT_memory_object. Software renderers
+// report the host's threads and memory. Extra holds the EGL platform,
+// vendor and version, the GLSL version and max_storage_block, the largest
+// shader storage block (GL_MAX_SHADER_STORAGE_BLOCK_SIZE).
+//
+// # Threads, streams and events
+//
+// A GL context is current on one thread at a time. Each Device owns one
+// context and one goroutine locked to its OS thread; every GL call of the
+// device is a closure sent to that goroutine over a channel, which runs them
+// in batches and flushes once a batch. Users never lock threads.
+//
+// OpenGL has one command queue per context. Streams are ordered queues onto
+// it: every stream of a device feeds the same queue in the order calls are
+// made, so work of different streams never overlaps on the GPU, and
+// Stream.Wait is satisfied by that order alone. Events are a fence
+// (glFenceSync) plus a GL_TIMESTAMP query (glQueryCounter); the context's
+// goroutine watches the fences, so Event.Done makes no GL call, and
+// Event.Elapsed is the difference of the two GPU timestamps (GL_TIME_ELAPSED
+// queries are not used: llvmpipe reports 1 ns for them).
+//
+// # Memory
+//
+// Buffers are GL buffer objects (immutable storage where
+// GL_ARB_buffer_storage is there), bound to kernels as shader storage blocks.
+// Write copies writes of up to 1 MiB and enqueues glBufferSubData; a larger
+// one hands the caller's slice to glBufferSubData and returns once the
+// driver has copied it. Read enqueues glGetBufferSubData into the caller's
+// slice, Copy glCopyBufferSubData, Fill glClearBufferSubData (GL_R32UI).
+// AllocHost returns aligned Go memory: OpenGL has no pinned memory of its
+// own.
+//
+// A buffer larger than GL_MAX_SHADER_STORAGE_BLOCK_SIZE (128 MiB on
+// llvmpipe) can be allocated, transferred, copied and filled, but a launch
+// that passes it to a kernel is refused with an InvalidArgument error naming
+// the limit. DeviceInfo.MaxBufferBytes stays 0, so allocations are not
+// capped at the storage-block size.
+//
+// # Kernels
+//
+// Source.GLSL is GLSL 430 compute. A text holds one kernel, named after the
+// Source, or several, named by Source.Params: the text is compiled once per
+// kernel with "#define ANYGPU_KERNEL_<name> 1" (and the CompileOptions'
+// defines) inserted after its #version line, with a #line directive that
+// keeps the compiler's line numbers those of the source. CompileOptions.Debug
+// adds "#pragma optimize(off)" and "#pragma debug(on)"; compiler flags are
+// refused (NotSupported). A kernel that does not compile or link is a
+// Compilation error whose log (errors.LogOf) holds each failing kernel's
+// info log.
+//
+// Arguments follow the portable ABI: buffers at shader storage bindings
+// 0..n-1, the scalars packed by backend.PackScalars as a std140 uniform block
+// at binding n. A launch is checked against the program: storage bindings
+// the arguments do not cover, a uniform block at another binding or larger
+// than the scalars, and more buffers than
+// GL_MAX_COMPUTE_SHADER_STORAGE_BLOCKS are refused before anything runs.
+//
+// The work-group size a kernel declares (local_size) is checked against the
+// launch's block: a mismatch is a Launch error naming both. A kernel sized
+// with the macros ANYGPU_BLOCK_X, _Y and _Z (see BlockMacroX) lets the launch
+// choose: the backend compiles a variant per block size on first use, as the
+// built-in kernels (kernels/dialect_glsl.go) do.
+//
+// Errors are *errors.Error values with Backend "opengl"; GL and EGL error
+// codes map to categories and hints through the package's code tables.
+package opengl

@@ -1,0 +1,566 @@
+//go:build linux
+
+package opengl
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/backend/opengl/internal/egl"
+	"github.com/anygpu/gpu/backend/opengl/internal/gl"
+	"github.com/anygpu/gpu/errors"
+)
+
+// Minimum OpenGL version: compute shaders, shader storage buffers,
+// glClearBufferSubData and program interface queries are core in 4.3.
+const (
+	wantMajor = 4
+	wantMinor = 3
+)
+
+// Platforms a display comes from.
+const (
+	platformDevice      = "device"      // EGL_EXT_platform_device
+	platformSurfaceless = "surfaceless" // EGL_MESA_platform_surfaceless
+)
+
+// candidate is one device that gave a working OpenGL 4.3 core context.
+type candidate struct {
+	lib      *egl.Lib
+	dpy      egl.Display
+	platform string
+	config   egl.Config
+	devExts  string // EGL device extensions ("" on the surfaceless platform)
+	drmFile  string
+	cudaDev  int64 // EGL_CUDA_DEVICE_NV, -1 when unknown
+	software bool
+	eglVer   string
+	info     backend.DeviceInfo
+}
+
+var (
+	probeMu    sync.Mutex
+	probeCache = map[string][]*candidate{} // by ANYGPU_EGL_LIBRARY
+)
+
+// probe enumerates once per process (per EGL library) and reports the
+// devices found.
+func probe(ctx context.Context) ([]backend.DeviceInfo, error) {
+	cands, err := candidates(ctx, "probe")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]backend.DeviceInfo, len(cands))
+	for i, c := range cands {
+		out[i] = c.info
+	}
+	return out, nil
+}
+
+// candidates returns the cached device list, enumerating on first use. The
+// enumeration runs on a locked OS thread of its own; ctx bounds the wait.
+func candidates(ctx context.Context, op string) ([]*candidate, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, errors.Wrap(err, Name, op)
+	}
+	path := os.Getenv(EnvLibrary)
+	type result struct {
+		cands []*candidate
+		err   error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		probeMu.Lock()
+		defer probeMu.Unlock()
+		if c, ok := probeCache[path]; ok {
+			ch <- result{cands: c}
+			return
+		}
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		c, err := enumerate(path, op)
+		if err == nil {
+			probeCache[path] = c
+		}
+		ch <- result{c, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.cands, r.err
+	case <-ctx.Done():
+		return nil, errors.Wrap(ctx.Err(), Name, op)
+	}
+}
+
+func unavailable(op, msg, hint string) *errors.Error {
+	return &errors.Error{Backend: Name, Op: op, Category: errors.Unavailable, Msg: msg, Hint: hint}
+}
+
+const (
+	hintInstall = "install an EGL loader with a vendor driver: `apt-get install libegl1 libegl-mesa0 libgl1-mesa-dri` " +
+		"(Mesa, with the llvmpipe software renderer) or the NVIDIA driver; or set " + EnvLibrary + " to a libEGL.so.1"
+	hintVendor = "no EGL vendor library was found: install libegl-mesa0 or the NVIDIA driver's EGL library, " +
+		"and check __EGL_VENDOR_LIBRARY_FILENAMES / __EGL_VENDOR_LIBRARY_DIRS"
+)
+
+// quietPrimed records that Mesa's EGL logger has been initialised (it reads
+// EGL_LOG_LEVEL once, at its first message) while EGL_LOG_LEVEL was set.
+var quietPrimed bool
+
+// quietMesa sets EGL_LOG_LEVEL=fatal, unless the user set it, so that Mesa's
+// loader does not print warnings ("MESA-LOADER: failed to open ...") on
+// stderr while devices are probed; the returned function restores the
+// environment. Mesa reads the variable once per process, so this is done only
+// until one display has been initialised.
+//
+// Thread safety: os.Setenv also changes the C environment (through cgo or
+// purego's fake cgo), and C's setenv is not safe against a concurrent getenv
+// on another thread: a native library that reads the environment at that very
+// moment (another backend probing concurrently) could read a stale entry. The
+// window is a few microseconds, once per process, and only when
+// EGL_LOG_LEVEL is unset; set EGL_LOG_LEVEL yourself to skip it entirely.
+// Called with probeMu held.
+func quietMesa() (restore func()) {
+	if quietPrimed {
+		return func() {}
+	}
+	if _, set := os.LookupEnv("EGL_LOG_LEVEL"); set {
+		quietPrimed = true
+		return func() {}
+	}
+	_ = os.Setenv("EGL_LOG_LEVEL", "fatal")
+	return func() { _ = os.Unsetenv("EGL_LOG_LEVEL") }
+}
+
+// enumerate finds every device with a working OpenGL 4.3 core context. It
+// runs on a locked OS thread with probeMu held.
+func enumerate(path, op string) ([]*candidate, error) {
+	restore := quietMesa()
+	defer restore()
+	lib, err := egl.Open(path)
+	if err != nil {
+		what := "libEGL.so.1"
+		if path != "" {
+			what = EnvLibrary + "=" + path
+		}
+		return nil, unavailable(op, fmt.Sprintf("cannot open %s: %v", what, err), hintInstall)
+	}
+	cext := lib.QueryString(egl.NoDisplay, egl.Extensions)
+	lib.GetError()
+	if strings.TrimSpace(cext) == "" {
+		return nil, unavailable(op, "EGL ("+lib.Path+") reports no client extensions", hintVendor)
+	}
+	if !lib.HasPlatformDisplay() {
+		return nil, unavailable(op, "EGL ("+lib.Path+") lacks eglGetPlatformDisplay (EGL_EXT_platform_base)", hintInstall)
+	}
+	var (
+		found   []*candidate
+		reasons []string
+		hint    string // the first failure's own hint
+	)
+	fail := func(prefix string, err error) {
+		reasons = append(reasons, prefix+err.Error())
+		var pe *probeError
+		if hint == "" && errors.As(err, &pe) {
+			hint = pe.hint
+		}
+	}
+	if egl.HasExtension(cext, "EGL_EXT_platform_device") && lib.HasDevices() {
+		devs, ok := lib.QueryDevices()
+		if !ok {
+			reasons = append(reasons, "eglQueryDevicesEXT failed ("+hexName(eglErrorTable, int64(lib.GetError()))+")")
+		}
+		for i, dev := range devs {
+			exts := lib.QueryDeviceString(dev, egl.Extensions)
+			dpy := lib.GetPlatformDisplay(egl.PlatformDeviceEXT, uintptr(dev))
+			if dpy == egl.NoDisplay {
+				reasons = append(reasons, fmt.Sprintf("EGL device %d: no display (%s)", i, hexName(eglErrorTable, int64(lib.GetError()))))
+				continue
+			}
+			c := &candidate{lib: lib, dpy: dpy, platform: platformDevice, devExts: exts, cudaDev: -1,
+				software: egl.HasExtension(exts, "EGL_MESA_device_software")}
+			if egl.HasExtension(exts, "EGL_EXT_device_drm") {
+				c.drmFile = lib.QueryDeviceString(dev, egl.DRMDeviceFileEXT)
+			}
+			if egl.HasExtension(exts, "EGL_NV_device_cuda") {
+				if v, ok := lib.QueryDeviceAttrib(dev, egl.CUDADeviceNV); ok {
+					c.cudaDev = v
+				}
+			}
+			if err := c.check(); err != nil {
+				fail(fmt.Sprintf("EGL device %d: ", i), err)
+				continue
+			}
+			found = append(found, c)
+		}
+		// Hardware first, then software renderers; otherwise in EGL's order.
+		sort.SliceStable(found, func(i, j int) bool { return !found[i].software && found[j].software })
+	}
+	if len(found) == 0 && egl.HasExtension(cext, "EGL_MESA_platform_surfaceless") {
+		dpy := lib.GetPlatformDisplay(egl.PlatformSurfacelessMESA, 0)
+		if dpy == egl.NoDisplay {
+			reasons = append(reasons, "surfaceless display: "+hexName(eglErrorTable, int64(lib.GetError())))
+		} else {
+			c := &candidate{lib: lib, dpy: dpy, platform: platformSurfaceless, cudaDev: -1}
+			if err := c.check(); err != nil {
+				fail("surfaceless display: ", err)
+			} else {
+				found = append(found, c)
+			}
+		}
+	}
+	if len(found) == 0 {
+		if len(reasons) == 0 {
+			reasons = append(reasons, "EGL ("+lib.Path+") offers neither EGL_EXT_platform_device nor EGL_MESA_platform_surfaceless")
+		}
+		if hint == "" {
+			hint = hintInstall
+		}
+		return nil, unavailable(op, "no device gives a headless OpenGL 4.3 core context: "+strings.Join(reasons, "; "), hint)
+	}
+	for i, c := range found {
+		c.info.Ordinal = i
+	}
+	return found, nil
+}
+
+// check initialises the candidate's display, creates an OpenGL 4.3 core
+// context on the calling (locked) thread, reads the device's description
+// from it, and destroys it again. Displays stay initialised for the life of
+// the process: eglTerminate would pull them from under other devices of the
+// same display, and EGL keeps no reference count.
+func (c *candidate) check() error {
+	quietPrimed = true // eglInitialize is where Mesa logs first
+	if err := c.initDisplay(); err != nil {
+		return err
+	}
+	ctx, err := c.newContext()
+	if err != nil {
+		return err
+	}
+	defer c.destroyContext(ctx)
+	f, err := gl.Load(c.lib.GetProcAddress)
+	if err != nil {
+		return err
+	}
+	lim, err := readLimits(f)
+	if err != nil {
+		return err
+	}
+	c.info = c.describe(f, lim)
+	return nil
+}
+
+// initDisplay initialises the display, checks the extensions a headless
+// context needs, and picks a config.
+func (c *candidate) initDisplay() error {
+	l := c.lib
+	major, minor, ok := l.Initialize(c.dpy)
+	if !ok {
+		return eglFail("eglInitialize", l.GetError())
+	}
+	c.eglVer = fmt.Sprintf("%d.%d", major, minor)
+	exts := l.QueryString(c.dpy, egl.Extensions)
+	if !egl.HasExtension(exts, "EGL_KHR_surfaceless_context") {
+		return &probeError{msg: "the display lacks EGL_KHR_surfaceless_context (a context without a surface)",
+			hint: "update Mesa or the GPU driver"}
+	}
+	if !egl.HasExtension(exts, "EGL_KHR_create_context") && (major < 1 || (major == 1 && minor < 5)) {
+		return &probeError{msg: fmt.Sprintf("EGL %d.%d without EGL_KHR_create_context cannot ask for OpenGL 4.3 core", major, minor),
+			hint: "update Mesa or the GPU driver"}
+	}
+	if apis := l.QueryString(c.dpy, egl.ClientAPIs); !strings.Contains(apis, "OpenGL") {
+		return &probeError{msg: fmt.Sprintf("the display offers no desktop OpenGL (client APIs %q)", apis),
+			hint: "the driver supports only OpenGL ES here: use another backend (ANYGPU_BACKEND)"}
+	}
+	c.config = egl.NoConfig
+	if !egl.HasExtension(exts, "EGL_KHR_no_config_context") && !egl.HasExtension(exts, "EGL_MESA_configless_context") {
+		if !l.BindAPI(egl.OpenGLAPI) {
+			return eglFail("eglBindAPI(EGL_OPENGL_API)", l.GetError())
+		}
+		var found bool
+		for _, surface := range []int32{egl.PbufferBit, 0} {
+			if c.config, found = l.ChooseConfig(c.dpy, []int32{egl.RenderableType, egl.OpenGLBit, egl.SurfaceType, surface}); found {
+				break
+			}
+		}
+		if !found {
+			return eglFail("eglChooseConfig found no desktop OpenGL config", l.GetError())
+		}
+	}
+	return nil
+}
+
+// newContext makes an OpenGL 4.3 core context current on the calling
+// thread, with no surface. The display is initialised.
+func (c *candidate) newContext() (egl.Context, error) {
+	l := c.lib
+	if !l.BindAPI(egl.OpenGLAPI) { // per thread
+		return 0, eglFail("eglBindAPI(EGL_OPENGL_API)", l.GetError())
+	}
+	ctx := l.CreateContext(c.dpy, c.config, egl.NoContext, []int32{
+		egl.ContextMajorVersion, wantMajor, egl.ContextMinorVersion, wantMinor,
+		egl.ContextOpenGLProfileMask, egl.ContextOpenGLCoreProfile,
+	})
+	if ctx == egl.NoContext {
+		return 0, eglFail(fmt.Sprintf("eglCreateContext(OpenGL %d.%d core)", wantMajor, wantMinor), l.GetError())
+	}
+	if !l.MakeCurrent(c.dpy, ctx) {
+		code := l.GetError()
+		l.DestroyContext(c.dpy, ctx)
+		return 0, eglFail("eglMakeCurrent without a surface", code)
+	}
+	return ctx, nil
+}
+
+// destroyContext releases ctx from the calling thread and destroys it.
+func (c *candidate) destroyContext(ctx egl.Context) {
+	c.lib.MakeCurrent(c.dpy, egl.NoContext)
+	c.lib.DestroyContext(c.dpy, ctx)
+	c.lib.ReleaseThread()
+}
+
+// probeError is why one display failed, with the hint of its EGL error.
+type probeError struct{ msg, hint string }
+
+// Error is the reason.
+func (e *probeError) Error() string { return e.msg }
+
+// eglFail describes a failed EGL call by its error code.
+func eglFail(what string, code int) error {
+	c, ok := eglErrorTable.Lookup(int64(code))
+	if !ok || c.IsSuccess() {
+		return &probeError{msg: fmt.Sprintf("%s failed (EGL error 0x%04X)", what, code)}
+	}
+	return &probeError{msg: fmt.Sprintf("%s failed: %s (%s)", what, c.Msg, c.Name), hint: c.Hint}
+}
+
+// limits are the context's numbers the backend works with.
+type limits struct {
+	vendor, renderer, version, glsl string
+	major, minor                    int
+	exts                            map[string]bool
+	maxBlock                        int64 // GL_MAX_SHADER_STORAGE_BLOCK_SIZE
+	maxSSBOs                        int   // GL_MAX_COMPUTE_SHADER_STORAGE_BLOCKS
+	maxUBO                          int64 // GL_MAX_UNIFORM_BLOCK_SIZE
+	uboAlign                        int64 // GL_UNIFORM_BUFFER_OFFSET_ALIGNMENT
+	invocations                     int
+	groupSize, groupCount           backend.Dim3
+	shared                          int
+	timestampBits                   int
+	bufferStorage, parallelCompile  bool
+}
+
+// readLimits queries the current context and checks its version.
+func readLimits(f *gl.Funcs) (*limits, error) {
+	l := &limits{
+		vendor:   f.GetString(gl.Vendor),
+		renderer: f.GetString(gl.Renderer),
+		version:  f.GetString(gl.Version),
+		glsl:     f.GetString(gl.ShadingLanguageVersion),
+	}
+	var ok bool
+	l.major, l.minor, ok = parseVersion(l.version)
+	if !ok {
+		return nil, fmt.Errorf("cannot read GL_VERSION %q", l.version)
+	}
+	if l.major < wantMajor || (l.major == wantMajor && l.minor < wantMinor) {
+		return nil, &probeError{
+			msg:  fmt.Sprintf("the driver gives OpenGL %d.%d (%s, %s); compute shaders need %d.%d", l.major, l.minor, l.renderer, l.version, wantMajor, wantMinor),
+			hint: "update the GPU driver or Mesa (llvmpipe offers OpenGL 4.5 since Mesa 20.2), or use another backend (ANYGPU_BACKEND)",
+		}
+	}
+	l.exts = f.Extensions()
+	l.maxBlock = f.GetInteger(gl.MaxShaderStorageBlockSize)
+	l.maxSSBOs = int(f.GetInteger(gl.MaxComputeShaderStorageBlocks))
+	l.maxUBO = f.GetInteger(gl.MaxUniformBlockSize)
+	l.uboAlign = max(f.GetInteger(gl.UniformBufferOffsetAlignment), 4)
+	l.invocations = int(f.GetInteger(gl.MaxComputeWorkGroupInvocations))
+	l.shared = int(f.GetInteger(gl.MaxComputeSharedMemorySize))
+	l.groupSize = backend.Dim3{X: int(f.GetIntegerIndexed(gl.MaxComputeWorkGroupSize, 0)),
+		Y: int(f.GetIntegerIndexed(gl.MaxComputeWorkGroupSize, 1)), Z: int(f.GetIntegerIndexed(gl.MaxComputeWorkGroupSize, 2))}
+	l.groupCount = backend.Dim3{X: int(uint32(f.GetIntegerIndexed(gl.MaxComputeWorkGroupCount, 0))),
+		Y: int(uint32(f.GetIntegerIndexed(gl.MaxComputeWorkGroupCount, 1))), Z: int(uint32(f.GetIntegerIndexed(gl.MaxComputeWorkGroupCount, 2)))}
+	l.timestampBits = int(f.GetQuery(gl.Timestamp, gl.QueryCounterBits))
+	l.bufferStorage = f.HasBufferStorage() && (l.major > 4 || l.minor >= 4 || l.exts["GL_ARB_buffer_storage"])
+	l.parallelCompile = f.HasParallelCompile() && (l.exts["GL_KHR_parallel_shader_compile"] || l.exts["GL_ARB_parallel_shader_compile"])
+	for f.GetError() != gl.NoError { // a query the driver does not know leaves a flag
+	}
+	if l.invocations <= 0 || l.groupSize.X <= 0 || l.groupCount.X <= 0 || l.maxBlock <= 0 || l.maxSSBOs <= 0 {
+		return nil, fmt.Errorf("the driver reports no compute limits (%s, %s)", l.renderer, l.version)
+	}
+	return l, nil
+}
+
+// parseVersion reads "4.5 (Core Profile) Mesa 22.3.6" or "4.3.0 NVIDIA 580.1".
+func parseVersion(v string) (major, minor int, ok bool) {
+	field, _, _ := strings.Cut(strings.TrimSpace(v), " ")
+	parts := strings.Split(field, ".")
+	if len(parts) < 2 {
+		return 0, 0, false
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(parts[1])
+	return major, minor, err1 == nil && err2 == nil
+}
+
+// describe builds the DeviceInfo of the current context.
+func (c *candidate) describe(f *gl.Funcs, l *limits) backend.DeviceInfo {
+	software := c.software || isSoftware(l.renderer)
+	c.software = software
+	info := backend.DeviceInfo{
+		Backend:            Name,
+		Name:               l.renderer,
+		Vendor:             l.vendor,
+		Type:               deviceType(l.vendor, l.renderer, software),
+		DriverVersion:      l.version,
+		APIVersion:         fmt.Sprintf("OpenGL %d.%d core", l.major, l.minor),
+		MaxThreadsPerBlock: l.invocations,
+		MaxBlockDim:        l.groupSize,
+		MaxGridDim:         l.groupCount,
+		SharedMemPerBlock:  l.shared,
+		FP64:               true, // GLSL 4.00+ has double
+		UnifiedMemory:      software,
+		TimestampPeriodNs:  1,
+		Extra: map[string]string{
+			"egl_platform":      c.platform,
+			"egl_version":       c.eglVer,
+			"egl_vendor":        c.lib.QueryString(c.dpy, egl.Vendor),
+			"egl_library":       c.lib.Path,
+			"glsl_version":      l.glsl,
+			"max_storage_block": strconv.FormatInt(l.maxBlock, 10),
+			"max_storage_bufs":  strconv.Itoa(l.maxSSBOs),
+			"queue":             "one per context: streams are ordered queues onto it",
+		},
+	}
+	if l.timestampBits == 0 {
+		info.TimestampPeriodNs = 0
+		info.Extra["timestamps"] = "none (GL_QUERY_COUNTER_BITS is 0)"
+	}
+	if c.drmFile != "" {
+		info.Extra["drm_device"] = c.drmFile
+	}
+	if c.cudaDev >= 0 {
+		info.Extra["cuda_device"] = strconv.FormatInt(c.cudaDev, 10)
+	}
+	if l.exts["GL_EXT_memory_object"] {
+		if uuid := f.DeviceUUID(); len(uuid) == 16 {
+			info.UUID = formatUUID(uuid)
+		}
+	}
+	if l.exts["GL_NV_shader_thread_group"] {
+		info.Units = int(f.GetInteger(gl.SMCountNV))
+		info.WarpSize = int(f.GetInteger(gl.WarpSizeNV))
+	}
+	if info.WarpSize == 0 && l.exts["GL_KHR_shader_subgroup"] {
+		info.WarpSize = int(f.GetInteger(gl.SubgroupSizeKHR))
+	}
+	if l.exts["GL_NVX_gpu_memory_info"] {
+		info.MemoryBytes = f.GetInteger(gl.GPUMemoryInfoDedicatedVidmemNVX) << 10
+	}
+	for f.GetError() != gl.NoError {
+	}
+	if software {
+		if info.Units == 0 {
+			info.Units = softwareThreads()
+		}
+		if info.MemoryBytes == 0 {
+			info.MemoryBytes = meminfo("MemTotal")
+		}
+	}
+	if info.Units <= 0 {
+		info.Units = 1
+		info.Extra["units"] = "unknown: OpenGL does not report compute units"
+	}
+	if info.MemoryBytes <= 0 {
+		info.MemoryBytes = meminfo("MemTotal")
+		info.Extra["memory"] = "unknown: OpenGL does not report it; the host's memory stands in"
+	}
+	if info.MemoryBytes <= 0 {
+		info.MemoryBytes = 1 << 30
+	}
+	for _, e := range []string{"GL_ARB_buffer_storage", "GL_ARB_gpu_shader_int64", "GL_KHR_shader_subgroup",
+		"GL_NV_shader_thread_group", "GL_NVX_gpu_memory_info", "GL_ARB_parallel_shader_compile",
+		"GL_KHR_parallel_shader_compile", "GL_EXT_memory_object", "GL_KHR_robustness"} {
+		if l.exts[e] {
+			info.Features = append(info.Features, e)
+		}
+	}
+	return info
+}
+
+func formatUUID(u []byte) string {
+	return fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+}
+
+// isSoftware reports whether renderer is a CPU rasteriser.
+func isSoftware(renderer string) bool {
+	r := strings.ToLower(renderer)
+	for _, s := range []string{"llvmpipe", "softpipe", "swrast", "swiftshader", "software rasterizer", "lavapipe"} {
+		if strings.Contains(r, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func deviceType(vendor, renderer string, software bool) backend.DeviceType {
+	if software {
+		return backend.TypeSoftware
+	}
+	s := strings.ToLower(vendor + " " + renderer)
+	switch {
+	case strings.Contains(s, "virgl") || strings.Contains(s, "virtio") || strings.Contains(s, "svga3d") || strings.Contains(s, "vmware"):
+		return backend.TypeVirtualGPU
+	case strings.Contains(s, "tegra") || strings.Contains(s, "orin"):
+		return backend.TypeIntegratedGPU
+	case strings.Contains(s, "nvidia") || strings.Contains(s, "radeon") || strings.Contains(s, "amd") || strings.Contains(s, "ati "):
+		return backend.TypeDiscreteGPU
+	case strings.Contains(s, "intel") && !strings.Contains(s, "arc") && !strings.Contains(s, "dg2"):
+		return backend.TypeIntegratedGPU
+	case strings.Contains(s, "mali") || strings.Contains(s, "adreno") || strings.Contains(s, "powervr") ||
+		strings.Contains(s, "apple") || strings.Contains(s, "v3d") || strings.Contains(s, "vivante"):
+		return backend.TypeIntegratedGPU
+	}
+	return backend.TypeDiscreteGPU
+}
+
+// softwareThreads is how many threads llvmpipe runs on (LP_NUM_THREADS, or
+// one per CPU).
+func softwareThreads() int {
+	if n, err := strconv.Atoi(os.Getenv("LP_NUM_THREADS")); err == nil && n > 0 {
+		return n
+	}
+	return runtime.NumCPU()
+}
+
+// meminfo returns a /proc/meminfo field in bytes (0 if unknown).
+func meminfo(field string) int64 {
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok || k != field {
+			continue
+		}
+		fs := strings.Fields(v)
+		if len(fs) == 0 {
+			return 0
+		}
+		n, err := strconv.ParseInt(fs[0], 10, 64)
+		if err != nil {
+			return 0
+		}
+		return n << 10
+	}
+	return 0
+}
