@@ -33,6 +33,7 @@
 //	ANYGPU_TEST_REQUIRE   tests: these backends must be available; their skips become failures
 //	ANYGPU_CUDA_LIBRARY, ANYGPU_NVRTC_LIBRARY, ANYGPU_VULKAN_LIBRARY, ANYGPU_EGL_LIBRARY
 //	                      explicit native library paths
+//	ANYGPU_METAL_STORAGE  Metal buffer storage: shared, private or auto (default)
 //
 // # Memory and streams
 //

@@ -7,12 +7,12 @@ import (
 	"github.com/anygpu/gpu/backend"
 )
 
-// Source returns the built-in ops as one backend.Source named "builtin": the Go
-// kernels (for the CPU backend) and Params. Each call returns fresh maps.
-//
-// The GPU dialects (CUDA, SPIRV, GLSL, WGSL, MSL) are still empty: each
-// backend's issue adds its dialect here, and the conformance suite checks it
-// against the Go kernels' semantics and the Ref functions.
+// Source returns the built-in ops as one backend.Source named "builtin": every
+// dialect (dialect_*.go: CUDA, SPIR-V, GLSL, WGSL, MSL), the Go kernels for the
+// CPU backend, and Params. Each call returns fresh maps and slices. A dialect
+// not written yet is empty, and a backend that needs it reports NotSupported;
+// the conformance suite checks each one against the Go kernels' semantics and
+// the Ref functions.
 func Source() backend.Source {
 	params := make(map[string][]backend.ArgKind, len(Params))
 	for op, kinds := range Params {
