@@ -46,7 +46,7 @@ func (d *Device) usable(op string) error {
 		return d.record(&errors.Error{
 			Backend: d.backend, Op: op, Category: errors.DeviceLost, Fatal: true, Err: *p,
 			Msg:  fmt.Sprintf("device %s is unusable after an earlier fatal error: %v", d.name, *p),
-			Hint: "close this Device and open a new one",
+			Hint: errors.Hint(*p), // the cause knows what recovers it (CUDA: only a new process)
 		})
 	}
 	return nil

@@ -2,12 +2,14 @@ module github.com/anygpu/gpu
 
 go 1.26
 
-require github.com/stretchr/testify v1.11.1
+require (
+	github.com/ebitengine/purego v0.11.3
+	github.com/oliverbestmann/webgpu v1.36.0
+	github.com/stretchr/testify v1.11.1
+)
 
 require (
 	github.com/davecgh/go-spew v1.1.1 // indirect
-	github.com/ebitengine/purego v0.11.3 // indirect
-	github.com/oliverbestmann/webgpu v1.36.0 // indirect
 	github.com/oliverbestmann/webgpu/libs-android v0.0.0-20260628152806-6b27e30a172e // indirect
 	github.com/oliverbestmann/webgpu/libs-darwin v0.0.0-20260628152755-66a5dfa57f8d // indirect
 	github.com/oliverbestmann/webgpu/libs-ios v0.0.0-20260628152757-fe2537e7ddac // indirect

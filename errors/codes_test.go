@@ -221,7 +221,7 @@ func TestCodeHintsMentionTheFix(t *testing.T) {
 	}{
 		{errors.CUDACode, 34, []string{"LD_LIBRARY_PATH", "ANYGPU_CUDA_LIBRARY", "libcuda.so.1"}},
 		{errors.CUDACode, 2, []string{"smaller batch"}},
-		{errors.CUDACode, 700, []string{"reopen the device"}},
+		{errors.CUDACode, 700, []string{"restart the process"}},
 		{errors.CUDACode, 209, []string{"sm_XX"}},
 		{errors.NVRTCCode, 6, []string{"errors.LogOf"}},
 		{errors.NVRTCCode, 7, []string{"libnvrtc-builtins"}},

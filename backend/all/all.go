@@ -9,6 +9,7 @@ package all
 
 import (
 	_ "github.com/anygpu/gpu/backend/cpu"    // always available
+	_ "github.com/anygpu/gpu/backend/cuda"   // NVIDIA GPUs through the CUDA driver API and NVRTC
 	_ "github.com/anygpu/gpu/backend/metal"  // Apple GPUs through the Objective-C runtime (darwin)
 	_ "github.com/anygpu/gpu/backend/opengl" // OpenGL 4.3 compute through headless EGL
 	_ "github.com/anygpu/gpu/backend/sim"    // simulated devices, active only with ANYGPU_FAKE

@@ -1,0 +1,233 @@
+package cuda
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/backend/cuda/internal/cu"
+	"github.com/anygpu/gpu/errors"
+)
+
+// Name is the backend's registered name.
+const Name = "cuda"
+
+// EnvLibrary names the CUDA driver library to open instead of libcuda.so.1
+// (nvcuda.dll on Windows).
+const EnvLibrary = "ANYGPU_CUDA_LIBRARY"
+
+func init() { backend.Register(Driver{}) }
+
+// Driver is the CUDA backend's driver. The zero value is ready to use; the
+// driver library is opened on the first Probe or Open, not before.
+type Driver struct{}
+
+var _ backend.Driver = Driver{}
+
+// Name returns "cuda".
+func (Driver) Name() string { return Name }
+
+// Probe lists the CUDA devices. A missing, stub or broken driver is an error
+// of category Unavailable with the reason and a hint; a working driver with
+// no GPU returns no devices.
+func (Driver) Probe(ctx context.Context) ([]backend.DeviceInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, errors.Wrap(err, Name, "probe")
+	}
+	st, err := loadDriver()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]backend.DeviceInfo, 0, len(st.ordinals))
+	for i := range st.ordinals {
+		info, err := st.info(i)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, info)
+	}
+	return out, nil
+}
+
+// Open opens device ordinal on its primary context.
+func (Driver) Open(ctx context.Context, ordinal int) (backend.Device, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, errors.Wrap(err, Name, "open")
+	}
+	st, err := loadDriver()
+	if err != nil {
+		return nil, err
+	}
+	if ordinal < 0 || ordinal >= len(st.ordinals) {
+		return nil, &errors.Error{Backend: Name, Op: "open", Category: errors.InvalidArgument,
+			Msg:  fmt.Sprintf("device %d does not exist: the driver reports %d CUDA devices", ordinal, len(st.ordinals)),
+			Hint: "list the devices with `gpu info`; check ANYGPU_DEVICE and CUDA_VISIBLE_DEVICES"}
+	}
+	return openDevice(st, ordinal)
+}
+
+// driverState is the process-wide state of one loaded driver library.
+type driverState struct {
+	lib          *cu.Lib
+	version      int    // cuDriverGetVersion
+	kernelDriver string // the kernel module's version ("580.159.04"), when readable
+	ordinals     []*ordinalState
+}
+
+// ordinalState is shared by every Device opened on one GPU: they share its
+// primary context.
+type ordinalState struct {
+	dev cu.Device
+	// sticky is the sticky CUresult (an illegal address, a failed launch,
+	// ...) that broke the GPU's context, 0 while it works. The driver
+	// returns it for the rest of the process: even a new primary context
+	// cannot be made, so Open fails fast once it is set.
+	sticky atomic.Int32
+	openMu sync.Mutex // serialises Open
+
+	infoOnce sync.Once
+	info     backend.DeviceInfo
+	infoErr  error
+}
+
+var (
+	stateMu sync.Mutex
+	states  = map[string]*stateResult{} // by ANYGPU_CUDA_LIBRARY value
+)
+
+type stateResult struct {
+	st  *driverState
+	err error
+}
+
+// loadDriver opens and initialises the driver library once per value of
+// ANYGPU_CUDA_LIBRARY (tests change it) and remembers the outcome.
+func loadDriver() (*driverState, error) {
+	path := strings.TrimSpace(os.Getenv(EnvLibrary))
+	stateMu.Lock()
+	defer stateMu.Unlock()
+	if r, ok := states[path]; ok {
+		return r.st, r.err
+	}
+	st, err := initDriver(path)
+	states[path] = &stateResult{st, err}
+	return st, err
+}
+
+// initDriver loads the library at path (the default when empty), runs cuInit
+// and counts the devices.
+func initDriver(path string) (*driverState, error) {
+	lib, err := cu.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if r := lib.Init(); r != cu.Success {
+		return nil, unavailable(r.Err("cuInit"), lib.Path)
+	}
+	v, r := lib.DriverGetVersion()
+	if r != cu.Success {
+		return nil, unavailable(r.Err("cuDriverGetVersion"), lib.Path)
+	}
+	if v < cu.MinDriverVersion {
+		return nil, &errors.Error{Backend: Name, Op: "init", Category: errors.Unavailable,
+			Msg:  fmt.Sprintf("the driver supports CUDA %s, older than the %s anygpu needs", versionString(v), versionString(cu.MinDriverVersion)),
+			Hint: "update the NVIDIA driver"}
+	}
+	lib.Version = v
+	n, r := lib.DeviceGetCount()
+	if r != cu.Success {
+		return nil, unavailable(r.Err("cuDeviceGetCount"), lib.Path)
+	}
+	st := &driverState{lib: lib, version: v, kernelDriver: kernelDriverVersion()}
+	for i := 0; i < n; i++ {
+		d, r := lib.DeviceGet(i)
+		if r != cu.Success {
+			return nil, unavailable(r.Err(fmt.Sprintf("cuDeviceGet(%d)", i)), lib.Path)
+		}
+		st.ordinals = append(st.ordinals, &ordinalState{dev: d})
+	}
+	return st, nil
+}
+
+// unavailable makes a driver initialisation error a Probe error: category
+// Unavailable, keeping the CUDA code, its message and its hint.
+func unavailable(err error, lib string) error {
+	e, ok := err.(*errors.Error)
+	if !ok {
+		return &errors.Error{Backend: Name, Op: "init", Category: errors.Unavailable, Err: err}
+	}
+	c := *e
+	if c.Category != errors.Unavailable {
+		c.Msg = fmt.Sprintf("%s (%s category)", c.Msg, c.Category)
+		c.Category = errors.Unavailable
+	}
+	c.Retryable, c.Fatal = false, false
+	c.Op = "init " + lib + ": " + c.Op
+	return &c
+}
+
+// info returns (and caches) the DeviceInfo of ordinal i.
+func (st *driverState) info(i int) (backend.DeviceInfo, error) {
+	o := st.ordinals[i]
+	o.infoOnce.Do(func() { o.info, o.infoErr = st.queryInfo(i, o.dev) })
+	return o.info, o.infoErr
+}
+
+// queryInfo reads a device's attributes; no context is needed.
+func (st *driverState) queryInfo(ordinal int, d cu.Device) (backend.DeviceInfo, error) {
+	lib := st.lib
+	raw := rawInfo{driverAPI: st.version, kernelDriver: st.kernelDriver, attrs: map[cu.Attribute]int{}}
+	var r cu.Result
+	if raw.name, r = lib.DeviceGetName(d); r != cu.Success {
+		return backend.DeviceInfo{}, unavailable(r.Err("cuDeviceGetName"), lib.Path)
+	}
+	if raw.totalMem, r = lib.DeviceTotalMem(d); r != cu.Success {
+		return backend.DeviceInfo{}, unavailable(r.Err("cuDeviceTotalMem"), lib.Path)
+	}
+	if u, r := lib.DeviceGetUUID(d); r == cu.Success {
+		raw.uuid, raw.hasUUID = u, true
+	}
+	if p, r := lib.DeviceGetPCIBusID(d); r == cu.Success {
+		raw.pci = p
+	}
+	for _, a := range cu.InfoAttributes {
+		// Attributes newer than the driver fail with CUDA_ERROR_INVALID_VALUE:
+		// they stay unknown (zero).
+		if v, r := lib.DeviceGetAttribute(a, d); r == cu.Success {
+			raw.attrs[a] = v
+		}
+	}
+	return buildInfo(ordinal, raw), nil
+}
+
+// kernelDriverVersion reads the NVIDIA kernel module's version on Linux
+// ("580.159.04"); "" elsewhere.
+func kernelDriverVersion() string {
+	b, err := os.ReadFile("/proc/driver/nvidia/version")
+	if err != nil {
+		return ""
+	}
+	return parseKernelDriverVersion(string(b))
+}
+
+// parseKernelDriverVersion finds the version in the first line of
+// /proc/driver/nvidia/version: "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Tue ...".
+func parseKernelDriverVersion(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	if _, rest, ok := strings.Cut(line, "Kernel Module"); ok {
+		line = rest
+	}
+	for _, f := range strings.Fields(line) {
+		if strings.Contains(f, ".") && f[0] >= '0' && f[0] <= '9' {
+			return f
+		}
+	}
+	return ""
+}
+
+// versionString formats a cuDriverGetVersion value: 13000 -> "13.0".
+func versionString(v int) string { return fmt.Sprintf("%d.%d", v/1000, v%1000/10) }

@@ -1,0 +1,508 @@
+package cuda
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/backend/cuda/internal/cu"
+	"github.com/anygpu/gpu/errors"
+)
+
+// stream is a non-blocking CUstream. Its mutex serialises enqueues, so a
+// multi-chunk Write is not interleaved with other work on the stream, and
+// guards the launch parameter block it reuses.
+type stream struct {
+	dev *device
+	h   cu.Stream
+
+	mu     sync.Mutex
+	closed bool
+	fr     cu.Frame // argument memory of the driver calls made under mu
+	params paramBlock
+}
+
+var (
+	_ backend.Stream       = (*stream)(nil)
+	_ backend.HostCopier   = (*stream)(nil)
+	_ backend.PeerCopier   = (*stream)(nil)
+	_ backend.NativeHandle = (*stream)(nil)
+)
+
+func newStream(d *device, h cu.Stream) *stream {
+	s := &stream{dev: d, h: h}
+	s.params.init()
+	return s
+}
+
+// NativeHandle is the CUstream.
+func (s *stream) NativeHandle() uintptr { return uintptr(s.h) }
+
+func (s *stream) closedErr(op string) error {
+	return &errors.Error{Backend: Name, Op: op, Category: errors.Closed, Msg: "stream is closed", Hint: "create a new stream"}
+}
+
+// lock takes the stream for an enqueue; the caller unlocks s.mu.
+func (s *stream) lock(op string) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return s.closedErr(op)
+	}
+	return nil
+}
+
+func bufferOf(op string, b backend.Buffer) (*buffer, error) {
+	cb, ok := b.(*buffer)
+	if !ok {
+		return nil, foreign(op, b)
+	}
+	return cb, nil
+}
+
+// Write copies src to device memory. Up to directMax bytes go through the
+// driver, which stages pageable memory itself before it returns; larger
+// copies through the device's pinned staging chunks. Either way src may be
+// reused as soon as Write returns.
+func (s *stream) Write(dst backend.Buffer, off int64, src []byte) error {
+	const op = "write"
+	b, err := bufferOf(op, dst)
+	if err != nil {
+		return err
+	}
+	n := int64(len(src))
+	if n == 0 {
+		return nil
+	}
+	if err := s.lock(op); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	d := s.dev
+	if n > directMax {
+		return s.writeStaged(b.ptr+cu.DevicePtr(off), src)
+	}
+	if err := d.enter(&s.fr, op); err != nil {
+		return err
+	}
+	r := d.lib.MemcpyHtoDAsync(b.ptr+cu.DevicePtr(off), unsafe.Pointer(&src[0]), n, s.h)
+	d.leave()
+	return d.check(r, "write "+byteSize(n))
+}
+
+// writeStaged copies src chunk by chunk into pinned memory and from there to
+// dst, the host copy of one chunk overlapping the DMA of the other. It
+// returns when every chunk has been copied out of src and enqueued.
+func (s *stream) writeStaged(dst cu.DevicePtr, src []byte) error {
+	d := s.dev
+	sp, err := d.takeStaging()
+	if err != nil {
+		return err
+	}
+	defer d.giveStaging(sp)
+	if err := d.enter(&s.fr, "write"); err != nil {
+		return err
+	}
+	defer d.leave()
+	slot := 0
+	for pos := 0; pos < len(src); pos += stageChunk {
+		m := min(stageChunk, len(src)-pos)
+		if err := sp.ready(d, &s.fr, slot); err != nil {
+			return err
+		}
+		parallelCopy(sp.chunk(slot, m), src[pos:pos+m])
+		if r := d.lib.MemcpyHtoDAsyncPinned(&s.fr, dst+cu.DevicePtr(pos), sp.mem[slot], int64(m), s.h); r != cu.Success {
+			return d.check(r, "write "+byteSize(int64(len(src))))
+		}
+		if r := d.lib.EventRecord(&s.fr, sp.ev[slot], s.h); r != cu.Success {
+			return d.check(r, "write: record staging event")
+		}
+		sp.pending[slot] = true
+		slot ^= 1
+	}
+	return nil
+}
+
+// Read copies device memory into dst. Up to directMax bytes go through the
+// driver; larger reads through pinned chunks, and then Read returns once dst
+// holds the data (the stream has reached this point).
+func (s *stream) Read(dst []byte, src backend.Buffer, off int64) error {
+	const op = "read"
+	b, err := bufferOf(op, src)
+	if err != nil {
+		return err
+	}
+	n := int64(len(dst))
+	if n == 0 {
+		return nil
+	}
+	if err := s.lock(op); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	d := s.dev
+	if n > directMax {
+		return s.readStaged(dst, b.ptr+cu.DevicePtr(off))
+	}
+	if err := d.enter(&s.fr, op); err != nil {
+		return err
+	}
+	r := d.lib.MemcpyDtoHAsync(unsafe.Pointer(&dst[0]), b.ptr+cu.DevicePtr(off), n, s.h)
+	d.leave()
+	return d.check(r, "read "+byteSize(n))
+}
+
+// readStaged reads through the two pinned chunks: while the host copies one
+// chunk into dst, the DMA engine fills the other.
+func (s *stream) readStaged(dst []byte, src cu.DevicePtr) error {
+	d := s.dev
+	sp, err := d.takeStaging()
+	if err != nil {
+		return err
+	}
+	defer d.giveStaging(sp)
+	if err := d.enter(&s.fr, "read"); err != nil {
+		return err
+	}
+	defer d.leave()
+	n := len(dst)
+	chunks := (n + stageChunk - 1) / stageChunk
+	size := func(c int) int { return min(stageChunk, n-c*stageChunk) }
+	enqueue := func(c int) error {
+		slot := c % 2
+		if err := sp.ready(d, &s.fr, slot); err != nil {
+			return err
+		}
+		if r := d.lib.MemcpyDtoHAsyncPinned(&s.fr, sp.mem[slot], src+cu.DevicePtr(c*stageChunk), int64(size(c)), s.h); r != cu.Success {
+			return d.check(r, "read "+byteSize(int64(n)))
+		}
+		if r := d.lib.EventRecord(&s.fr, sp.ev[slot], s.h); r != cu.Success {
+			return d.check(r, "read: record staging event")
+		}
+		sp.pending[slot] = true
+		return nil
+	}
+	for c := 0; c < min(2, chunks); c++ {
+		if err := enqueue(c); err != nil {
+			return err
+		}
+	}
+	for c := 0; c < chunks; c++ {
+		slot := c % 2
+		if err := sp.ready(d, &s.fr, slot); err != nil {
+			return err
+		}
+		parallelCopy(dst[c*stageChunk:c*stageChunk+size(c)], sp.chunk(slot, size(c)))
+		if c+2 < chunks {
+			if err := enqueue(c + 2); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// WriteHost copies from pinned host memory, asynchronously.
+func (s *stream) WriteHost(dst backend.Buffer, off int64, src backend.HostBuffer, srcOff, n int64) error {
+	const op = "write host"
+	b, err := bufferOf(op, dst)
+	if err != nil {
+		return err
+	}
+	h, ok := src.(*hostBuffer)
+	if !ok {
+		return foreign(op, src)
+	}
+	if err := s.lock(op); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	d := s.dev
+	if err := d.enter(&s.fr, op); err != nil {
+		return err
+	}
+	r := d.lib.MemcpyHtoDAsyncPinned(&s.fr, b.ptr+cu.DevicePtr(off), unsafe.Add(h.ptr, srcOff), n, s.h)
+	d.leave()
+	return d.check(r, "write host "+byteSize(n))
+}
+
+// ReadHost copies into pinned host memory, asynchronously.
+func (s *stream) ReadHost(dst backend.HostBuffer, dstOff int64, src backend.Buffer, srcOff, n int64) error {
+	const op = "read host"
+	b, err := bufferOf(op, src)
+	if err != nil {
+		return err
+	}
+	h, ok := dst.(*hostBuffer)
+	if !ok {
+		return foreign(op, dst)
+	}
+	if err := s.lock(op); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	d := s.dev
+	if err := d.enter(&s.fr, op); err != nil {
+		return err
+	}
+	r := d.lib.MemcpyDtoHAsyncPinned(&s.fr, unsafe.Add(h.ptr, dstOff), b.ptr+cu.DevicePtr(srcOff), n, s.h)
+	d.leave()
+	return d.check(r, "read host "+byteSize(n))
+}
+
+// Copy is cuMemcpyDtoDAsync.
+func (s *stream) Copy(dst backend.Buffer, dstOff int64, src backend.Buffer, srcOff, n int64) error {
+	const op = "copy"
+	db, err := bufferOf(op, dst)
+	if err != nil {
+		return err
+	}
+	sb, err := bufferOf(op, src)
+	if err != nil {
+		return err
+	}
+	if err := s.lock(op); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	d := s.dev
+	if err := d.enter(&s.fr, op); err != nil {
+		return err
+	}
+	r := d.lib.MemcpyDtoDAsync(&s.fr, db.ptr+cu.DevicePtr(dstOff), sb.ptr+cu.DevicePtr(srcOff), n, s.h)
+	d.leave()
+	return d.check(r, "copy "+byteSize(n))
+}
+
+// CopyPeer copies from a buffer of another Device: on the same GPU a plain
+// device copy, across GPUs cuMemcpyPeerAsync (direct over NVLink or PCIe
+// where peer access is possible, else staged by the driver). It is ordered
+// on this stream only: the work that produced src must be complete (or
+// ordered) before the copy is enqueued.
+func (s *stream) CopyPeer(dst backend.Buffer, dstOff int64, src backend.Buffer, srcOff, n int64) error {
+	const op = "copy peer"
+	db, err := bufferOf(op, dst)
+	if err != nil {
+		return err
+	}
+	sb, err := bufferOf(op, src)
+	if err != nil {
+		return err
+	}
+	if sb.dev.broken() {
+		return lostErr(sb.dev.ord, op)
+	}
+	if err := s.lock(op); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	d := s.dev
+	if err := d.enter(&s.fr, op); err != nil {
+		return err
+	}
+	defer d.leave()
+	var r cu.Result
+	if sb.dev.ctx == d.ctx {
+		r = d.lib.MemcpyDtoDAsync(&s.fr, db.ptr+cu.DevicePtr(dstOff), sb.ptr+cu.DevicePtr(srcOff), n, s.h)
+	} else {
+		d.enablePeer(sb.dev)
+		r = d.lib.MemcpyPeerAsync(&s.fr, db.ptr+cu.DevicePtr(dstOff), d.ctx, sb.ptr+cu.DevicePtr(srcOff), sb.dev.ctx, n, s.h)
+	}
+	return d.check(r, "copy peer "+byteSize(n))
+}
+
+// Fill is cuMemsetD32Async.
+func (s *stream) Fill(dst backend.Buffer, off, n int64, v uint32) error {
+	const op = "fill"
+	b, err := bufferOf(op, dst)
+	if err != nil {
+		return err
+	}
+	if err := s.lock(op); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	d := s.dev
+	if err := d.enter(&s.fr, op); err != nil {
+		return err
+	}
+	r := d.lib.MemsetD32Async(&s.fr, b.ptr+cu.DevicePtr(off), v, n/4, s.h)
+	d.leave()
+	return d.check(r, "fill "+byteSize(n))
+}
+
+// Launch is cuLaunchKernel, each argument passed as a pointer to its value
+// in the stream's reused parameter block.
+func (s *stream) Launch(k backend.Kernel, grid, block backend.Dim3, args []backend.Arg) error {
+	kern, ok := k.(*kernel)
+	if !ok {
+		return foreign("launch", k)
+	}
+	if err := s.lock("launch"); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	if err := s.params.pack(args, kern); err != nil {
+		return err
+	}
+	d := s.dev
+	if err := d.enter(&s.fr, "launch"); err != nil {
+		return err
+	}
+	r := d.lib.LaunchKernel(&s.fr, kern.fn, uint32(grid.X), uint32(grid.Y), uint32(grid.Z),
+		uint32(block.X), uint32(block.Y), uint32(block.Z), 0, s.h, unsafe.Pointer(&s.params.ptrs[0]))
+	d.leave()
+	if r != cu.Success {
+		return d.check(r, "launch "+kern.name)
+	}
+	return nil
+}
+
+// Record enqueues a timing event.
+func (s *stream) Record() (backend.Event, error) {
+	const op = "record event"
+	if err := s.lock(op); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	d := s.dev
+	if err := d.enter(&s.fr, op); err != nil {
+		return nil, err
+	}
+	e, r := d.takeEvent()
+	if r == cu.Success {
+		if r = d.lib.EventRecord(&s.fr, e, s.h); r != cu.Success {
+			_ = d.lib.EventDestroy(e)
+		}
+	}
+	d.leave()
+	if err := d.check(r, op); err != nil {
+		return nil, err
+	}
+	return &event{dev: d, h: e}, nil
+}
+
+// Wait is cuStreamWaitEvent.
+func (s *stream) Wait(ev backend.Event) error {
+	const op = "wait"
+	e, ok := ev.(*event)
+	if !ok {
+		return foreign(op, ev)
+	}
+	if err := s.lock(op); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	d := s.dev
+	if err := d.enter(&s.fr, op); err != nil {
+		return err
+	}
+	r := d.lib.StreamWaitEvent(&s.fr, s.h, e.h)
+	d.leave()
+	return d.check(r, op)
+}
+
+// Synchronize waits for the stream: with a context that can end, by polling
+// cuStreamQuery with a growing pause, so that cancellation is seen;
+// otherwise with one blocking cuStreamSynchronize.
+func (s *stream) Synchronize(ctx context.Context) error {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return s.closedErr("synchronize")
+	}
+	d, h := s.dev, s.h
+	return d.wait(ctx, "synchronize",
+		func(fr *cu.Frame) cu.Result { return d.lib.StreamQuery(fr, h) },
+		func(fr *cu.Frame) cu.Result { return d.lib.StreamSynchronize(fr, h) })
+}
+
+// Close destroys the stream (work already enqueued still completes).
+func (s *stream) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	d := s.dev
+	d.mu.Lock()
+	_, live := d.streams[s]
+	delete(d.streams, s)
+	d.mu.Unlock()
+	if !live || d.broken() {
+		return nil
+	}
+	return d.do("close stream", func(*cu.Frame) cu.Result { return d.lib.StreamDestroy(s.h) })
+}
+
+// destroy releases the stream during Device.Close; the context is current.
+func (s *stream) destroy() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	_ = s.dev.lib.StreamDestroy(s.h)
+}
+
+// Polling schedule of wait: spin (yielding) for spinFor, then sleep from
+// minPause, doubling up to maxPause.
+const (
+	spinFor  = 200 * time.Microsecond
+	minPause = 20 * time.Microsecond
+	maxPause = time.Millisecond
+)
+
+// wait waits for query to report completion. A context without a Done
+// channel cannot end, so block is used instead.
+func (d *device) wait(ctx context.Context, op string, query, block func(*cu.Frame) cu.Result) error {
+	if ctx.Done() == nil {
+		return d.do(op, block)
+	}
+	fr := framePool.Get().(*cu.Frame)
+	defer framePool.Put(fr)
+	start := time.Now()
+	pause := minPause
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		if err := d.enter(fr, op); err != nil {
+			return err
+		}
+		r := query(fr)
+		d.leave()
+		switch r {
+		case cu.Success:
+			return nil
+		case cu.ErrorNotReady:
+		default:
+			return d.check(r, op)
+		}
+		if err := ctx.Err(); err != nil {
+			return errors.Wrap(err, Name, op)
+		}
+		if time.Since(start) < spinFor {
+			runtime.Gosched()
+			continue
+		}
+		if timer == nil {
+			timer = time.NewTimer(pause)
+		} else {
+			timer.Reset(pause)
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Wrap(ctx.Err(), Name, op)
+		case <-timer.C:
+		}
+		pause = min(2*pause, maxPause)
+	}
+}

@@ -1,0 +1,321 @@
+package nvrtc
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/anygpu/gpu/errors"
+)
+
+// Options are the settings of one compilation. The zero value is not enough:
+// Arch must be set.
+type Options struct {
+	// Arch is the target: "sm_90" (CUBIN, and PTX) or "compute_90" (PTX
+	// only). The CUDA backend sets it to the device's sm_XY.
+	Arch string
+	// PTX compiles to PTX only, for the virtual architecture of Arch
+	// ("sm_90" becomes "compute_90"): the driver JIT-compiles it when the
+	// module loads, which also runs on newer GPUs.
+	PTX bool
+	// Std is the C++ dialect ("c++17", "c++20"); NVRTC's default when empty.
+	Std string
+	// FastMath is --use_fast_math: flush denormals to zero, approximate
+	// division, square root and transcendentals, contract freely.
+	FastMath bool
+	// MaxRegisters caps the registers per thread (--maxrregcount); 0 = no cap.
+	MaxRegisters int
+	// LineInfo adds line information for profilers (--generate-line-info).
+	LineInfo bool
+	// Debug adds full device debug information and turns off optimisation
+	// (--device-debug, -G).
+	Debug bool
+	// Defines are preprocessor macros: NAME -> value, "" for a bare define.
+	Defines map[string]string
+	// IncludePaths are searched by #include (--include-path).
+	IncludePaths []string
+	// Headers are in-memory headers: include name -> content.
+	Headers map[string]string
+	// NameExpressions are C++ names (template instantiations, kernels not
+	// declared extern "C") whose mangled names Result.LoweredNames returns.
+	NameExpressions []string
+	// Flags are passed to NVRTC verbatim, after the options above.
+	Flags []string
+	// Name is the program's name in the log ("default_program" when empty).
+	Name string
+	// DriverVersion is the CUDA driver version the result will be loaded by
+	// (cuDriverGetVersion). It is part of the cache key only.
+	DriverVersion int
+	// NoCache skips the kernel cache: always compile, store nothing.
+	NoCache bool
+}
+
+// Result is a compiled program.
+type Result struct {
+	CUBIN        []byte            // device code for Arch; nil when compiling to PTX only
+	PTX          string            // the PTX the program compiled to
+	Log          string            // the compiler's messages (warnings), "" when none
+	LoweredNames map[string]string // name expression -> mangled name
+	Arch         string            // the architecture compiled for
+	Duration     time.Duration     // time taken: compiling, or reading the cache on a hit
+	Cached       bool              // served by the kernel cache
+}
+
+// Image is what cuModuleLoadData takes: the CUBIN, else the PTX with its
+// terminating NUL.
+func (r *Result) Image() []byte {
+	if len(r.CUBIN) > 0 {
+		return r.CUBIN
+	}
+	return append([]byte(r.PTX), 0)
+}
+
+// Name returns the symbol to look up for an entry point: its lowered name
+// when it was a name expression, else the name itself (extern "C").
+func (r *Result) Name(entry string) string {
+	if n, ok := r.LoweredNames[entry]; ok {
+		return n
+	}
+	return entry
+}
+
+var archRE = regexp.MustCompile(`^(sm|compute)_([0-9]+)([af]?)$`)
+
+// targetArch validates o.Arch and applies o.PTX.
+func (o *Options) targetArch() (string, error) {
+	arch := strings.TrimSpace(o.Arch)
+	m := archRE.FindStringSubmatch(arch)
+	if m == nil {
+		e := errors.E(errors.InvalidArgument, "nvrtc", "compile", "invalid architecture %q", o.Arch)
+		e.Hint = `set Options.Arch to "sm_XY" (CUBIN) or "compute_XY" (PTX) for the target GPU's compute capability X.Y, e.g. "sm_90"`
+		if arch == "" {
+			e.Msg = "no target architecture (Options.Arch is empty)"
+		}
+		return "", e
+	}
+	if o.PTX {
+		arch = "compute_" + m[2] + m[3]
+	}
+	return arch, nil
+}
+
+// args returns the NVRTC options for arch, in a fixed order (the cache key
+// depends on it).
+func (o *Options) args(arch string) []string {
+	a := []string{"--gpu-architecture=" + arch}
+	if o.Std != "" {
+		a = append(a, "--std="+o.Std)
+	}
+	if o.FastMath {
+		a = append(a, "--use_fast_math")
+	}
+	if o.MaxRegisters > 0 {
+		a = append(a, "--maxrregcount="+strconv.Itoa(o.MaxRegisters))
+	}
+	if o.LineInfo {
+		a = append(a, "--generate-line-info")
+	}
+	if o.Debug {
+		a = append(a, "--device-debug")
+	}
+	for _, k := range sortedKeys(o.Defines) {
+		if v := o.Defines[k]; v != "" {
+			a = append(a, "--define-macro="+k+"="+v)
+		} else {
+			a = append(a, "--define-macro="+k)
+		}
+	}
+	for _, p := range o.IncludePaths {
+		a = append(a, "--include-path="+p)
+	}
+	return append(a, o.Flags...)
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Compiler compiles CUDA C++ with NVRTC through a kernel cache. It is safe
+// for concurrent use.
+type Compiler struct {
+	cache *Cache // nil: no caching
+}
+
+// NewCompiler returns a compiler that caches in c (nil: no cache).
+func NewCompiler(c *Cache) *Compiler { return &Compiler{cache: c} }
+
+// Cache is the compiler's kernel cache (nil when it has none).
+func (c *Compiler) Cache() *Cache { return c.cache }
+
+var (
+	defaultOnce     sync.Once
+	defaultCompiler *Compiler
+)
+
+// Default is the process's compiler: its cache is in DefaultCacheDir.
+func Default() *Compiler {
+	defaultOnce.Do(func() { defaultCompiler = NewCompiler(OpenCache(DefaultCacheDir())) })
+	return defaultCompiler
+}
+
+// Compile compiles src with the default compiler.
+func Compile(src string, o Options) (*Result, error) { return Default().Compile(src, o) }
+
+// Available reports whether an NVRTC library can be loaded, and if not, why.
+func Available() error {
+	_, err := load()
+	return err
+}
+
+// Loaded reports whether this process has loaded NVRTC (a kernel-cache hit
+// in a process that has not does not load it).
+func Loaded() bool { return loaded() }
+
+// Version is the loaded NVRTC's version.
+func Version() (major, minor int, err error) {
+	l, err := load()
+	if err != nil {
+		return 0, 0, err
+	}
+	return l.major, l.minor, nil
+}
+
+// LibraryPath is the name or path the NVRTC library was loaded from.
+func LibraryPath() (string, error) {
+	l, err := load()
+	if err != nil {
+		return "", err
+	}
+	return l.path, nil
+}
+
+// SupportedArchs lists the compute capabilities the loaded NVRTC compiles
+// for, as 10*major+minor (75, 80, 86, 89, 90, ...), ascending.
+func SupportedArchs() ([]int, error) {
+	l, err := load()
+	if err != nil {
+		return nil, err
+	}
+	return l.supportedArchs()
+}
+
+// Compile compiles src for o.Arch. A program that does not compile is an
+// error of category Compilation whose Log (errors.LogOf) is the compiler's
+// output; a missing NVRTC is Unavailable. Results are served from and stored
+// in the compiler's cache unless o.NoCache is set or o.IncludePaths is not
+// empty (included files are not part of the cache key).
+func (c *Compiler) Compile(src string, o Options) (*Result, error) {
+	arch, err := o.targetArch()
+	if err != nil {
+		return nil, err
+	}
+	args := o.args(arch)
+	// Files found through include paths may change without the key seeing
+	// it: such programs are not cached (in-memory Headers are).
+	cacheable := c.cache != nil && !o.NoCache && len(o.IncludePaths) == 0
+	if cacheable && !loaded() {
+		// A process that has not loaded NVRTC yet takes its version from
+		// the stamp the cache keeps (checked against the library file), so
+		// a cache hit costs no library load.
+		if major, minor, ok := c.cache.knownVersion(); ok {
+			if r, ok := c.cache.lookup(keyOf(major, minor, src, arch, args, o)); ok {
+				return r, nil
+			}
+		}
+	}
+	lib, err := load()
+	if err != nil {
+		return nil, err
+	}
+	if !cacheable {
+		return compile(lib, src, arch, args, o)
+	}
+	c.cache.rememberVersion(lib)
+	key := cacheKey(lib, src, arch, args, o)
+	return c.cache.Do(key, func() (*Result, error) { return compile(lib, src, arch, args, o) })
+}
+
+// compile runs NVRTC once.
+func compile(lib *library, src, arch string, args []string, o Options) (*Result, error) {
+	start := time.Now()
+	name := o.Name
+	if name == "" {
+		name = "default_program"
+	}
+	op := fmt.Sprintf("compile %s for %s", name, arch)
+	prog, err := lib.createProgram(src, name, o.Headers)
+	if err != nil {
+		return nil, errors.Wrap(err, "nvrtc", op)
+	}
+	defer lib.destroyProgram(prog)
+	for _, e := range o.NameExpressions {
+		if err := lib.addNameExpression(prog, e); err != nil {
+			return nil, errors.Wrap(err, "nvrtc", op)
+		}
+	}
+	r := lib.compileProgram(prog, args)
+	log := lib.log(prog)
+	if r != resSuccess {
+		err := res(uintptr(r), op)
+		if e, ok := err.(*errors.Error); ok {
+			e.Log = log
+			if r == resCompilation {
+				e.Msg = "compilation failed"
+				if first := firstError(log); first != "" {
+					e.Msg += ": " + first
+				}
+			}
+		}
+		return nil, err
+	}
+	out := &Result{Log: log, Arch: arch}
+	ptx, err := lib.blob(prog, symGetPTXSize, symGetPTX, "PTX")
+	if err != nil {
+		return nil, errors.Wrap(err, "nvrtc", op)
+	}
+	out.PTX = string(trimNUL(ptx))
+	if strings.HasPrefix(arch, "sm_") {
+		if !lib.has(symGetCUBIN) {
+			return nil, &errors.Error{Backend: "nvrtc", Op: op, Category: errors.NotSupported,
+				Msg: "this NVRTC cannot produce CUBIN (nvrtcGetCUBIN needs CUDA 11.1+)", Hint: "use a newer NVRTC, or set Options.PTX"}
+		}
+		if out.CUBIN, err = lib.blob(prog, symGetCUBINSize, symGetCUBIN, "CUBIN"); err != nil {
+			return nil, errors.Wrap(err, "nvrtc", op)
+		}
+	}
+	if len(o.NameExpressions) > 0 {
+		out.LoweredNames = make(map[string]string, len(o.NameExpressions))
+		for _, e := range o.NameExpressions {
+			n, err := lib.loweredName(prog, e)
+			if err != nil {
+				return nil, errors.Wrap(err, "nvrtc", op)
+			}
+			out.LoweredNames[e] = n
+		}
+	}
+	out.Duration = time.Since(start)
+	return out, nil
+}
+
+// firstError is the first line of log that reports an error, shortened.
+func firstError(log string) string {
+	for _, line := range strings.Split(log, "\n") {
+		if strings.Contains(line, "error") {
+			line = strings.TrimSpace(line)
+			if len(line) > 200 {
+				line = line[:200] + "..."
+			}
+			return line
+		}
+	}
+	return ""
+}
