@@ -130,6 +130,9 @@ func (pr *profiler) collect() {
 		t1, err1 := op.end.Elapsed(pr.epoch)
 		if err0 == nil && err1 == nil {
 			op.rec.Start, op.rec.End = t0, t1
+			if ht, ok := op.end.(backend.HostTimer); ok && ht.HostTimed() {
+				op.rec.HostTimed = true
+			}
 			pr.p.Add(op.rec)
 		}
 		_ = op.start.Close()

@@ -59,3 +59,10 @@ type HostCopier interface {
 type Simulator interface {
 	Simulate(backendName string, presets []string) (Driver, error)
 }
+
+// HostTimer is implemented by events timed on the host clock rather than by
+// the device (a backend without timestamp queries). The profiler marks the
+// records it times with such events as HostTimed.
+type HostTimer interface {
+	HostTimed() bool
+}

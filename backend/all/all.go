@@ -13,4 +13,5 @@ import (
 	_ "github.com/anygpu/gpu/backend/metal"  // Apple GPUs through the Objective-C runtime (darwin)
 	_ "github.com/anygpu/gpu/backend/opengl" // OpenGL 4.3 compute through headless EGL
 	_ "github.com/anygpu/gpu/backend/sim"    // simulated devices, active only with ANYGPU_FAKE
+	_ "github.com/anygpu/gpu/backend/webgpu" // WebGPU through wgpu-native (needs cgo; "not compiled" without)
 )

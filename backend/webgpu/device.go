@@ -1,0 +1,582 @@
+//go:build cgo
+
+package webgpu
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/errors"
+	"github.com/oliverbestmann/webgpu/wgpu"
+)
+
+// device is one WebGPU device and its queue. Every stream feeds the queue,
+// so all work of a device runs in the order it was enqueued.
+//
+// Work is encoded into one command buffer per operation (so that a bad
+// operation fails alone, at once) and submitted in batches: at once when the
+// queue is idle, else after maxBatch operations or when something waits for
+// the work (Synchronize, an event, a write that must follow it). Scalars of
+// launches go into a uniform "arena" written, once per batch, just before
+// the batch is submitted.
+type device struct {
+	info    backend.DeviceInfo
+	adapter *wgpu.Adapter
+	dev     *wgpu.Device
+	queue   *wgpu.Queue
+	sc      *scopes
+	sink    sink // uncaptured errors and loss, filled by C callbacks
+	limits  wgpu.Limits
+
+	maxDim       uint32 // work groups per dispatch dimension
+	maxBinding   uint64 // largest storage binding, a multiple of storageAlign
+	storageAlign uint64 // storage binding offset alignment
+	uniformAlign int    // uniform binding offset alignment
+	timestamps   bool   // timing through timestamp queries; else the host clock
+	tsPeriod     float64
+
+	// mu serialises the device's wgpu calls that change its state, and
+	// guards everything below, the streams' fields included.
+	mu       sync.Mutex
+	closed   bool
+	cmds     []*wgpu.CommandBuffer // encoded, not yet submitted
+	params   []byte                // the arena's contents for the pending batch
+	arena    *wgpu.Buffer
+	dirty    bool             // queue writes staged since the last submission
+	seq      uint64           // submissions so far
+	touched  []*stream        // streams with work in the pending batch
+	toMap    []*pendingRead   // downloads whose copy is in the pending batch
+	reads    []*pendingRead   // downloads waiting for their staging buffer's mapping
+	newEvts  []*event         // events recorded into the pending batch
+	staging  stagingPool      // mappable buffers for downloads
+	internal *internalKernels // fill, patch and byte-copy pipelines
+	ts       timestampSlots
+	hostEvts atomic.Int64 // host-timed events not yet complete
+	sinkSeen uint64       // the sink's count when last collected
+	polling  bool
+
+	// completed is the highest submission known to be complete; it is set
+	// from the queue's work-done callbacks, which run inside Poll.
+	completed atomic.Uint64
+
+	errMu     sync.Mutex
+	uncapSeq  uint64
+	uncapErrs []error // uncaptured errors not yet reported
+	lostErr   atomic.Pointer[errors.Error]
+	closing   atomic.Bool
+}
+
+var _ backend.Device = (*device)(nil)
+
+const (
+	// maxBatch is how many operations wait for a busy queue before they are
+	// submitted anyway.
+	maxBatch = 64
+	// arenaSize is the size of the uniform buffer holding a batch's scalars.
+	arenaSize = 256 << 10
+	// closeWait bounds how long Close waits for outstanding work.
+	closeWait = 30 * time.Second
+)
+
+func open(ctx context.Context, ordinal int) (backend.Device, error) {
+	return runCtx(ctx, "open", func() (backend.Device, error) {
+		list, err := enumerate()
+		if err != nil {
+			return nil, err
+		}
+		if len(list) == 0 {
+			return nil, errNoAdapter("open")
+		}
+		if ordinal < 0 || ordinal >= len(list) {
+			releaseAdapters(list, -1)
+			return nil, errors.E(errors.InvalidArgument, Name, "open", "device %d does not exist: the WebGPU backend has %d adapters (0..%d)", ordinal, len(list), len(list)-1)
+		}
+		releaseAdapters(list, ordinal)
+		d, err := newDevice(ordinal, list[ordinal])
+		if err != nil {
+			list[ordinal].adapter.Release()
+			return nil, err
+		}
+		return d, nil
+	}, func(d backend.Device) { _ = d.Close() })
+}
+
+func newDevice(ordinal int, e adapterEntry) (*device, error) {
+	d := &device{adapter: e.adapter, sink: newSink()}
+	limits := requiredLimits(e.limits)
+	var features []wgpu.FeatureName
+	if e.has(wgpu.FeatureNameTimestampQuery) {
+		features = append(features, wgpu.FeatureNameTimestampQuery)
+	}
+	if e.has(wgpu.FeatureNameShaderF16) {
+		features = append(features, wgpu.FeatureNameShaderF16)
+	}
+	dev, status, msg := requestDevice(e.adapter, limits, features, d.sink)
+	fallback := ""
+	if dev == nil {
+		// Some drivers refuse limits their adapter reports: fall back to
+		// WebGPU's defaults, which every adapter supports.
+		fallback = condense(msg)
+		limits = wgpu.DefaultLimits()
+		dev, status, msg = requestDevice(e.adapter, limits, features, d.sink)
+	}
+	if dev == nil {
+		return nil, nativeErr(requestDeviceStatuses, max(status, 3), "open", msg, errors.None)
+	}
+	d.dev = dev
+	d.sc = newScopes(dev)
+	err := protect("open", func() error {
+		d.queue = dev.GetQueue()
+		d.limits = dev.GetLimits()
+		return nil
+	})
+	if err != nil {
+		d.release()
+		return nil, err
+	}
+	l := d.limits
+	d.maxDim = or32(l.MaxComputeWorkgroupsPerDimension, defaultMaxWorkgroupsDim)
+	d.storageAlign = uint64(or32(l.MinStorageBufferOffsetAlignment, defaultOffsetAlignment))
+	d.maxBinding = or64(l.MaxStorageBufferBindingSize, defaultMaxStorageBinding) / d.storageAlign * d.storageAlign
+	d.uniformAlign = int(or32(l.MinUniformBufferOffsetAlignment, defaultOffsetAlignment))
+	d.timestamps = e.has(wgpu.FeatureNameTimestampQuery) && !forceHostTiming
+	d.info = deviceInfo(ordinal, e, l)
+	if fallback != "" {
+		d.info.Extra["limits"] = "WebGPU defaults: the adapter refused its own limits (" + fallback + ")"
+	}
+	if d.timestamps {
+		_ = protect("timestamp period", func() error {
+			d.tsPeriod = float64(d.queue.GetTimestampPeriod())
+			return nil
+		})
+		if d.tsPeriod <= 0 {
+			d.tsPeriod = 1
+		}
+		d.info.TimestampPeriodNs = d.tsPeriod
+	} else {
+		d.info.Extra["timing"] = timingName(false)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	err = d.call("open", errors.Initialization, func() error {
+		var err error
+		d.arena, err = d.dev.TryCreateBuffer(&wgpu.BufferDescriptor{
+			Label: "anygpu params", Size: arenaSize, Usage: wgpu.BufferUsageUniform | wgpu.BufferUsageCopyDst,
+		})
+		return err
+	})
+	if err == nil {
+		d.internal, err = d.compileInternal()
+	}
+	if err != nil {
+		d.releaseLocked()
+		return nil, err
+	}
+	return d, nil
+}
+
+// forceHostTiming makes new devices time events on the host clock even when
+// the adapter has timestamp queries (tests of the fallback).
+var forceHostTiming = false
+
+func (d *device) Info() backend.DeviceInfo { return d.info }
+
+// call runs fn, which calls the binding, inside typed error scopes (and
+// panic protection) and returns the first error: a validation error becomes
+// category vcat (Compilation also takes internal errors, which are mostly
+// driver shader-compiler failures), out-of-memory stays OutOfMemory. An
+// uncaptured error raised during fn is returned as fn's.
+func (d *device) call(op string, vcat errors.Category, fn func() error) error {
+	seq := d.sink.seq()
+	d.sc.push()
+	fnErr := protect(op, fn)
+	ty, msg := d.sc.pop()
+	switch {
+	case ty != 0:
+		return d.typedErr(op, ty, msg, vcat)
+	case fnErr != nil:
+		if _, ok := fnErr.(*errors.Error); ok {
+			return fnErr
+		}
+		// The binding's Try… calls capture validation errors, as text.
+		return d.typedErr(op, 2, fnErr.Error(), vcat)
+	}
+	if d.sink.seq() == seq {
+		return nil
+	}
+	// Errors raised outside the scopes during fn (internal errors: wgpu has
+	// no scope filter for them) are fn's; the last one is the newest.
+	errs := d.drainSink()
+	if len(errs) == 0 {
+		return nil
+	}
+	last := errs[len(errs)-1]
+	d.errMu.Lock()
+	for _, e := range errs[:len(errs)-1] {
+		d.uncapErrs = append(d.uncapErrs, nativeErr(errorTypes, e.errType, "uncaptured error", e.msg, errors.None))
+	}
+	d.errMu.Unlock()
+	return d.typedErr(op, last.errType, last.msg, vcat)
+}
+
+func (d *device) typedErr(op string, ty uint32, msg string, vcat errors.Category) error {
+	cat := errors.None
+	switch ty {
+	case 2: // validation
+		cat = vcat
+	case 4, 5: // internal, unknown
+		if vcat == errors.Compilation {
+			cat = vcat
+		}
+	}
+	err := nativeErr(errorTypes, ty, op, msg, cat)
+	if e, ok := err.(*errors.Error); ok && cat == errors.Compilation {
+		e.Log = msg
+	}
+	return err
+}
+
+// drainSink takes the uncaptured errors the C callbacks queued, and records
+// the device's loss.
+func (d *device) drainSink() []sinkError {
+	errs, reason, msg := d.sink.take()
+	if reason != 0 && !d.closing.Load() {
+		err := nativeErr(deviceLostReasons, reason, "device lost", msg, errors.None)
+		if e, ok := err.(*errors.Error); ok {
+			e.Fatal = true
+			if e.Category == errors.Closed {
+				e.Category = errors.DeviceLost
+			}
+			d.lostErr.CompareAndSwap(nil, e)
+		}
+	}
+	return errs
+}
+
+// collectAsync moves the uncaptured errors queued by the C callbacks into
+// the list Synchronize reports from.
+func (d *device) collectAsync() {
+	errs := d.drainSink()
+	if len(errs) == 0 {
+		return
+	}
+	d.errMu.Lock()
+	defer d.errMu.Unlock()
+	for _, e := range errs {
+		if len(d.uncapErrs) < 64 {
+			d.uncapErrs = append(d.uncapErrs, nativeErr(errorTypes, e.errType, "uncaptured error", e.msg, errors.None))
+		}
+	}
+}
+
+// asyncErr returns the device's loss, or the oldest uncaptured error not yet
+// reported (which it removes).
+func (d *device) asyncErr() error {
+	d.collectAsync()
+	if e := d.lostErr.Load(); e != nil {
+		return e
+	}
+	d.errMu.Lock()
+	defer d.errMu.Unlock()
+	for len(d.uncapErrs) > 0 {
+		err := d.uncapErrs[0]
+		d.uncapErrs = d.uncapErrs[1:]
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var errDeviceClosed = &errors.Error{Backend: Name, Op: "device", Category: errors.Closed, Msg: "device is closed", Hint: "open a new Device"}
+
+// usableLocked reports why the device cannot take work.
+func (d *device) usableLocked() error {
+	if d.closed {
+		return errDeviceClosed
+	}
+	if e := d.lostErr.Load(); e != nil {
+		return e
+	}
+	return nil
+}
+
+// flushLocked submits the pending batch: the arena's contents first (queue
+// writes run before the command buffers of the same submission), then the
+// command buffers. It then asks for the mappings of the batch's downloads
+// and stamps the batch's streams and events with the submission.
+func (d *device) flushLocked() error {
+	if len(d.cmds) == 0 && len(d.params) == 0 && !d.dirty && len(d.toMap) == 0 && len(d.newEvts) == 0 {
+		return nil
+	}
+	err := d.call("submit", errors.Execution, func() error {
+		if len(d.params) > 0 {
+			if err := d.queue.TryWriteBuffer(d.arena, 0, d.params); err != nil {
+				return err
+			}
+		}
+		d.queue.Submit(d.cmds...)
+		return nil
+	})
+	for i, cb := range d.cmds {
+		cb.Release()
+		d.cmds[i] = nil
+	}
+	d.cmds = d.cmds[:0]
+	d.params = d.params[:0]
+	d.dirty = false
+	d.seq++
+	seq := d.seq
+	if err == nil {
+		err = protect("submit", func() error {
+			d.queue.OnSubmittedWorkDone(func(st wgpu.QueueWorkDoneStatus) {
+				if st == wgpu.QueueWorkDoneStatusSuccess {
+					for {
+						c := d.completed.Load()
+						if c >= seq || d.completed.CompareAndSwap(c, seq) {
+							break
+						}
+					}
+					return
+				}
+				if d.closing.Load() {
+					return
+				}
+				e, ok := nativeErr(workDoneStatuses, uint32(st), "submit", "", errors.None).(*errors.Error)
+				if ok && e.Fatal {
+					d.lostErr.CompareAndSwap(nil, e)
+				}
+			})
+			return nil
+		})
+	}
+	for _, s := range d.touched {
+		s.seq = seq
+		s.pending = false
+		if err != nil && s.err == nil {
+			s.err = err
+		}
+	}
+	clear(d.touched)
+	d.touched = d.touched[:0]
+	for _, e := range d.newEvts {
+		e.seq = seq
+	}
+	clear(d.newEvts)
+	d.newEvts = d.newEvts[:0]
+	for _, r := range d.toMap {
+		if err != nil {
+			r.finishLocked(d, err)
+			continue
+		}
+		r.mapLocked(d)
+	}
+	clear(d.toMap)
+	d.toMap = d.toMap[:0]
+	if err != nil {
+		// The batch is lost; record the failure as the device's so that
+		// every waiter sees it.
+		d.errMu.Lock()
+		d.uncapErrs = append(d.uncapErrs, err)
+		d.errMu.Unlock()
+	}
+	return err
+}
+
+// afterWorkLocked runs after an operation joined the pending batch: it
+// submits the batch when the queue is idle (so the work starts at once) or
+// the batch is full.
+func (d *device) afterWorkLocked() {
+	if len(d.cmds) >= maxBatch || d.completed.Load() >= d.seq {
+		_ = d.flushLocked()
+		return
+	}
+	d.pollLocked()
+	if d.completed.Load() >= d.seq {
+		_ = d.flushLocked()
+	}
+}
+
+// touchLocked notes that stream s has work in the pending batch.
+func (d *device) touchLocked(s *stream) {
+	if s != nil && !s.pending {
+		s.pending = true
+		d.touched = append(d.touched, s)
+	}
+}
+
+// pollLocked lets wgpu run its callbacks (work done, buffer mapped) without
+// blocking, then finishes the downloads whose data arrived.
+func (d *device) pollLocked() {
+	if d.dev == nil {
+		return
+	}
+	_ = protect("poll", func() error {
+		d.dev.Poll(false, nil)
+		return nil
+	})
+	d.finishReadsLocked()
+	if n := d.sink.seq(); n != d.sinkSeen {
+		d.sinkSeen = n
+		d.collectAsync()
+	}
+}
+
+// wait polls the device until done (called with d.mu held) reports true, ctx
+// ends (an error of category Timeout) or the device is lost or closed. It
+// holds d.mu only while polling, so that other streams keep enqueuing: a
+// blocking poll would hold back their submissions. It spins (polling and
+// yielding) for the first spinFor, which covers most kernels at the cost of
+// a busy core, then polls every millisecond.
+func (d *device) wait(ctx context.Context, op string, done func() bool) error {
+	start := time.Now()
+	for {
+		d.mu.Lock()
+		if d.closed {
+			d.mu.Unlock()
+			return errDeviceClosed
+		}
+		d.pollLocked()
+		ok := done()
+		d.mu.Unlock()
+		if ok {
+			return nil
+		}
+		if e := d.lostErr.Load(); e != nil {
+			return e
+		}
+		if err := ctx.Err(); err != nil {
+			return errors.Wrap(err, Name, op)
+		}
+		if time.Since(start) < spinFor {
+			runtime.Gosched()
+		} else {
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// spinFor is how long a wait polls without sleeping. (Sleeps shorter than a
+// millisecond are not reliably shorter on Linux.)
+const spinFor = 2 * time.Millisecond
+
+// allocParamsLocked places a launch's parameter block in the arena and
+// returns its offset, submitting the pending batch first if the arena is
+// full.
+func (d *device) allocParamsLocked(block []byte) uint64 {
+	off := (len(d.params) + d.uniformAlign - 1) / d.uniformAlign * d.uniformAlign
+	if off+len(block) > arenaSize {
+		_ = d.flushLocked()
+		off = 0
+	}
+	for len(d.params) < off {
+		d.params = append(d.params, 0)
+	}
+	d.params = append(d.params, block...)
+	return uint64(off)
+}
+
+func (d *device) NewStream() (backend.Stream, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.usableLocked(); err != nil {
+		return nil, err
+	}
+	return &stream{d: d}, nil
+}
+
+// Close waits (up to 30 s) for the device's work, then releases it.
+func (d *device) Close() error {
+	d.mu.Lock()
+	if d.closed || d.closing.Load() {
+		d.mu.Unlock()
+		return nil
+	}
+	_ = d.flushLocked()
+	target := d.seq
+	d.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), closeWait)
+	defer cancel()
+	_ = d.wait(ctx, "close", func() bool {
+		return d.completed.Load() >= target && len(d.reads) == 0 && len(d.toMap) == 0
+	})
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.releaseLocked()
+	return nil
+}
+
+// releaseLocked releases everything the device holds.
+func (d *device) releaseLocked() {
+	d.closing.Store(true)
+	d.closed = true
+	for _, r := range append(d.reads, d.toMap...) {
+		r.finishLocked(d, errDeviceClosed)
+	}
+	d.reads, d.toMap = nil, nil
+	for _, cb := range d.cmds {
+		cb.Release()
+	}
+	d.cmds = nil
+	if d.internal != nil {
+		d.internal.release()
+		d.internal = nil
+	}
+	d.ts.release()
+	d.staging.release()
+	if d.arena != nil {
+		d.arena.Release()
+		d.arena = nil
+	}
+	d.release()
+}
+
+// release releases the device, its queue and its adapter.
+func (d *device) release() {
+	d.closing.Store(true)
+	_ = protect("close", func() error {
+		if d.queue != nil {
+			d.queue.Release()
+			d.queue = nil
+		}
+		if d.dev != nil {
+			d.dev.Release()
+			d.dev = nil
+		}
+		if d.adapter != nil {
+			d.adapter.Release()
+			d.adapter = nil
+		}
+		return nil
+	})
+	if d.sc != nil {
+		d.sc.free()
+	}
+}
+
+// startHostPollerLocked makes sure a goroutine polls the device while
+// host-timed events are outstanding, so that their completion is stamped
+// close to when it happens.
+func (d *device) startHostPollerLocked() {
+	if d.polling {
+		return
+	}
+	d.polling = true
+	go func() {
+		for i := 0; ; i++ {
+			d.mu.Lock()
+			if d.closed || d.hostEvts.Load() == 0 {
+				d.polling = false
+				d.mu.Unlock()
+				return
+			}
+			d.pollLocked()
+			d.mu.Unlock()
+			time.Sleep(20 * time.Microsecond)
+		}
+	}()
+}

@@ -1,0 +1,102 @@
+// Package webgpu is the WebGPU backend: compute through wgpu-native 29, linked
+// statically by github.com/oliverbestmann/webgpu v1.36.0, over Vulkan,
+// Metal, D3D12 or OpenGL, whichever the machine has.
+//
+// # Build
+//
+// The binding is C code, so the backend needs cgo. Built without cgo
+// (CGO_ENABLED=0, or a cross build) the package still registers "webgpu" and
+// Probe reports an error wrapping backend.ErrNotCompiled ("built without
+// cgo"), which the root package shows as NotCompiled, with a hint.
+//
+// # Adapters and devices
+//
+// Probe lists every adapter wgpu finds, best first: discrete GPUs, then
+// integrated, unknown and software ones (lavapipe, llvmpipe), and within a
+// type Vulkan, Metal and D3D12 before OpenGL. ANYGPU_DEVICE (through the root
+// package) picks one by its index in that list. A device is created with
+// WebGPU's default limits raised to the adapter's for what compute needs
+// (buffer and storage-binding sizes, storage buffers per shader, work-group
+// size and memory, offset alignments); if the driver refuses those, with the
+// defaults. DeviceInfo comes from the adapter's info and those limits;
+// WebGPU reports neither compute units nor memory size, so for a GPU Units
+// is 1 and MemoryBytes is the largest buffer (Extra says so; a software
+// adapter reports the host's cores and memory).
+//
+// # Memory and transfers
+//
+// Buffers are storage buffers padded to 16 bytes (kernels may view them as
+// vec4s). Writes go through the queue (which stages the data, so the caller's
+// slice is free when Write returns); downloads copy into a mappable staging
+// buffer (pooled), which is mapped once the copy has run, and the data lands
+// in the caller's slice when the stream is synchronized. WebGPU copies and
+// clears whole words only, so unaligned writes, unaligned copies, copies
+// within one buffer and fills with a non-zero value run small kernels of the
+// backend; fills with zero use the queue's clear. Device-to-device copies of
+// whole vec4s run a copy kernel on GPUs: NVIDIA's Vulkan copy command uses a
+// copy engine at a third of the memory bandwidth.
+//
+// # Streams, submission and events
+//
+// A device has one queue, and every stream feeds it: all work of a device
+// runs in the order it was enqueued, so Stream.Wait has nothing left to do,
+// and streams do not overlap. Each operation is encoded into its own command
+// buffer (a bad one fails alone, at once); the pending command buffers are
+// submitted together as soon as the queue is idle, after 64 operations, or
+// when something waits for them. Scalars of launches live in a uniform arena
+// written once per submission.
+//
+// wgpu runs its callbacks only inside a device poll; the backend polls while
+// waiting (spinning for 2 ms, then every millisecond) and never blocks in
+// wgpu, so that waiting streams do not hold back others. Events complete
+// with the submission that holds them (the queue's submitted-work-done
+// callback). Their time is a GPU timestamp when the adapter has timestamp
+// queries (an empty compute pass writes the clock after the work before it);
+// otherwise the host clock when the work-done callback ran, and the event's
+// HostTimed method reports true.
+//
+// # Kernels
+//
+// Source.WGSL is compiled into one shader module whose @compute entry points
+// are the kernels. Without WGSL, GLSL is taken (#version 430 raised to 450,
+// one module per kernel with ANYGPU_KERNEL_<name> defined, entry point main),
+// then SPIR-V; WebGPU has no push constants, so SPIR-V must read its scalars
+// from the uniform at binding n. A compile failure is a Compilation error
+// with wgpu's report as its log.
+//
+// Launches follow the portable ABI: buffers at @group(0) @binding(0..n-1),
+// whole, as read_write storage (the same buffer may be bound twice); the
+// scalars, packed in argument order and followed at the next 16-byte
+// boundary by the launch geometry (grid and block as launched, two vec4<u32>),
+// in a uniform at @binding(n). WGSL fixes the work-group size in the source,
+// so the launch's block reaches a kernel only through that geometry. WebGPU
+// dispatches at most 65535 groups per dimension: a wider grid (up to 2³¹-1
+// groups) is dispatched folded into x and y, and a kernel finds its group
+// from the linear dispatch index and the geometry, as the built-in kernels
+// of package kernels do. A WGSL entry point E that declares
+//
+//	const anygpu_coarsen_E: u32 = K;
+//
+// is dispatched one group per K groups of the launch (rounded up): for
+// kernels that do more work per group than the launch's block implies (the
+// built-in element-wise ops move 8 floats per thread; on an H200 that takes
+// saxpy from 2.6 to 3.7 TB/s, as groups that would only exit cost time).
+//
+// # Errors
+//
+// Every binding call runs inside error scopes (out of memory, validation),
+// and the device has an uncaptured-error callback (without one wgpu-native
+// aborts the process on the first stray error). Errors carry the WebGPU enum
+// value they came from (WGPUErrorType_Validation, WGPUMapAsyncStatus_Error,
+// WGPUDeviceLostReason_Unknown, ...) with a category and hint from this
+// package's tables, and wgpu's message; the operation refines the category (a
+// validation error is a Compilation error when compiling, a Launch error when
+// launching). A lost device makes every later call fail with DeviceLost. The
+// binding panics where it cannot return an error; the backend recovers those
+// panics into Internal errors. What no Go code can catch: wgpu-native 29
+// aborts the process when a queue submission or a device poll fails, which
+// the backend never provokes (it submits only command buffers that encoded
+// without error, never destroys buffers, and maps staging buffers only
+// after their copies are submitted) but a device lost in the middle of one
+// can.
+package webgpu
