@@ -78,6 +78,10 @@ type DeviceInfo struct {
 	BF16              bool `json:"bf16,omitempty"`
 	FP8               bool `json:"fp8,omitempty"`
 	FP64              bool `json:"fp64,omitempty"`
+	// Peers lists the ordinals of the devices of the same backend this device
+	// can copy to and from directly (peer-to-peer: NVLink or PCIe); copies
+	// between others are staged through the host.
+	Peers []int `json:"peers,omitempty"`
 	// TimestampPeriodNs is the length of one device timestamp tick.
 	TimestampPeriodNs float64 `json:"timestamp_period_ns,omitempty"`
 
