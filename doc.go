@@ -34,6 +34,17 @@
 //	ANYGPU_CUDA_LIBRARY, ANYGPU_NVRTC_LIBRARY, ANYGPU_VULKAN_LIBRARY, ANYGPU_EGL_LIBRARY
 //	                      explicit native library paths
 //	ANYGPU_METAL_STORAGE  Metal buffer storage: shared, private or auto (default)
+//	ANYGPU_NCCL_LIBRARY   explicit path of libnccl.so.2 (package collective)
+//
+// # Several devices
+//
+// OpenAll opens every device of the first usable backend, each with its own
+// pools and streams, and enables peer access between devices that can reach
+// each other (DeviceInfo.Peers). Stream.Copy between devices goes peer to peer
+// where it can and through the host where it cannot; an event of one device
+// can order a stream of another (on the GPU with CUDA, on the host elsewhere).
+// Package collective adds NCCL collectives over Buffers, within one process and
+// across processes.
 //
 // # Memory and streams
 //

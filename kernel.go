@@ -189,16 +189,43 @@ func (s *Stream) Launch(k *Kernel, grid, block Dim3, args ...Arg) error {
 	if err := s.checkLimits(grid, block); err != nil {
 		return s.dev.errorf(errors.Launch, op(), "%v", err)
 	}
-	bargs, err := s.convertArgs(k, args)
-	if err != nil {
-		return s.dev.wrap(err, op())
+	// The SPI lets a backend keep the argument slice until the launch has
+	// run, so it is freshly allocated, except for backends that are done
+	// with it when Launch returns (CUDA copies it into its parameter block):
+	// those get the stream's scratch slice when no other launch on the
+	// stream is using it.
+	var out []backend.Arg
+	scratch := false
+	if len(args) <= len(s.argScratch) && launchCopiesArgs(s.impl) && s.argBusy.CompareAndSwap(false, true) {
+		out, scratch = s.argScratch[:len(args)], true
+	} else {
+		out = make([]backend.Arg, len(args))
 	}
-	err = s.profiledKernel(k, grid, block, func() error { return s.impl.Launch(k.impl, grid, block, bargs) })
+	bargs, err := s.convertArgs(k, args, out)
+	if err == nil {
+		err = s.profiledKernel(k, grid, block, func() error { return s.impl.Launch(k.impl, grid, block, bargs) })
+	}
+	if scratch {
+		clear(out) // keep no buffers alive
+		s.argBusy.Store(false)
+	}
 	if err != nil {
 		return s.dev.wrap(err, op())
 	}
 	s.dev.stats.launches.Add(1)
 	return nil
+}
+
+// argsCopier is implemented by backend streams whose Launch no longer uses
+// its argument slice once it returns (the CUDA backend copies the arguments
+// into its parameter block), so that the root package may pass the slice in
+// reused memory instead of allocating one per launch.
+type argsCopier interface{ LaunchCopiesArgs() bool }
+
+// launchCopiesArgs reports whether impl implements argsCopier and says yes.
+func launchCopiesArgs(impl backend.Stream) bool {
+	c, ok := impl.(argsCopier)
+	return ok && c.LaunchCopiesArgs()
 }
 
 func (s *Stream) checkGeometry(grid, block Dim3) error {
@@ -231,14 +258,14 @@ func within(what string, v, max Dim3) error {
 	return nil
 }
 
-// convertArgs checks the arguments and turns them into the SPI's form.
-func (s *Stream) convertArgs(k *Kernel, args []Arg) ([]backend.Arg, error) {
+// convertArgs checks the arguments and turns them into the SPI's form, in
+// out (of len(args)).
+func (s *Stream) convertArgs(k *Kernel, args []Arg, out []backend.Arg) ([]backend.Arg, error) {
 	if k.declared {
 		if len(args) != len(k.params) {
 			return nil, errors.E(errors.InvalidArgument, "", "", "kernel %s takes %d arguments (%s), got %d", k.name, len(k.params), kindList(k.params), len(args))
 		}
 	}
-	out := make([]backend.Arg, len(args))
 	for i, a := range args {
 		if a.kind < backend.ArgBuffer || a.kind > backend.ArgU64 {
 			return nil, errors.E(errors.InvalidArgument, "", "", "argument %d is not set (build arguments with gpu.Buf, gpu.F32, ...)", i)

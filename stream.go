@@ -21,6 +21,11 @@ type Stream struct {
 	id        int
 	isDefault bool
 	closed    atomic.Bool
+
+	// Launch's reused argument slice, for backends that copy the arguments
+	// (argsCopier); argBusy marks it taken by a launch in progress.
+	argBusy    atomic.Bool
+	argScratch [8]backend.Arg
 }
 
 // ID numbers the streams of a device; the default stream is 0.
@@ -271,7 +276,9 @@ func (s *Stream) Record() (*Event, error) {
 }
 
 // Wait makes work enqueued on s after this call wait until e completes. e may
-// come from another stream of the same device.
+// come from another stream of the same device, or from another device: then
+// the wait happens on the device where the backend can (CUDA), else Wait
+// returns once e has completed (see OpenAll).
 func (s *Stream) Wait(e *Event) error {
 	const op = "wait"
 	if err := s.usable(op); err != nil {
@@ -281,7 +288,7 @@ func (s *Stream) Wait(e *Event) error {
 		return s.dev.record(err)
 	}
 	if e.dev != s.dev {
-		return s.dev.errorf(errors.InvalidArgument, op, "event of %s cannot order a stream of %s: synchronize it on the host instead", e.dev.name, s.dev.name)
+		return s.waitOther(e) // openall.go
 	}
 	return s.dev.wrap(s.impl.Wait(e.impl), op)
 }

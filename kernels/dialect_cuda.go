@@ -11,9 +11,13 @@ package kernels
 //
 // Speed:
 //   - element-wise ops move float4s (16-byte loads and stores) when every
-//     buffer is 16-byte aligned, which device allocations are, each group
-//     keeping the chunks the grid-stride semantics give it, so that every
-//     group has work with any grid; otherwise they go element by element.
+//     buffer is 16-byte aligned, which device allocations are; a grid-stride
+//     launch has each thread take float4s four strides at a time, the loads
+//     of all four issued before the first store (8 independent 16-byte loads
+//     in flight per thread for saxpy); a launch of one thread per element
+//     spreads the float4s so that every group has work; otherwise element by
+//     element. Other spreads are kept behind ANYGPU_CUDA_EW_MODE for
+//     measurement.
 //   - reduce_sum and dot keep four float4 loads in flight per thread, sum in
 //     registers, then across the block with warp shuffles (any block size).
 //   - transpose goes through a padded 32×33 shared-memory tile.
@@ -36,16 +40,110 @@ __device__ __forceinline__ float4 mk4(float a, float b, float c, float d) { floa
 __device__ __forceinline__ unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
 
 // ANYGPU_CUDA_EW_MODE picks how element-wise ops spread float4s over the
-// threads (a tuning switch, measured on an H200; see BenchmarkKernels):
-//   2 (default): each group keeps the chunks of blockDim.x elements the
-//      grid-stride semantics give it and moves each as blockDim.x/4 float4s,
-//      four chunks at a time, so every group has work whatever the grid;
-//   0: float4 index i for global thread i, grid-stride (with a grid of one
-//      thread per element, the last three quarters of the groups are idle);
+// threads (a tuning switch, measured on an H200 with TestKernelSweep in
+// backend/cuda; saxpy over 64 Mi floats, GB/s, one run, grids of 8 or 16
+// groups of 256 per SM, n/1024 and n/256 groups of 256):
+//   7 (default): with no more threads than float4s (a grid-stride launch),
+//      mode 3; with more (one thread per element), mode 2's spread, so that
+//      every group has work;
+//   3: float4 index i for global thread i, grid-stride, unrolled four
+//      strides deep with every load issued before the first store
+//      (3948 / 3998 / 4191 / 2528);
+//   4: as 3, with streaming cache hints, ld/st.global.cs
+//      (3938 / 3981 / 4189 / 2601);
+//   6: tiles of 4·blockDim.x float4s per group, grid-stride over tiles,
+//      with the hints; mode 2's spread for one thread per element
+//      (3818 / 4023 / 4237 / 3161);
+//   2: each group keeps the chunks of blockDim.x elements the grid-stride
+//      semantics give it and moves each as blockDim.x/4 float4s, four chunks
+//      at a time (3937 / 3919 / 4162 / 3839);
+//   0: float4 index i for global thread i, grid-stride, one at a time;
 //   1: one float per thread, grid-stride.
+// PyTorch's y.add_(x, alpha=2) ran at 4154 in the same run.
 #ifndef ANYGPU_CUDA_EW_MODE
-#define ANYGPU_CUDA_EW_MODE 2
+#define ANYGPU_CUDA_EW_MODE 7
 #endif
+
+#if ANYGPU_CUDA_EW_MODE == 4 || ANYGPU_CUDA_EW_MODE == 6
+__device__ __forceinline__ float4 ld4(const float4* p) { return __ldcs(p); }
+__device__ __forceinline__ void st4(float4* p, float4 v) { __stcs(p, v); }
+#else
+__device__ __forceinline__ float4 ld4(const float4* p) { return *p; }
+__device__ __forceinline__ void st4(float4* p, float4 v) { *p = v; }
+#endif
+
+// ewu runs out[i] = op(a[i], b[i]) over n elements, for NIN inputs (0, 1 or
+// 2; a missing input reads as zeros): the float4 paths of modes 3, 4, 6 and
+// 7 when every buffer is 16-byte aligned, else one float at a time. 1-D: only
+// x indices work. Every element is read and then written by one thread, so
+// out may be one of the inputs.
+template <int NIN, typename Op4, typename Op1>
+__device__ __forceinline__ void ewu(float* out, const float* a, const float* b, unsigned n, Op4 op4, Op1 op1) {
+	if (threadIdx.y | threadIdx.z | blockIdx.y | blockIdx.z) return;
+	const u64 B = blockDim.x, G = gridDim.x, S = G * B;
+	const u64 t = (u64)blockIdx.x * B + threadIdx.x;
+	u64 start = 0;
+	if (aligned16(out) && (NIN < 1 || aligned16(a)) && (NIN < 2 || aligned16(b))) {
+		const u64 n4 = n >> 2;
+		float4* o4 = reinterpret_cast<float4*>(out);
+		const float4* a4 = reinterpret_cast<const float4*>(a);
+		const float4* b4 = reinterpret_cast<const float4*>(b);
+		const float4 z = mk4(0, 0, 0, 0);
+		auto one = [&](u64 i) { st4(o4 + i, op4(NIN > 0 ? ld4(a4 + i) : z, NIN > 1 ? ld4(b4 + i) : z)); };
+		constexpr int U = 4;
+#if ANYGPU_CUDA_EW_MODE == 6 || ANYGPU_CUDA_EW_MODE == 7
+		if (S > n4 && (B & 3) == 0) {
+			// More threads than float4s: mode 2's spread. Chunk c of B
+			// elements goes to group c % G, quarter (c / G) % 4 of its threads.
+			const u64 q = B >> 2, sub = threadIdx.x / q, lane = threadIdx.x - sub * q;
+			for (u64 base = (u64)blockIdx.x * B + sub * S; base < n; base += 4 * S) {
+				u64 e = base + 4 * lane;
+				if (e + 3 < n) {
+					one(e >> 2);
+				} else {
+					for (; e < n; e++) out[e] = op1(NIN > 0 ? a[e] : 0.0f, NIN > 1 ? b[e] : 0.0f);
+				}
+			}
+			return;
+		}
+#endif
+#if ANYGPU_CUDA_EW_MODE == 6
+		// Tiles of U·B float4s, tile k to group k % G, in whole rounds of G
+		// tiles (every group the same number), then the rest float4 by float4.
+		const u64 TB = U * B, rounds = n4 / (G * TB);
+		for (u64 tile = blockIdx.x; tile < rounds * G; tile += G) {
+			const u64 base = tile * TB + threadIdx.x;
+			float4 x[U], y[U];
+			#pragma unroll
+			for (int u = 0; u < U; u++) {
+				x[u] = NIN > 0 ? ld4(a4 + base + u * B) : z;
+				y[u] = NIN > 1 ? ld4(b4 + base + u * B) : z;
+			}
+			#pragma unroll
+			for (int u = 0; u < U; u++) st4(o4 + base + u * B, op4(x[u], y[u]));
+		}
+		for (u64 i = rounds * G * TB + t; i < n4; i += S) one(i);
+#else
+		u64 i = t;
+		for (; i + (U - 1) * S < n4; i += U * S) {
+			float4 x[U], y[U];
+			#pragma unroll
+			for (int u = 0; u < U; u++) {
+				x[u] = NIN > 0 ? ld4(a4 + i + u * S) : z;
+				y[u] = NIN > 1 ? ld4(b4 + i + u * S) : z;
+			}
+			#pragma unroll
+			for (int u = 0; u < U; u++) st4(o4 + i + u * S, op4(x[u], y[u]));
+		}
+		for (; i < n4; i += S) one(i);
+#endif
+		start = n4 << 2;
+	}
+	for (u64 i = start + t; i < n; i += S) out[i] = op1(NIN > 0 ? a[i] : 0.0f, NIN > 1 ? b[i] : 0.0f);
+}
+
+#define EW_UNROLLED (ANYGPU_CUDA_EW_MODE >= 3)
+
 
 // ew runs an element-wise op: f4 over float4 index i when vec, f1 over
 // single elements. 1-D: only x indices work.
@@ -82,27 +180,46 @@ __device__ __forceinline__ void ew(unsigned n, bool vec, F4 f4, F1 f1) {
 
 extern "C" __global__ void fill(float* y, unsigned n, float value) {
 	float4 v = mk4(value, value, value, value);
+#if EW_UNROLLED
+	ewu<0>(y, nullptr, nullptr, n, [&](float4, float4) { return v; }, [&](float, float) { return value; });
+#else
 	ew(n, aligned16(y),
 		[&](u64 i) { reinterpret_cast<float4*>(y)[i] = v; },
 		[&](u64 i) { y[i] = value; });
+#endif
 }
 
 extern "C" __global__ void copy(float* y, const float* x, unsigned n) {
+#if EW_UNROLLED
+	ewu<1>(y, x, nullptr, n, [&](float4 u, float4) { return u; }, [&](float u, float) { return u; });
+#else
 	ew(n, aligned16(y) && aligned16(x),
 		[&](u64 i) { reinterpret_cast<float4*>(y)[i] = reinterpret_cast<const float4*>(x)[i]; },
 		[&](u64 i) { y[i] = x[i]; });
+#endif
 }
 
 extern "C" __global__ void scale(float* y, const float* x, unsigned n, float a) {
+#if EW_UNROLLED
+	ewu<1>(y, x, nullptr, n,
+		[&](float4 v, float4) { return mk4(a * v.x, a * v.y, a * v.z, a * v.w); },
+		[&](float v, float) { return a * v; });
+#else
 	ew(n, aligned16(y) && aligned16(x),
 		[&](u64 i) {
 			float4 v = reinterpret_cast<const float4*>(x)[i];
 			reinterpret_cast<float4*>(y)[i] = mk4(a * v.x, a * v.y, a * v.z, a * v.w);
 		},
 		[&](u64 i) { y[i] = a * x[i]; });
+#endif
 }
 
 extern "C" __global__ void axpy(float* y, const float* x, unsigned n, float a) {
+#if EW_UNROLLED
+	ewu<2>(y, x, y, n,
+		[&](float4 v, float4 w) { return mk4(fmaf(a, v.x, w.x), fmaf(a, v.y, w.y), fmaf(a, v.z, w.z), fmaf(a, v.w, w.w)); },
+		[&](float v, float w) { return fmaf(a, v, w); });
+#else
 	ew(n, aligned16(y) && aligned16(x),
 		[&](u64 i) {
 			float4 v = reinterpret_cast<const float4*>(x)[i];
@@ -110,9 +227,15 @@ extern "C" __global__ void axpy(float* y, const float* x, unsigned n, float a) {
 			reinterpret_cast<float4*>(y)[i] = mk4(fmaf(a, v.x, w.x), fmaf(a, v.y, w.y), fmaf(a, v.z, w.z), fmaf(a, v.w, w.w));
 		},
 		[&](u64 i) { y[i] = fmaf(a, x[i], y[i]); });
+#endif
 }
 
 extern "C" __global__ void add(float* z, const float* x, const float* y, unsigned n) {
+#if EW_UNROLLED
+	ewu<2>(z, x, y, n,
+		[&](float4 u, float4 v) { return mk4(u.x + v.x, u.y + v.y, u.z + v.z, u.w + v.w); },
+		[&](float u, float v) { return u + v; });
+#else
 	ew(n, aligned16(z) && aligned16(x) && aligned16(y),
 		[&](u64 i) {
 			float4 u = reinterpret_cast<const float4*>(x)[i];
@@ -120,9 +243,15 @@ extern "C" __global__ void add(float* z, const float* x, const float* y, unsigne
 			reinterpret_cast<float4*>(z)[i] = mk4(u.x + v.x, u.y + v.y, u.z + v.z, u.w + v.w);
 		},
 		[&](u64 i) { z[i] = x[i] + y[i]; });
+#endif
 }
 
 extern "C" __global__ void mul(float* z, const float* x, const float* y, unsigned n) {
+#if EW_UNROLLED
+	ewu<2>(z, x, y, n,
+		[&](float4 u, float4 v) { return mk4(u.x * v.x, u.y * v.y, u.z * v.z, u.w * v.w); },
+		[&](float u, float v) { return u * v; });
+#else
 	ew(n, aligned16(z) && aligned16(x) && aligned16(y),
 		[&](u64 i) {
 			float4 u = reinterpret_cast<const float4*>(x)[i];
@@ -130,6 +259,7 @@ extern "C" __global__ void mul(float* z, const float* x, const float* y, unsigne
 			reinterpret_cast<float4*>(z)[i] = mk4(u.x * v.x, u.y * v.y, u.z * v.z, u.w * v.w);
 		},
 		[&](u64 i) { z[i] = x[i] * y[i]; });
+#endif
 }
 
 // warp_sum adds v over the first lanes lanes of the warp (the others do not

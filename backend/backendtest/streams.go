@@ -153,7 +153,9 @@ func (s *suite) testEvents(t *testing.T) {
 	require.NoError(t, oe.Synchronize(ctx))
 	_, err = oe.Elapsed(start)
 	requireCategory(t, err, errors.InvalidArgument)
-	requireCategory(t, st.Wait(oe), errors.InvalidArgument, "waiting on another device's event")
+	// ... but an event of another device orders this stream: on the device
+	// where the backend can, else by a wait on the host (gpu.OpenAll).
+	require.NoError(t, st.Wait(oe), "waiting on another device's event")
 }
 
 // testConcurrency runs 32 goroutines, each on its own stream, each computing

@@ -38,12 +38,14 @@
 // Alloc is cuMemAlloc (the root package pools it), AllocHost cuMemHostAlloc
 // (portable pinned memory). Streams are non-blocking CUstreams. Pinned
 // transfers (WriteHost, ReadHost) are asynchronous DMA. A pageable Go slice
-// of more than 1 MiB moves through two 8 MiB pinned staging chunks, the host
-// copy of one overlapping the DMA of the other: Write returns once the slice
-// has been copied out (the slice may be reused), Read once the slice holds
-// the data. Smaller pageable transfers go through the driver, which stages
-// them itself. Fill is cuMemsetD32Async; Copy cuMemcpyDtoDAsync; a copy from
-// another Device's buffer is cuMemcpyPeerAsync (PeerCopier).
+// of more than 1 MiB moves through pinned staging chunks copied by several
+// workers at once, each with two chunks of its own, so that the host copies
+// of some chunks overlap the DMA of others (staging.go): Write returns once
+// the slice has been copied out (the slice may be reused), Read once the
+// slice holds the data. Smaller pageable transfers go through the driver,
+// which stages them itself. Fill is cuMemsetD32Async; Copy
+// cuMemcpyDtoDAsync; a copy from another Device's buffer is
+// cuMemcpyPeerAsync (PeerCopier).
 //
 // # Synchronization and events
 //

@@ -173,7 +173,12 @@ func unavailable(err error, lib string) error {
 // info returns (and caches) the DeviceInfo of ordinal i.
 func (st *driverState) info(i int) (backend.DeviceInfo, error) {
 	o := st.ordinals[i]
-	o.infoOnce.Do(func() { o.info, o.infoErr = st.queryInfo(i, o.dev) })
+	o.infoOnce.Do(func() {
+		o.info, o.infoErr = st.queryInfo(i, o.dev)
+		if o.infoErr == nil {
+			o.info.Peers = st.peersOf(i) // peer.go
+		}
+	})
 	return o.info, o.infoErr
 }
 

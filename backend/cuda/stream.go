@@ -93,39 +93,6 @@ func (s *stream) Write(dst backend.Buffer, off int64, src []byte) error {
 	return d.check(r, "write "+byteSize(n))
 }
 
-// writeStaged copies src chunk by chunk into pinned memory and from there to
-// dst, the host copy of one chunk overlapping the DMA of the other. It
-// returns when every chunk has been copied out of src and enqueued.
-func (s *stream) writeStaged(dst cu.DevicePtr, src []byte) error {
-	d := s.dev
-	sp, err := d.takeStaging()
-	if err != nil {
-		return err
-	}
-	defer d.giveStaging(sp)
-	if err := d.enter(&s.fr, "write"); err != nil {
-		return err
-	}
-	defer d.leave()
-	slot := 0
-	for pos := 0; pos < len(src); pos += stageChunk {
-		m := min(stageChunk, len(src)-pos)
-		if err := sp.ready(d, &s.fr, slot); err != nil {
-			return err
-		}
-		parallelCopy(sp.chunk(slot, m), src[pos:pos+m])
-		if r := d.lib.MemcpyHtoDAsyncPinned(&s.fr, dst+cu.DevicePtr(pos), sp.mem[slot], int64(m), s.h); r != cu.Success {
-			return d.check(r, "write "+byteSize(int64(len(src))))
-		}
-		if r := d.lib.EventRecord(&s.fr, sp.ev[slot], s.h); r != cu.Success {
-			return d.check(r, "write: record staging event")
-		}
-		sp.pending[slot] = true
-		slot ^= 1
-	}
-	return nil
-}
-
 // Read copies device memory into dst. Up to directMax bytes go through the
 // driver; larger reads through pinned chunks, and then Read returns once dst
 // holds the data (the stream has reached this point).
@@ -153,56 +120,6 @@ func (s *stream) Read(dst []byte, src backend.Buffer, off int64) error {
 	r := d.lib.MemcpyDtoHAsync(unsafe.Pointer(&dst[0]), b.ptr+cu.DevicePtr(off), n, s.h)
 	d.leave()
 	return d.check(r, "read "+byteSize(n))
-}
-
-// readStaged reads through the two pinned chunks: while the host copies one
-// chunk into dst, the DMA engine fills the other.
-func (s *stream) readStaged(dst []byte, src cu.DevicePtr) error {
-	d := s.dev
-	sp, err := d.takeStaging()
-	if err != nil {
-		return err
-	}
-	defer d.giveStaging(sp)
-	if err := d.enter(&s.fr, "read"); err != nil {
-		return err
-	}
-	defer d.leave()
-	n := len(dst)
-	chunks := (n + stageChunk - 1) / stageChunk
-	size := func(c int) int { return min(stageChunk, n-c*stageChunk) }
-	enqueue := func(c int) error {
-		slot := c % 2
-		if err := sp.ready(d, &s.fr, slot); err != nil {
-			return err
-		}
-		if r := d.lib.MemcpyDtoHAsyncPinned(&s.fr, sp.mem[slot], src+cu.DevicePtr(c*stageChunk), int64(size(c)), s.h); r != cu.Success {
-			return d.check(r, "read "+byteSize(int64(n)))
-		}
-		if r := d.lib.EventRecord(&s.fr, sp.ev[slot], s.h); r != cu.Success {
-			return d.check(r, "read: record staging event")
-		}
-		sp.pending[slot] = true
-		return nil
-	}
-	for c := 0; c < min(2, chunks); c++ {
-		if err := enqueue(c); err != nil {
-			return err
-		}
-	}
-	for c := 0; c < chunks; c++ {
-		slot := c % 2
-		if err := sp.ready(d, &s.fr, slot); err != nil {
-			return err
-		}
-		parallelCopy(dst[c*stageChunk:c*stageChunk+size(c)], sp.chunk(slot, size(c)))
-		if c+2 < chunks {
-			if err := enqueue(c + 2); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // WriteHost copies from pinned host memory, asynchronously.

@@ -34,8 +34,12 @@
 //	launch_us         back-to-back launches of the smallest built-in launch (fill,
 //	                  n=1, grid 1, block 1): wall time from the first Launch to the
 //	                  end of the Synchronize after the last, divided by the count
+//	                  (after a warm-up round of as many launches; compare with
+//	                  cmd/gpu/testdata/launch_loop.c, the same loop in C)
 //	saxpy_gbps        axpy over 64 Mi float32: 12 bytes per element / kernel time;
 //	                  on GPUs at most 8 groups of 256 per compute unit, grid-stride
+//	                  (one group per 256 elements where the unit count is unknown:
+//	                  WebGPU reports 1)
 //	reduce_gbps       two-pass reduce_sum over 64 Mi float32: 4 bytes per element / time of both passes
 //	sgemm_tflops      sgemm n×n×n in 16×16 tiles, alpha 1, beta 0: 2·n³ / kernel time;
 //	                  n = 4096, or 2048 on CPU, software and simulated devices

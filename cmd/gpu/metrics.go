@@ -186,11 +186,13 @@ func (r *runner) kernel(op string) (*gpu.Kernel, error) {
 // per compute unit, each looping grid-stride, as the reference saxpy of
 // ../shared/facts/h200-baseline.md is launched (a grid of n/256 mostly-idle
 // groups costs some backends a third of their bandwidth in scheduling). On
-// the CPU, and where the unit count is unknown, it is grid1.
+// the CPU, and where the unit count is unknown, it is grid1. A GPU that
+// reports a single unit is taken as one whose API does not tell (WebGPU
+// reports 1): 8 groups would leave such a GPU nearly idle.
 func (r *runner) gridStride(n int) gpu.Dim3 {
 	g := r.grid1(n)
 	info := r.dev.Info()
-	if info.Units > 0 && info.Type != backend.TypeCPU && g.X > 8*info.Units {
+	if info.Units > 1 && info.Type != backend.TypeCPU && g.X > 8*info.Units {
 		g.X = 8 * info.Units
 	}
 	return g
@@ -394,7 +396,7 @@ func (r *runner) launch() (float64, error) {
 	}
 	const want = 1.5
 	one := func() error { return r.stream.Launch(k, gpu.D1(1), gpu.D1(1), gpu.Buf(y), gpu.U32(1), gpu.F32(want)) }
-	for range 100 { // warm-up
+	for range r.sz.Launches { // warm-up: a whole round, so that the GPU's clocks have risen
 		if err := one(); err != nil {
 			return 0, err
 		}

@@ -1,0 +1,526 @@
+package collective
+
+// Tests with NCCL and CUDA GPUs. They skip without them, unless
+// ANYGPU_TEST_REQUIRE names nccl. ANYGPU_NCCL_BENCH_MIB (default 256) sizes
+// the bandwidth measurements.
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anygpu/gpu"
+	"github.com/anygpu/gpu/backend/backendtest"
+	_ "github.com/anygpu/gpu/backend/cuda" // the CUDA driver, for gpu.OpenAll
+	"github.com/anygpu/gpu/errors"
+	"github.com/stretchr/testify/require"
+)
+
+// openGPUs opens every CUDA device, or skips the test.
+func openGPUs(t *testing.T) []*gpu.Device {
+	t.Helper()
+	if err := Available(); err != nil {
+		if backendtest.Required("nccl") {
+			t.Fatalf("NCCL is required (%s): %v", backendtest.EnvRequire, err)
+		}
+		t.Skipf("no NCCL: %v", err)
+	}
+	devs, err := gpu.OpenAll(context.Background(), gpu.WithBackends("cuda"), gpu.WithFallback(false))
+	if err != nil {
+		if backendtest.Required("nccl") || backendtest.Required("cuda") {
+			t.Fatalf("no CUDA devices: %v", err)
+		}
+		t.Skipf("no CUDA devices: %v", err)
+	}
+	t.Cleanup(func() { _ = gpu.CloseAll(devs) })
+	v, _ := Version()
+	p, _ := Library()
+	t.Logf("NCCL %s from %s; %d CUDA devices, peers of device 0: %v", v, p, len(devs), devs[0].Info().Peers)
+	return devs
+}
+
+func benchMiB() int {
+	if n, err := strconv.Atoi(os.Getenv("ANYGPU_NCCL_BENCH_MIB")); err == nil && n > 0 {
+		return n
+	}
+	return 256
+}
+
+func syncAll(t *testing.T, devs []*gpu.Device) {
+	t.Helper()
+	for _, d := range devs {
+		require.NoError(t, d.DefaultStream().Synchronize(context.Background()))
+	}
+}
+
+// rankValues is what rank r contributes: element i is r+1+i%7 (small
+// integers: exact in every type).
+func rankValues[T Elem](r, n int) []T {
+	out := make([]T, n)
+	for i := range out {
+		out[i] = T(r + 1 + i%7)
+	}
+	return out
+}
+
+func upload[T Elem](t *testing.T, d *gpu.Device, v []T) *gpu.Buffer {
+	t.Helper()
+	b, err := gpu.FromSlice(context.Background(), d, v)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Close() })
+	return b
+}
+
+func alloc[T Elem](t *testing.T, d *gpu.Device, n int) *gpu.Buffer {
+	t.Helper()
+	b, err := gpu.AllocSlice[T](d, n)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Close() })
+	return b
+}
+
+func download[T Elem](t *testing.T, b *gpu.Buffer) []T {
+	t.Helper()
+	v, err := gpu.ToSlice[T](context.Background(), b)
+	require.NoError(t, err)
+	return v
+}
+
+// reduceRef is op over every rank's value of element i.
+func reduceRef(op Op, ranks, i int) float64 {
+	acc := float64(1 + i%7)
+	for r := 1; r < ranks; r++ {
+		v := float64(r + 1 + i%7)
+		switch op {
+		case Sum, Avg:
+			acc += v
+		case Prod:
+			acc *= v
+		case Max:
+			acc = math.Max(acc, v)
+		case Min:
+			acc = math.Min(acc, v)
+		}
+	}
+	if op == Avg {
+		acc /= float64(ranks)
+	}
+	return acc
+}
+
+// allReduceType runs an in-place all-reduce of T over every rank and checks it.
+func allReduceType[T Elem](t *testing.T, comms []*Comm, op Op) {
+	const n = 1000
+	typ := TypeOf[T]()
+	bufs := make([]*gpu.Buffer, len(comms))
+	for r, c := range comms {
+		bufs[r] = upload(t, c.Device(), rankValues[T](r, n))
+	}
+	require.NoError(t, Group(func() error {
+		for r, c := range comms {
+			if err := c.AllReduce(c.Device().DefaultStream(), bufs[r], bufs[r], n, typ, op); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	for r := range comms {
+		got := download[T](t, bufs[r])
+		for i, g := range got {
+			want := reduceRef(op, len(comms), i)
+			if typ != Float32 && typ != Float64 {
+				want = math.Trunc(want)
+			}
+			require.InDelta(t, want, float64(g), 1e-6*math.Abs(want), "%s %s rank %d element %d", typ, op, r, i)
+		}
+	}
+}
+
+func TestLocalCollectives(t *testing.T) {
+	devs := openGPUs(t)
+	ctx := context.Background()
+	comms, err := NewLocal(ctx, devs)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, CloseAll(comms)) }()
+	n := len(comms)
+	for r, c := range comms {
+		require.Equal(t, r, c.Rank())
+		require.Equal(t, n, c.Size())
+	}
+
+	t.Run("AllReduceOps", func(t *testing.T) {
+		for _, op := range []Op{Sum, Prod, Max, Min, Avg} {
+			allReduceType[float32](t, comms, op)
+		}
+	})
+	t.Run("AllReduceTypes", func(t *testing.T) {
+		allReduceType[float64](t, comms, Sum)
+		allReduceType[int32](t, comms, Max)
+		allReduceType[uint32](t, comms, Sum)
+		allReduceType[int64](t, comms, Sum)
+		allReduceType[uint64](t, comms, Min)
+		allReduceType[int8](t, comms, Sum)
+		allReduceType[uint8](t, comms, Sum)
+		allReduceType[int32](t, comms, Avg)
+	})
+	t.Run("Broadcast", func(t *testing.T) {
+		const count = 4096
+		root := n - 1
+		recv := make([]*gpu.Buffer, n)
+		var send *gpu.Buffer
+		for r, c := range comms {
+			recv[r] = alloc[float32](t, c.Device(), count)
+			if r == root {
+				send = upload(t, c.Device(), rankValues[float32](root, count))
+			}
+		}
+		require.NoError(t, Group(func() error {
+			for r, c := range comms {
+				var s *gpu.Buffer
+				if r == root {
+					s = send
+				}
+				if err := c.Broadcast(c.Device().DefaultStream(), s, recv[r], count, Float32, root); err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+		for r := range comms {
+			require.Equal(t, rankValues[float32](root, count), download[float32](t, recv[r]), "rank %d", r)
+		}
+	})
+	t.Run("Reduce", func(t *testing.T) {
+		const count = 1000
+		send := make([]*gpu.Buffer, n)
+		for r, c := range comms {
+			send[r] = upload(t, c.Device(), rankValues[float64](r, count))
+		}
+		out := alloc[float64](t, comms[0].Device(), count)
+		require.NoError(t, Group(func() error {
+			for r, c := range comms {
+				var recv *gpu.Buffer
+				if r == 0 {
+					recv = out
+				}
+				if err := c.Reduce(c.Device().DefaultStream(), send[r], recv, count, Float64, Sum, 0); err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+		for i, g := range download[float64](t, out) {
+			require.Equal(t, reduceRef(Sum, n, i), g, "element %d", i)
+		}
+	})
+	t.Run("AllGather", func(t *testing.T) {
+		const count = 777
+		send, recv := make([]*gpu.Buffer, n), make([]*gpu.Buffer, n)
+		for r, c := range comms {
+			send[r] = upload(t, c.Device(), rankValues[int32](r, count))
+			recv[r] = alloc[int32](t, c.Device(), n*count)
+		}
+		require.NoError(t, Group(func() error {
+			for r, c := range comms {
+				if err := c.AllGather(c.Device().DefaultStream(), send[r], recv[r], count, Int32); err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+		var want []int32
+		for r := range comms {
+			want = append(want, rankValues[int32](r, count)...)
+		}
+		for r := range comms {
+			require.Equal(t, want, download[int32](t, recv[r]), "rank %d", r)
+		}
+	})
+	t.Run("ReduceScatter", func(t *testing.T) {
+		const count = 513
+		send, recv := make([]*gpu.Buffer, n), make([]*gpu.Buffer, n)
+		for r, c := range comms {
+			send[r] = upload(t, c.Device(), rankValues[float32](r, n*count))
+			recv[r] = alloc[float32](t, c.Device(), count)
+		}
+		require.NoError(t, Group(func() error {
+			for r, c := range comms {
+				if err := c.ReduceScatter(c.Device().DefaultStream(), send[r], recv[r], count, Float32, Sum); err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+		for r := range comms {
+			for i, g := range download[float32](t, recv[r]) {
+				require.Equal(t, float32(reduceRef(Sum, n, r*count+i)), g, "rank %d element %d", r, i)
+			}
+		}
+	})
+	t.Run("SendRecvRing", func(t *testing.T) {
+		if n < 2 {
+			t.Skip("one rank")
+		}
+		const count = 1 << 16
+		send, recv := make([]*gpu.Buffer, n), make([]*gpu.Buffer, n)
+		for r, c := range comms {
+			send[r] = upload(t, c.Device(), rankValues[float32](r, count))
+			recv[r] = alloc[float32](t, c.Device(), count)
+		}
+		require.NoError(t, Group(func() error {
+			for r, c := range comms {
+				s := c.Device().DefaultStream()
+				if err := c.Send(s, send[r], count, Float32, (r+1)%n); err != nil {
+					return err
+				}
+				if err := c.Recv(s, recv[r], count, Float32, (r+n-1)%n); err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+		for r := range comms {
+			require.Equal(t, rankValues[float32]((r+n-1)%n, count), download[float32](t, recv[r]), "rank %d", r)
+		}
+	})
+	t.Run("ArgumentsOnGPU", func(t *testing.T) {
+		c := comms[0]
+		b := alloc[float32](t, c.Device(), 16)
+		requireCat(t, c.AllReduce(c.Device().DefaultStream(), b, b, 17, Float32, Sum), errors.InvalidArgument, "too small")
+		if n > 1 {
+			other := alloc[float32](t, devs[1], 16)
+			requireCat(t, c.AllReduce(c.Device().DefaultStream(), other, other, 16, Float32, Sum), errors.InvalidArgument, "buffer of another GPU")
+		}
+	})
+	syncAll(t, devs)
+	for _, c := range comms {
+		require.NoError(t, c.Err())
+	}
+}
+
+// busBandwidth is nccl-tests' bus bandwidth of an all-reduce of bytes taking
+// d over n ranks: algorithm bandwidth times 2(n-1)/n.
+func busBandwidth(bytes int64, d time.Duration, n int) float64 {
+	alg := float64(bytes) / d.Seconds() / 1e9
+	if n == 1 {
+		return alg
+	}
+	return alg * 2 * float64(n-1) / float64(n)
+}
+
+// TestLocalAllReduceBandwidth times an in-place float32 all-reduce over every
+// GPU of this process (one communicator, one group per iteration).
+func TestLocalAllReduceBandwidth(t *testing.T) {
+	devs := openGPUs(t)
+	ctx := context.Background()
+	comms, err := NewLocal(ctx, devs)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, CloseAll(comms)) }()
+	bytes := int64(benchMiB()) << 20
+	count := int(bytes / 4)
+	bufs := make([]*gpu.Buffer, len(devs))
+	for r, d := range devs {
+		bufs[r] = alloc[float32](t, d, count)
+		require.NoError(t, d.DefaultStream().Fill(bufs[r], 0, bytes, 0))
+	}
+	step := func() error {
+		return Group(func() error {
+			for r, c := range comms {
+				if err := c.AllReduce(devs[r].DefaultStream(), bufs[r], bufs[r], count, Float32, Sum); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	for range 5 {
+		require.NoError(t, step())
+	}
+	syncAll(t, devs)
+	const iters = 20
+	start := time.Now()
+	ev0, err := devs[0].DefaultStream().Record()
+	require.NoError(t, err)
+	for range iters {
+		require.NoError(t, step())
+	}
+	ev1, err := devs[0].DefaultStream().Record()
+	require.NoError(t, err)
+	syncAll(t, devs)
+	wall := time.Since(start) / iters
+	dev, err := ev1.Elapsed(ev0)
+	require.NoError(t, err)
+	dev /= iters
+	t.Logf("BENCH nccl_allreduce_local %d MiB float32 over %d GPUs: %.3f ms, bus bandwidth %.1f GB/s (device events; wall clock %.1f GB/s)",
+		bytes>>20, len(devs), float64(dev)/1e6, busBandwidth(bytes, dev, len(devs)), busBandwidth(bytes, wall, len(devs)))
+}
+
+// TestTwoProcesses runs one rank per process, two processes, one GPU each:
+// the test binary re-executed as rank 0 and rank 1, the id through TCP and
+// then through a file. The TCP run also times a 256 MiB all-reduce.
+func TestTwoProcesses(t *testing.T) {
+	devs := openGPUs(t)
+	if len(devs) < 2 {
+		t.Skipf("%d CUDA device: two processes need one GPU each", len(devs))
+	}
+	n := len(devs)
+	_ = gpu.CloseAll(devs) // the helpers open their own
+	run := func(t *testing.T, boot string, bench bool) {
+		var cmds []*execHelper
+		for r := range n {
+			env := []string{envRank + "=" + strconv.Itoa(r), envRanks + "=" + strconv.Itoa(n)}
+			if bench {
+				env = append(env, "ANYGPU_COLLECTIVE_BENCH=1")
+			}
+			cmds = append(cmds, startHelper(t, "rank", boot, env...))
+		}
+		for r, h := range cmds {
+			out, err := h.wait(90 * time.Second)
+			t.Logf("rank %d:\n%s", r, strings.TrimSpace(out))
+			require.NoError(t, err, "rank %d", r)
+			require.Contains(t, out, fmt.Sprintf("rank %d ok", r))
+		}
+	}
+	t.Run("tcp", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		addr := ln.Addr().String()
+		require.NoError(t, ln.Close())
+		run(t, "tcp:"+addr, true)
+	})
+	t.Run("file", func(t *testing.T) {
+		run(t, "file:"+filepath.Join(t.TempDir(), "job.id"), false)
+	})
+}
+
+// rankMain is one rank of TestTwoProcesses, in its own process.
+func rankMain() int {
+	fail := func(format string, args ...any) int {
+		fmt.Fprintf(os.Stderr, format+"\n", args...)
+		return 1
+	}
+	rank, _ := strconv.Atoi(os.Getenv(envRank))
+	ranks, _ := strconv.Atoi(os.Getenv(envRanks))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dev, err := gpu.Open(ctx, gpu.WithBackends("cuda"), gpu.WithDevice(rank), gpu.WithFallback(false))
+	if err != nil {
+		return fail("open: %v", err)
+	}
+	defer dev.Close()
+	kind, arg, _ := strings.Cut(os.Getenv(envArg), ":")
+	var b Bootstrap = File{Path: arg}
+	if kind == "tcp" {
+		b = TCP{Addr: arg, Ranks: ranks, Key: "two-processes"}
+	}
+	start := time.Now()
+	c, err := Join(ctx, dev, rank, ranks, b)
+	if err != nil {
+		return fail("join: %v", err)
+	}
+	fmt.Printf("rank %d joined %s through %s in %v\n", rank, dev, kind, time.Since(start).Round(time.Millisecond))
+	const count = 1 << 20
+	s := dev.DefaultStream()
+	buf, err := gpu.FromSlice(ctx, dev, rankValues[float32](rank, count))
+	if err != nil {
+		return fail("upload: %v", err)
+	}
+	if err := c.AllReduce(s, buf, buf, count, Float32, Sum); err != nil {
+		return fail("all-reduce: %v", err)
+	}
+	got, err := gpu.ToSlice[float32](ctx, buf)
+	if err != nil {
+		return fail("download: %v", err)
+	}
+	for i, g := range got {
+		if want := float32(reduceRef(Sum, ranks, i)); g != want {
+			return fail("element %d is %v, want %v", i, g, want)
+		}
+	}
+	_ = buf.Close()
+	if os.Getenv("ANYGPU_COLLECTIVE_BENCH") != "" {
+		bytes := int64(benchMiB()) << 20
+		n := int(bytes / 4)
+		big, err := gpu.AllocSlice[float32](dev, n)
+		if err != nil {
+			return fail("alloc: %v", err)
+		}
+		if err := s.Fill(big, 0, bytes, 0); err != nil {
+			return fail("fill: %v", err)
+		}
+		for range 5 {
+			if err := c.AllReduce(s, big, big, n, Float32, Sum); err != nil {
+				return fail("all-reduce: %v", err)
+			}
+		}
+		if err := s.Synchronize(ctx); err != nil {
+			return fail("sync: %v", err)
+		}
+		const iters = 20
+		ev0, _ := s.Record()
+		t0 := time.Now()
+		for range iters {
+			if err := c.AllReduce(s, big, big, n, Float32, Sum); err != nil {
+				return fail("all-reduce: %v", err)
+			}
+		}
+		ev1, _ := s.Record()
+		if err := s.Synchronize(ctx); err != nil {
+			return fail("sync: %v", err)
+		}
+		wall := time.Since(t0) / iters
+		d, err := ev1.Elapsed(ev0)
+		if err != nil {
+			return fail("elapsed: %v", err)
+		}
+		d /= iters
+		fmt.Printf("BENCH nccl_allreduce_2proc rank %d: %d MiB float32, %d ranks: %.3f ms, bus bandwidth %.1f GB/s (device events; wall clock %.1f GB/s)\n",
+			rank, bytes>>20, ranks, float64(d)/1e6, busBandwidth(bytes, d, ranks), busBandwidth(bytes, wall, ranks))
+		_ = big.Close()
+	}
+	if err := c.Err(); err != nil {
+		return fail("async error: %v", err)
+	}
+	if err := c.Close(); err != nil {
+		return fail("close: %v", err)
+	}
+	fmt.Printf("rank %d ok\n", rank)
+	return 0
+}
+
+// execHelper is a helper process whose output is collected.
+type execHelper struct {
+	cmd *exec.Cmd
+	out *strings.Builder
+}
+
+func startHelper(t *testing.T, role, arg string, env ...string) *execHelper {
+	t.Helper()
+	h := &execHelper{cmd: helper(t, role, arg, env...), out: &strings.Builder{}}
+	h.cmd.Stdout, h.cmd.Stderr = h.out, h.out
+	require.NoError(t, h.cmd.Start())
+	t.Cleanup(func() { _ = h.cmd.Process.Kill() })
+	return h
+}
+
+// wait waits for the process, killing it after d.
+func (h *execHelper) wait(d time.Duration) (string, error) {
+	done := make(chan error, 1)
+	go func() { done <- h.cmd.Wait() }()
+	select {
+	case err := <-done:
+		return h.out.String(), err
+	case <-time.After(d):
+		_ = h.cmd.Process.Kill()
+		<-done
+		return h.out.String(), fmt.Errorf("killed after %v", d)
+	}
+}
