@@ -13,5 +13,6 @@ import (
 	_ "github.com/anygpu/gpu/backend/metal"  // Apple GPUs through the Objective-C runtime (darwin)
 	_ "github.com/anygpu/gpu/backend/opengl" // OpenGL 4.3 compute through headless EGL
 	_ "github.com/anygpu/gpu/backend/sim"    // simulated devices, active only with ANYGPU_FAKE
+	_ "github.com/anygpu/gpu/backend/vulkan" // Vulkan 1.1+ compute through the loader (libvulkan)
 	_ "github.com/anygpu/gpu/backend/webgpu" // WebGPU through wgpu-native (needs cgo; "not compiled" without)
 )

@@ -1,0 +1,111 @@
+// Package vulkan is anygpu's Vulkan compute backend: any Vulkan 1.1+ driver
+// (NVIDIA, AMD, Intel, Mesa's lavapipe, MoltenVK), loaded at run time with no
+// cgo. Import it for its side effect (or import backend/all):
+//
+//	import _ "github.com/anygpu/gpu/backend/vulkan"
+//
+// init only registers the driver: the loader library is opened the first
+// time the backend is probed, and the process's VkInstance is created then
+// and kept. A missing loader, a missing driver (no ICD) or only Vulkan 1.0
+// devices make Probe report the backend unavailable with the reason and a
+// hint, never a crash. The binding (internal/vk) is anygpu's own: purego
+// calls on function pointers resolved with vkGetInstanceProcAddr and
+// vkGetDeviceProcAddr, struct layouts checked against vulkan_core.h.
+//
+// # Environment
+//
+//	ANYGPU_VULKAN_LIBRARY     the Vulkan loader to open instead of libvulkan.so.1,
+//	                          vulkan-1.dll or libvulkan.1.dylib
+//	ANYGPU_VULKAN_VALIDATION  1: enable VK_LAYER_KHRONOS_validation with a
+//	                          VK_EXT_debug_utils messenger that records every
+//	                          warning and error (ValidationMessages); "sync" adds
+//	                          synchronization validation. Read once, when the
+//	                          instance is created. Off by default. The package's
+//	                          own tests turn it on and fail on any message.
+//	ANYGPU_VULKAN_D2D         "kernel" (default) or "copy": how Stream.Copy moves
+//	                          large 16-byte-aligned blocks within a device
+//	ANYGPU_CACHE_DIR          where each device's VkPipelineCache is kept
+//	                          (vulkan/<vendor>-<device>-<cache UUID>.bin; default
+//	                          os.UserCacheDir()/anygpu)
+//	ANYGPU_SHADERC_LIBRARY    libshaderc for GLSL sources (default libshaderc.so.1,
+//	                          libshaderc_shared.*)
+//	ANYGPU_GLSLC              glslc for GLSL sources when libshaderc does not load
+//	                          (default: glslc on PATH)
+//	ANYGPU_SPIRV_VAL          spirv-val for SPIR-V validation when libshaderc does not
+//	                          load (default: spirv-val on PATH; "off" skips it)
+//	ANYGPU_DEVICE             the device ordinal (package gpu)
+//
+// The loader's own variables apply too: VK_DRIVER_FILES / VK_ICD_FILENAMES
+// choose the drivers, VK_LOADER_DEBUG=all explains what the loader finds.
+//
+// # Devices
+//
+// Physical devices are ordered discrete GPU, integrated GPU, virtual GPU,
+// then CPU (lavapipe, reported as TypeSoftware), in enumeration order within
+// a kind; ordinals index that order. DeviceInfo carries the name, vendor,
+// driver and API versions, memory (the device-local heap; every heap and
+// memory type in Extra), compute limits (work-group count, size and
+// invocations, shared memory, push-constant and storage-buffer limits), the
+// subgroup size and the timestamp period; Units is the SM count where
+// VK_NV_shader_sm_builtins tells it, AMD's compute units, or the CPU count
+// for a CPU device.
+//
+// # Memory
+//
+// Device buffers live in the first device-local memory type, sub-allocated
+// from 64 MiB VkDeviceMemory blocks (first fit, coalescing frees, one empty
+// block kept; requests above a quarter of a block get their own allocation);
+// each buffer has its own VkBuffer bound at its offset, so NativeHandle is a
+// plain VkBuffer. Host buffers (AllocHost) are host-visible and coherent,
+// cached where the driver offers it (system memory, not a device-local
+// window), persistently mapped, and sub-allocated the same way; the stream's
+// WriteHost and ReadHost copy from and to them directly (backend.HostCopier).
+// Where device-local memory is also host-visible (integrated GPUs, lavapipe)
+// buffers are mapped too, and Write and Read copy directly when the stream
+// has no pending work. Otherwise Write copies the slice into 8 MiB staging
+// slabs (host-visible memory, at most 64 MiB in flight per stream) and
+// returns at once; Read copies into staging and moves the bytes to the slice
+// when the stream (or a later event) is synchronized. A buffer closed while
+// streams still have work queued is destroyed once they pass that work.
+//
+// # Streams and events
+//
+// A stream records command buffers for one of up to four queues of the
+// compute family (a compute-only family where the device has one) and, for
+// host transfers of 1 MiB or more, for a queue of the transfer-only family
+// where there is one. It submits them in batches: at Synchronize, when the
+// host waits for an event, on a cross-stream Wait, every 64 commands and
+// every 4 MiB. Commands are ordered with pipeline barriers, inserted only
+// where an operation touches memory an earlier one wrote (or writes memory an
+// earlier one read). Each stream signals a timeline semaphore: an Event is a
+// value on it plus a timestamp query (reset on the host where the device
+// allows), Wait makes the next submission wait on another stream's
+// semaphore, and the switch between a stream's two queues is ordered the
+// same way. Without timeline semaphores (Vulkan 1.1 without
+// VK_KHR_timeline_semaphore) each submission gets a fence, and Wait blocks
+// the host until the event completes. Elapsed reads the timestamps
+// (timestampPeriod). A closed stream's queues, command buffers and semaphore
+// go to the next stream; semaphores are destroyed with the device.
+//
+// # Kernels
+//
+// Source.SPIRVKernels (one module per kernel, entry point "main") or
+// Source.SPIRV (one module, one GLCompute entry point per kernel) are used as
+// they are; a Source with only GLSL is compiled at run time, for Vulkan 1.1,
+// with libshaderc when it loads and with glslc otherwise, and is NotSupported
+// without either. SPIR-V is checked before it reaches the driver (size, magic
+// number, header, instruction stream, a GLCompute entry point) and validated
+// with SPIRV-Tools (libshaderc's, or spirv-val) where installed; a bad module
+// is a Compilation error with the reason in its log. Buffers bind at set 0,
+// bindings 0..n-1, push descriptors where the device has them (descriptor
+// pools recycled with the command buffers otherwise); scalars are packed into
+// push constants (the portable ABI), or into a uniform block at binding n
+// when the GLSL declares one (the OpenGL backend's ABI). A kernel whose
+// work-group size is specialization constants (local_size_x_id = 0 and so
+// on, as the built-in kernels declare it) runs with any block size: a
+// pipeline is built per block size and kept per device; a fixed local_size
+// must match the launch's block. The VkPipelineCache is saved under
+// ANYGPU_CACHE_DIR when the device closes. Large device-to-device copies
+// whose offsets and size are multiples of 16 bytes run as a compute kernel,
+// which moved 2.1 TB/s on an H200 where vkCmdCopyBuffer moved 0.42 TB/s.
+package vulkan
