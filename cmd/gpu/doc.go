@@ -37,7 +37,7 @@
 //	                  (after a warm-up round of as many launches; compare with
 //	                  cmd/gpu/testdata/launch_loop.c, the same loop in C)
 //	saxpy_gbps        axpy over 64 Mi float32: 12 bytes per element / kernel time;
-//	                  on GPUs at most 8 groups of 256 per compute unit, grid-stride
+//	                  on GPUs one group of 256 per 1024 elements (a float4 per thread)
 //	                  (one group per 256 elements where the unit count is unknown:
 //	                  WebGPU reports 1)
 //	reduce_gbps       two-pass reduce_sum over 64 Mi float32: 4 bytes per element / time of both passes
