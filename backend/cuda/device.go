@@ -102,8 +102,9 @@ func (d *device) enter(fr *cu.Frame, op string) error {
 func (d *device) leave() { runtime.UnlockOSThread() }
 
 // checkCurrent makes enter ask the driver for the thread's current context
-// first and set it only when it differs (the thread usually has it already).
-var checkCurrent = false
+// first and set it only when it differs (the thread usually has it already):
+// measured cheaper than setting it on every call (see doc.go).
+var checkCurrent = true
 
 // check converts a driver result of operation op. A sticky error is
 // remembered for the GPU: the driver keeps returning it for the rest of the
