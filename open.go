@@ -22,12 +22,34 @@ import (
 // an error of category Unavailable that joins those reasons instead. An
 // unknown backend name is an error at once.
 func Open(ctx context.Context, opts ...Option) (*Device, error) {
+	return choose(ctx, "open", opts, func(o options, c candidate, st BackendStatus) (*Device, error) {
+		if o.device >= len(st.Devices) {
+			return nil, errorf(errors.InvalidArgument, "open", "device %d requested, %d present", o.device, len(st.Devices))
+		}
+		info := st.Devices[o.device]
+		if info.Type == backend.TypeSoftware && o.backends == nil {
+			return nil, softwareOnly(c.name, info.Name)
+		}
+		return openDevice(ctx, c, info, o)
+	}, func(d *Device) *Device { return d })
+}
+
+// choose is the selection Open and OpenAll share. Backends are tried in the
+// order of WithBackends, else ANYGPU_BACKEND, else DefaultOrder; every probe
+// starts at once, and results are taken in order, so the first usable backend
+// opens without waiting for slower ones later in the order. open turns an
+// available backend into the result, or says why it cannot; cpu wraps the CPU
+// device when everything else failed and fallback is on. op names the caller
+// in errors.
+func choose[T any](ctx context.Context, op string, opts []Option,
+	open func(o options, c candidate, st BackendStatus) (T, error), cpu func(*Device) T) (T, error) {
+	var zero T
 	if ctx == nil {
-		return nil, errorf(invalidArgument, "open", "nil context")
+		return zero, errorf(invalidArgument, op, "nil context")
 	}
 	o, err := buildOptions(opts)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
 	names := o.backends
 	if names == nil {
@@ -37,14 +59,12 @@ func Open(ctx context.Context, opts ...Option) (*Device, error) {
 		}
 	}
 	if len(names) == 0 {
-		return nil, errorf(invalidArgument, "open", "no backend named (empty %s or WithBackends)", EnvBackend)
+		return zero, errorf(invalidArgument, op, "no backend named (empty %s or WithBackends)", EnvBackend)
 	}
 	cands, err := resolve(names, o.fake, o.backends == nil)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	// Every probe starts now; results are taken in order, so the first usable
-	// backend opens without waiting for slower ones later in the order.
 	probeCtx, cancelProbes := context.WithCancel(ctx)
 	defer cancelProbes()
 	results := probeAsync(probeCtx, cands)
@@ -55,21 +75,7 @@ func Open(ctx context.Context, opts ...Option) (*Device, error) {
 			reasons = append(reasons, reason{c.name, describe(st)})
 			continue
 		}
-		if o.device >= len(st.Devices) {
-			reasons = append(reasons, reason{c.name, errorf(errors.InvalidArgument, "open", "device %d requested, %d present", o.device, len(st.Devices))})
-			continue
-		}
-		if info := st.Devices[o.device]; info.Type == backend.TypeSoftware && o.backends == nil {
-			// lavapipe, llvmpipe, SwiftShader: a GPU API emulated on the CPU is
-			// slower than the CPU backend itself. Only a named backend gets one.
-			reasons = append(reasons, reason{c.name, &errors.Error{
-				Category: errors.Unavailable,
-				Msg:      fmt.Sprintf("only a software renderer (%s), slower than the CPU backend", info.Name),
-				Hint:     "name the backend (ANYGPU_BACKEND=" + c.name + ") to use it anyway",
-			}})
-			continue
-		}
-		d, err := openDevice(ctx, c, st.Devices[o.device], o)
+		v, err := open(o, c, st)
 		if err != nil {
 			reasons = append(reasons, reason{c.name, err})
 			continue
@@ -77,17 +83,17 @@ func Open(ctx context.Context, opts ...Option) (*Device, error) {
 		if c.name == cpuBackend && len(reasons) > 0 {
 			warnFallback(o, reasons)
 		}
-		return d, nil
+		return v, nil
 	}
 	if o.fallback && !slices.Contains(names, cpuBackend) {
-		cpu, _ := backend.Lookup(cpuBackend)
-		c := candidate{name: cpuBackend, driver: cpu}
+		drv, _ := backend.Lookup(cpuBackend)
+		c := candidate{name: cpuBackend, driver: drv}
 		st := probeOne(ctx, c)
 		if st.State == Available {
 			d, err := openDevice(ctx, c, st.Devices[0], o)
 			if err == nil {
 				warnFallback(o, reasons)
-				return d, nil
+				return cpu(d), nil
 			}
 			reasons = append(reasons, reason{cpuBackend, err})
 		}
@@ -96,21 +102,23 @@ func Open(ctx context.Context, opts ...Option) (*Device, error) {
 	for i, r := range reasons {
 		errs[i] = r.err
 	}
-	return nil, &errors.Error{
-		Op: "open", Category: errors.Unavailable, Err: errors.Join(errs...),
+	return zero, &errors.Error{
+		Op: op, Category: errors.Unavailable, Err: errors.Join(errs...),
 		Msg:  "no usable device: " + joinReasons(reasons),
 		Hint: "run `gpu info` to see every backend's state, or allow the CPU fallback",
 	}
 }
 
-// reason is why one backend could not be opened.
-type reason struct {
-	name string
-	err  error
+// softwareOnly is why a backend offering only a software renderer (lavapipe,
+// llvmpipe, SwiftShader: a GPU API emulated on the CPU, slower than the CPU
+// backend itself) is passed over unless it is named.
+func softwareOnly(backendName, device string) error {
+	return &errors.Error{
+		Category: errors.Unavailable,
+		Msg:      fmt.Sprintf("only a software renderer (%s), slower than the CPU backend", device),
+		Hint:     "name the backend (ANYGPU_BACKEND=" + backendName + ") to use it anyway",
+	}
 }
-
-// String is "name: message", without a repeated backend prefix or the hint.
-func (r reason) String() string { return r.name + ": " + reasonOf(r.err) }
 
 // describe turns a non-available status into an error carrying its category.
 func describe(st BackendStatus) error {
@@ -168,3 +176,12 @@ func OpenDriver(ctx context.Context, d backend.Driver, ordinal int, opts ...Opti
 	}
 	return openDevice(ctx, c, st.Devices[ordinal], o)
 }
+
+// reason is why one backend could not be opened.
+type reason struct {
+	name string
+	err  error
+}
+
+// String is "name: message", without a repeated backend prefix or the hint.
+func (r reason) String() string { return r.name + ": " + reasonOf(r.err) }

@@ -49,82 +49,21 @@ import (
 // device of the chosen backend fails to open, the ones already opened are
 // closed and the error names it. Close every device when done (CloseAll).
 func OpenAll(ctx context.Context, opts ...Option) ([]*Device, error) {
-	if ctx == nil {
-		return nil, errorf(invalidArgument, "open all", "nil context")
-	}
-	o, err := buildOptions(opts)
-	if err != nil {
-		return nil, err
-	}
-	names := o.backends
-	if names == nil {
-		names = slices.Clone(DefaultOrder)
-		if !o.fallback {
-			names = slices.DeleteFunc(names, func(n string) bool { return n == cpuBackend })
-		}
-	}
-	if len(names) == 0 {
-		return nil, errorf(invalidArgument, "open all", "no backend named (empty %s or WithBackends)", EnvBackend)
-	}
-	cands, err := resolve(names, o.fake, o.backends == nil)
-	if err != nil {
-		return nil, err
-	}
-	probeCtx, cancelProbes := context.WithCancel(ctx)
-	defer cancelProbes()
-	results := probeAsync(probeCtx, cands)
-	var reasons []reason
-	for i, ch := range results {
-		c, st := cands[i], <-ch
-		if st.State != Available {
-			reasons = append(reasons, reason{c.name, describe(st)})
-			continue
-		}
+	return choose(ctx, "open all", opts, func(o options, c candidate, st BackendStatus) ([]*Device, error) {
 		infos := st.Devices
 		if o.backends == nil {
 			infos = slices.DeleteFunc(slices.Clone(infos), func(d DeviceInfo) bool { return d.Type == backend.TypeSoftware })
 			if len(infos) == 0 {
-				reasons = append(reasons, reason{c.name, &errors.Error{
-					Category: errors.Unavailable,
-					Msg:      fmt.Sprintf("only software renderers (%s), slower than the CPU backend", st.Devices[0].Name),
-					Hint:     "name the backend (ANYGPU_BACKEND=" + c.name + ") to use it anyway",
-				}})
-				continue
+				return nil, softwareOnly(c.name, st.Devices[0].Name)
 			}
 		}
 		devs, err := openEvery(ctx, c, infos, o)
 		if err != nil {
-			reasons = append(reasons, reason{c.name, err})
-			continue
-		}
-		if c.name == cpuBackend && len(reasons) > 0 {
-			warnFallback(o, reasons)
+			return nil, err
 		}
 		connectPeers(devs, o)
 		return devs, nil
-	}
-	if o.fallback && !slices.Contains(names, cpuBackend) {
-		cpu, _ := backend.Lookup(cpuBackend)
-		c := candidate{name: cpuBackend, driver: cpu}
-		st := probeOne(ctx, c)
-		if st.State == Available {
-			d, err := openDevice(ctx, c, st.Devices[0], o)
-			if err == nil {
-				warnFallback(o, reasons)
-				return []*Device{d}, nil
-			}
-			reasons = append(reasons, reason{cpuBackend, err})
-		}
-	}
-	errs := make([]error, len(reasons))
-	for i, r := range reasons {
-		errs[i] = r.err
-	}
-	return nil, &errors.Error{
-		Op: "open all", Category: errors.Unavailable, Err: errors.Join(errs...),
-		Msg:  "no usable device: " + joinReasons(reasons),
-		Hint: "run `gpu info` to see every backend's state, or allow the CPU fallback",
-	}
+	}, func(d *Device) []*Device { return []*Device{d} })
 }
 
 // openEvery opens each listed device of one backend, or none.
