@@ -158,19 +158,6 @@ func (h *HostBuffer) Size() int64 { return h.size }
 // Device is the device the buffer was allocated for.
 func (h *HostBuffer) Device() *Device { return h.dev }
 
-func (h *HostBuffer) usable(op string) error {
-	if h == nil {
-		return errorf(errors.InvalidArgument, op, "nil host buffer")
-	}
-	if err := h.dev.usable(op); err != nil {
-		return err
-	}
-	if h.closed.Load() {
-		return h.dev.errorf(errors.Closed, op, "host buffer is closed")
-	}
-	return nil
-}
-
 // Close returns the memory to the host pool (or frees it). Closing twice is
 // not an error.
 func (h *HostBuffer) Close() error {

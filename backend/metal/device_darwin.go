@@ -5,6 +5,7 @@ package metal
 import (
 	"context"
 	"fmt"
+	"github.com/anygpu/gpu/internal/units"
 	"os"
 	"sync"
 
@@ -256,12 +257,12 @@ func (d *device) checkSize(op string, size int64) error {
 	}
 	if max := d.info.MaxBufferBytes; max > 0 && size > max {
 		return &errors.Error{Backend: Name, Op: op, Category: errors.OutOfMemory,
-			Msg:  fmt.Sprintf("larger than the device's largest buffer (maxBufferLength), %s", byteSize(max)),
+			Msg:  fmt.Sprintf("larger than the device's largest buffer (maxBufferLength), %s", units.ByteSize(max)),
 			Hint: "split the data over several buffers"}
 	}
 	if total := d.info.MemoryBytes; total > 0 && size > total {
 		return &errors.Error{Backend: Name, Op: op, Category: errors.OutOfMemory,
-			Msg:  fmt.Sprintf("larger than the device's recommended working set, %s", byteSize(total)),
+			Msg:  fmt.Sprintf("larger than the device's recommended working set, %s", units.ByteSize(total)),
 			Hint: "process the data in smaller batches"}
 	}
 	return nil
@@ -276,7 +277,7 @@ func (d *device) newBuffer(op string, size int64, options uintptr) (id, error) {
 	if obj == 0 {
 		free, total, _ := d.memInfo()
 		return 0, &errors.Error{Backend: Name, Op: op, Category: errors.OutOfMemory, Retryable: true,
-			Msg:  fmt.Sprintf("newBufferWithLength:options: returned nil (%s of the %s working set free)", byteSize(free), byteSize(total)),
+			Msg:  fmt.Sprintf("newBufferWithLength:options: returned nil (%s of the %s working set free)", units.ByteSize(free), units.ByteSize(total)),
 			Hint: "free buffers, trim the pools, or process the data in smaller batches"}
 	}
 	return obj, nil
@@ -284,7 +285,7 @@ func (d *device) newBuffer(op string, size int64, options uintptr) (id, error) {
 
 // Alloc creates an MTLBuffer of the device's storage mode.
 func (d *device) Alloc(size int64) (backend.Buffer, error) {
-	op := "alloc " + byteSize(size)
+	op := "alloc " + units.ByteSize(size)
 	if err := d.enter(); err != nil {
 		return nil, err
 	}
@@ -307,7 +308,7 @@ func (d *device) Alloc(size int64) (backend.Buffer, error) {
 // AllocHost allocates a shared MTLBuffer: host memory the GPU reads and
 // writes directly, so copies between it and device buffers are blits.
 func (d *device) AllocHost(size int64) (backend.HostBuffer, error) {
-	op := "alloc host " + byteSize(size)
+	op := "alloc host " + units.ByteSize(size)
 	if err := d.enter(); err != nil {
 		return nil, err
 	}

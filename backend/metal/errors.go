@@ -234,17 +234,3 @@ func withOp(err error, op string) error {
 func errorf(cat errors.Category, op, hint, format string, args ...any) *errors.Error {
 	return &errors.Error{Backend: Name, Op: op, Category: cat, Msg: fmt.Sprintf(format, args...), Hint: hint}
 }
-
-// byteSize formats a byte count the way error messages show it ("1.0 GiB").
-func byteSize(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 5; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}

@@ -267,11 +267,6 @@ func send3(o id, s sel, a, b, c uintptr) uintptr {
 	return r
 }
 
-func send4(o id, s sel, a, b, c, d uintptr) uintptr {
-	r, _, _ := purego.SyscallN(rt.msgSend, uintptr(o), uintptr(s), a, b, c, d)
-	return r
-}
-
 func send5(o id, s sel, a, b, c, d, e uintptr) uintptr {
 	r, _, _ := purego.SyscallN(rt.msgSend, uintptr(o), uintptr(s), a, b, c, d, e)
 	return r

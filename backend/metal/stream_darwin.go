@@ -4,6 +4,7 @@ package metal
 
 import (
 	"context"
+	"github.com/anygpu/gpu/internal/units"
 	"sync"
 	"time"
 	"unsafe"
@@ -394,7 +395,7 @@ func (s *stream) Write(dst backend.Buffer, off int64, src []byte) error {
 	}
 	staging := id(send3(s.dev.obj, selNewBufferWithBytes, uintptr(unsafe.Pointer(&src[0])), uintptr(len(src)), resourceStorageShared))
 	if staging == 0 {
-		return errorf(errors.OutOfMemory, op, "free buffers or write in smaller pieces", "staging a %s write: newBufferWithBytes:length:options: returned nil", byteSize(int64(len(src))))
+		return errorf(errors.OutOfMemory, op, "free buffers or write in smaller pieces", "staging a %s write: newBufferWithBytes:length:options: returned nil", units.ByteSize(int64(len(src))))
 	}
 	cb, err := s.newCommandBuffer(opWrite)
 	if err != nil {
@@ -905,7 +906,6 @@ func (s *stream) Launch(k backend.Kernel, grid, block backend.Dim3, args []backe
 // run on the GPU at all), and a buffer of its own per stream, so markers of
 // different streams share no resource Metal could order them by.
 func (s *stream) Record() (backend.Event, error) {
-	const op = "record"
 	if err := s.dev.enter(); err != nil {
 		return nil, err
 	}

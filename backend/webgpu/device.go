@@ -64,7 +64,6 @@ type device struct {
 	completed atomic.Uint64
 
 	errMu     sync.Mutex
-	uncapSeq  uint64
 	uncapErrs []error // uncaptured errors not yet reported
 	lostErr   atomic.Pointer[errors.Error]
 	closing   atomic.Bool

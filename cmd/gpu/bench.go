@@ -55,9 +55,6 @@ type result struct {
 	Elapsed    time.Duration // wall time of the whole run
 }
 
-// failed reports whether anything on this backend went wrong.
-func (r *result) failed() bool { return r.Err != nil || len(r.Errors) > 0 }
-
 // target is one backend to benchmark: opened when its turn comes, so only one
 // device is open at a time.
 type target struct {

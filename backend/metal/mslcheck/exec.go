@@ -295,8 +295,6 @@ func builtinCode(p astNode) (string, bool) {
 	return "", false
 }
 
-func contains(s []string, v string) bool { return indexOf(s, v) >= 0 }
-
 func indexOf(s []string, v string) int {
 	for i, x := range s {
 		if x == v {

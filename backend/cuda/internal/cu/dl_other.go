@@ -15,5 +15,3 @@ func dlopen(path string) (uintptr, error) {
 }
 
 func dlsym(uintptr, string) uintptr { return 0 }
-
-const platformSupported = false

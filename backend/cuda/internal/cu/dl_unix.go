@@ -20,5 +20,3 @@ func dlsym(handle uintptr, name string) uintptr {
 	}
 	return p
 }
-
-const platformSupported = true

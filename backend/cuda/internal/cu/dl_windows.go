@@ -19,5 +19,3 @@ func dlsym(handle uintptr, name string) uintptr {
 	}
 	return p
 }
-
-const platformSupported = true
