@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"context"
+	"math"
 	"runtime"
 	"testing"
 	"time"
@@ -234,6 +235,75 @@ func BenchmarkLaunchThreading(b *testing.B) {
 			}
 		}
 		sync(b)
+	})
+}
+
+// BenchmarkLaunchEnqueue times bursts of 128 fill launches (grid 1, block
+// 1) that fit the stream's queue, each burst after a Synchronize and timed
+// without it: the CPU cost of one launch alone, without the GPU's pace.
+// launch_loop.c's c_enqueue_us is the same measurement in C. raw is one
+// purego call per launch; public is gpu.Stream.Launch.
+func BenchmarkLaunchEnqueue(b *testing.B) {
+	const burst = 128
+	dev := openGPU(b)
+	ctx := context.Background()
+	mod, err := dev.Compile(ctx, kernels.Source())
+	if err != nil {
+		b.Fatal(err)
+	}
+	fill, _ := mod.Kernel(kernels.OpFill)
+	y, _ := dev.Alloc(4)
+	st := dev.DefaultStream()
+	one := func() error { return st.Launch(fill, gpu.D1(1), gpu.D1(1), gpu.Buf(y), gpu.U32(1), gpu.F32(1.5)) }
+	bursts := func(b *testing.B, launch func() error) {
+		for b.Loop() {
+			b.StopTimer()
+			if err := st.Synchronize(ctx); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			for range burst {
+				if err := launch(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.StopTimer()
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*burst)/1e3, "us/launch")
+		_ = st.Synchronize(ctx)
+	}
+	b.Run("public", func(b *testing.B) { bursts(b, one) })
+	b.Run("raw", func(b *testing.B) {
+		d := openRaw(b)
+		m, err := d.Compile(ctx, kernels.Source(), backend.CompileOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		kk, _ := m.Kernel(kernels.OpFill)
+		k := kk.(*kernel)
+		bs, _ := d.NewStream()
+		s := bs.(*stream)
+		defer s.Close()
+		buf, _ := d.Alloc(4)
+		s.params.pack([]backend.Arg{{Kind: backend.ArgBuffer, Buffer: buf}, {Kind: backend.ArgU32, Bits: 1}, {Kind: backend.ArgF32, Bits: uint64(math.Float32bits(1.5))}}, k)
+		params := unsafe.Pointer(&s.params.ptrs[0])
+		fr := cu.NewFrame()
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		d.lib.CtxSetCurrent(fr, d.ctx)
+		for b.Loop() {
+			b.StopTimer()
+			if r := d.lib.StreamSynchronize(fr, s.h); r != cu.Success {
+				b.Fatal(r)
+			}
+			b.StartTimer()
+			for range burst {
+				d.lib.LaunchKernel(fr, k.fn, 1, 1, 1, 1, 1, 1, 0, s.h, params)
+			}
+		}
+		b.StopTimer()
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*burst)/1e3, "us/launch")
+		_ = s.Synchronize(ctx)
 	})
 }
 

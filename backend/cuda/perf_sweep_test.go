@@ -66,7 +66,10 @@ func TestStagingSweep(t *testing.T) {
 	}
 	d := openRaw(t)
 	const n = 256 << 20
-	const reps = 5
+	reps := 5
+	if v := envInts("ANYGPU_SWEEP_REPS", nil); len(v) == 1 {
+		reps = v[0]
+	}
 	bs, err := d.NewStream()
 	if err != nil {
 		t.Fatal(err)
@@ -112,41 +115,89 @@ func TestStagingSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	fmt.Fprintf(&b, "pinned: h2d %.1f GB/s  d2h %.1f GB/s\n", gbpsOf(n, h2dPinned), gbpsOf(n, d2hPinned))
-	fmt.Fprintf(&b, "%9s %7s %9s %9s %9s %9s %9s\n", "chunk", "workers", "piece", "h2d", "d2h", "hostcopy", "d2h-fresh")
-	defer func(c, w, p int) { stageChunk, stageWorkers, stageCopyPiece = c, w, p }(stageChunk, stageWorkers, stageCopyPiece)
+	fmt.Fprintf(&b, "%9s %7s %9s %6s %9s %9s %9s %9s\n", "chunk", "workers", "piece", "guided", "h2d", "d2h", "hostcopy", "d2h-fresh")
+	defer func(c, w, p int, gr, gw bool) {
+		stageChunk, stageWorkers, stageCopyPiece, stageGuidedRead, stageGuidedWrite = c, w, p, gr, gw
+	}(stageChunk, stageWorkers, stageCopyPiece, stageGuidedRead, stageGuidedWrite)
 	for _, kib := range envInts("ANYGPU_SWEEP_CHUNKS_KIB", []int{1024, 2048, 4096}) {
 		for _, w := range envInts("ANYGPU_SWEEP_WORKERS", []int{8, 12, 16}) {
 			for _, piece := range envInts("ANYGPU_SWEEP_PIECE_KIB", []int{0, 512}) {
-				stageChunk, stageWorkers, stageCopyPiece = kib<<10, w, piece<<10
-				h2d, err := sweepMedian(reps, func() error {
-					if err := s.Write(db, 0, src); err != nil {
-						return err
+				for _, guided := range envInts("ANYGPU_SWEEP_GUIDED", []int{0, 1}) {
+					stageChunk, stageWorkers, stageCopyPiece = kib<<10, w, piece<<10
+					stageGuidedRead, stageGuidedWrite = guided == 1, guided == 1
+					h2d, err := sweepMedian(reps, func() error {
+						if err := s.Write(db, 0, src); err != nil {
+							return err
+						}
+						return sync()
+					})
+					if err != nil {
+						t.Fatal(err)
 					}
-					return sync()
-				})
-				if err != nil {
-					t.Fatal(err)
+					d2h, err := sweepMedian(reps, func() error { return s.Read(dst, db, 0) })
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !bytes.Equal(src[:1<<20], dst[:1<<20]) || !bytes.Equal(src[n-1<<20:], dst[n-1<<20:]) {
+						t.Fatalf("chunk %d KiB, %d workers: wrong data", kib, w)
+					}
+					host := hostCopyRate(src, hb.Bytes(), kib<<10, w, reps)
+					// D2H into memory never touched: page faults on first touch.
+					fresh := make([]byte, n)
+					start := time.Now()
+					if err := s.Read(fresh, db, 0); err != nil {
+						t.Fatal(err)
+					}
+					freshD := time.Since(start)
+					fmt.Fprintf(&b, "%6d KiB %7d %5d KiB %6v %9.1f %9.1f %9.1f %9.1f\n", kib, w, piece, guided == 1, gbpsOf(n, h2d), gbpsOf(n, d2h), host, gbpsOf(n, freshD))
 				}
-				d2h, err := sweepMedian(reps, func() error { return s.Read(dst, db, 0) })
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(src[:1<<20], dst[:1<<20]) || !bytes.Equal(src[n-1<<20:], dst[n-1<<20:]) {
-					t.Fatalf("chunk %d KiB, %d workers: wrong data", kib, w)
-				}
-				host := hostCopyRate(src, hb.Bytes(), kib<<10, w, reps)
-				// D2H into memory never touched: page faults on first touch.
-				fresh := make([]byte, n)
-				start := time.Now()
-				if err := s.Read(fresh, db, 0); err != nil {
-					t.Fatal(err)
-				}
-				freshD := time.Since(start)
-				fmt.Fprintf(&b, "%6d KiB %7d %5d KiB %9.1f %9.1f %9.1f %9.1f\n", kib, w, piece, gbpsOf(n, h2d), gbpsOf(n, d2h), host, gbpsOf(n, freshD))
 			}
 		}
 	}
 	dropStaging(d)
+	// The default geometry again, through other paths to the same copy: the
+	// public API (what gpu bench measures), and sources filled in other ways.
+	fmt.Fprintf(&b, "default geometry (%d KiB, %d workers):\n", stageChunk>>10, stageWorkers)
+	h2dOf := func(write func() error) float64 {
+		dur, err := sweepMedian(reps, func() error {
+			if err := write(); err != nil {
+				return err
+			}
+			return sync()
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return gbpsOf(n, dur)
+	}
+	fmt.Fprintf(&b, "  backend, serial-filled source       %6.1f GB/s\n", h2dOf(func() error { return s.Write(db, 0, src) }))
+	par := make([]byte, n)
+	parallelFill(par)
+	fmt.Fprintf(&b, "  backend, parallel-filled source     %6.1f GB/s\n", h2dOf(func() error { return s.Write(db, 0, par) }))
+	dev := openGPU(t)
+	pb, err := dev.Alloc(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := dev.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pubH2D := func(src []byte) float64 {
+		dur, err := sweepMedian(reps, func() error {
+			if err := ps.Write(pb, 0, src); err != nil {
+				return err
+			}
+			return ps.Synchronize(ctx)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return gbpsOf(n, dur)
+	}
+	fmt.Fprintf(&b, "  gpu.Stream.Write, serial-filled     %6.1f GB/s\n", pubH2D(src))
+	fmt.Fprintf(&b, "  gpu.Stream.Write, parallel-filled   %6.1f GB/s\n", pubH2D(par))
+	fmt.Fprintf(&b, "  backend again, serial-filled        %6.1f GB/s\n", h2dOf(func() error { return s.Write(db, 0, src) }))
 	t.Log(b.String())
 	if dir := os.Getenv("OUT"); dir != "" {
 		_ = os.WriteFile(filepath.Join(dir, "staging_sweep.txt"), []byte(b.String()), 0o644)
@@ -364,4 +415,23 @@ func TestKernelSweep(t *testing.T) {
 	if dir := os.Getenv("OUT"); dir != "" {
 		_ = os.WriteFile(filepath.Join(dir, "kernel_sweep.txt"), []byte(b.String()), 0o644)
 	}
+}
+
+// parallelFill writes b from GOMAXPROCS goroutines at once, as gpu bench
+// fills its data.
+func parallelFill(b []byte) {
+	w := runtime.GOMAXPROCS(0)
+	per := (len(b) + w - 1) / w
+	var wg sync.WaitGroup
+	for i := range w {
+		lo, hi := min(i*per, len(b)), min((i+1)*per, len(b))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := lo; j < hi; j++ {
+				b[j] = byte(j*13 + j>>9)
+			}
+		}()
+	}
+	wg.Wait()
 }

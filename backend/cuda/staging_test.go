@@ -8,7 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/anygpu/gpu/backend/cuda/internal/cu"
@@ -119,14 +122,20 @@ func TestStagingProtocol(t *testing.T) {
 	lib := buildAsyncFake(t)
 	d := &device{lib: lib, ord: &ordinalState{}, buffers: map[*buffer]struct{}{}, streams: map[*stream]struct{}{}, hosts: map[*hostBuffer]struct{}{}}
 	s := newStream(d, 0)
-	defer func(c, w, p int) { stageChunk, stageWorkers, stageCopyPiece = c, w, p }(stageChunk, stageWorkers, stageCopyPiece)
-	for _, geo := range []struct{ chunk, workers, piece int }{{64 << 10, 1, 0}, {64 << 10, 3, 0}, {256 << 10, 8, 0}, {4 << 20, 4, 0}, {256 << 10, 5, 100 << 10}} {
+	defer func(c, w, p int, gr, gw bool) {
+		stageChunk, stageWorkers, stageCopyPiece, stageGuidedRead, stageGuidedWrite = c, w, p, gr, gw
+	}(stageChunk, stageWorkers, stageCopyPiece, stageGuidedRead, stageGuidedWrite)
+	for _, geo := range []struct {
+		chunk, workers, piece int
+		guided                bool
+	}{{64 << 10, 1, 0, true}, {64 << 10, 3, 0, false}, {256 << 10, 8, 0, false}, {256 << 10, 8, 0, true}, {4 << 20, 4, 0, true}, {256 << 10, 5, 100 << 10, true}, {2 << 20, 12, 512 << 10, true}} {
 		stageChunk, stageWorkers, stageCopyPiece = geo.chunk, geo.workers, geo.piece
+		stageGuidedRead, stageGuidedWrite = geo.guided, geo.guided
 		for _, n := range []int{directMax + 1, 2*geo.chunk - 1, 3*geo.chunk + 5, 37*geo.chunk + 4095, 5 << 20} {
 			if n <= directMax {
 				continue
 			}
-			name := fmt.Sprintf("chunk=%d/workers=%d/n=%d", geo.chunk, geo.workers, n)
+			name := fmt.Sprintf("chunk=%d/workers=%d/guided=%v/n=%d", geo.chunk, geo.workers, geo.guided, n)
 			data := make([]byte, n)
 			for i := range data {
 				data[i] = byte(i*131 + i>>11 + geo.workers)
@@ -149,4 +158,70 @@ func TestStagingProtocol(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, d.staging, "staging sets are kept for reuse")
+}
+
+// TestChunkCounter checks that the ranges of a transfer, taken by several
+// goroutines at once, tile it exactly: contiguous, in order of offset, none
+// over a chunk, and (guided) shrinking towards the end but not under
+// guidedMin except the very last.
+func TestChunkCounter(t *testing.T) {
+	for _, tc := range []struct {
+		n, chunk, workers int
+		guided            bool
+	}{
+		{256 << 20, 2 << 20, 12, true},
+		{256 << 20, 2 << 20, 12, false},
+		{3<<20 + 5, 2 << 20, 2, true},
+		{100 << 20, 4 << 20, 8, true},
+		{5 << 20, 2 << 20, 1, true}, // one worker: whole chunks
+		{1<<20 + 1, 256 << 10, 3, true},
+	} {
+		name := fmt.Sprintf("n=%d/chunk=%d/workers=%d/guided=%v", tc.n, tc.chunk, tc.workers, tc.guided)
+		cc := newChunkCounter(tc.n, tc.chunk, tc.workers, tc.guided)
+		var stop atomic.Bool
+		got := make([][][2]int, tc.workers)
+		var wg sync.WaitGroup
+		for w := range tc.workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					lo, m, ok := cc.take(&stop)
+					if !ok {
+						return
+					}
+					got[w] = append(got[w], [2]int{lo, m})
+				}
+			}()
+		}
+		wg.Wait()
+		var all [][2]int
+		for _, g := range got {
+			all = append(all, g...)
+		}
+		slices.SortFunc(all, func(a, b [2]int) int { return a[0] - b[0] })
+		off := 0
+		for i, r := range all {
+			require.Equal(t, off, r[0], "%s: range %d starts where the last ended", name, i)
+			require.LessOrEqual(t, r[1], tc.chunk, name)
+			require.Positive(t, r[1], name)
+			if i < len(all)-1 {
+				if tc.guided {
+					require.GreaterOrEqual(t, r[1], min(guidedMin, tc.chunk), name)
+					require.LessOrEqual(t, all[i+1][1], r[1], "%s: guided ranges never grow", name)
+				} else {
+					require.Equal(t, tc.chunk, r[1], name)
+				}
+			}
+			off += r[1]
+		}
+		require.Equal(t, tc.n, off, name)
+		if tc.guided && tc.n >= 64*tc.chunk {
+			require.Less(t, all[len(all)-2][1], tc.chunk, "%s: the last ranges are smaller than a chunk", name)
+		}
+	}
+	var stop atomic.Bool
+	stop.Store(true)
+	_, _, ok := newChunkCounter(1<<20, 1<<16, 4, true).take(&stop)
+	require.False(t, ok, "stop ends the hand-out")
 }

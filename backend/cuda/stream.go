@@ -266,16 +266,37 @@ func (s *stream) Launch(k backend.Kernel, grid, block backend.Dim3, args []backe
 		return err
 	}
 	d := s.dev
-	if err := d.enter(&s.fr, "launch"); err != nil {
-		return err
+	if d.broken() {
+		return lostErr(d.ord, "launch "+kern.name)
 	}
-	r := d.lib.LaunchKernel(&s.fr, kern.fn, uint32(grid.X), uint32(grid.Y), uint32(grid.Z),
-		uint32(block.X), uint32(block.Y), uint32(block.Z), 0, s.h, unsafe.Pointer(&s.params.ptrs[0]))
-	d.leave()
+	launch := func() cu.Result {
+		return d.lib.LaunchKernel(&s.fr, kern.fn, uint32(grid.X), uint32(grid.Y), uint32(grid.Z),
+			uint32(block.X), uint32(block.Y), uint32(block.Z), 0, s.h, unsafe.Pointer(&s.params.ptrs[0]))
+	}
+	// Optimistic: the thread almost always has the context current already
+	// (enter binds it for good), so launch first and bind only if the
+	// driver says the thread has no context or another one. A launch that
+	// fails that way enqueues nothing (TestLaunchForeignContext), so trying
+	// again is safe. This saves a driver call and the thread lock on every
+	// launch: one foreign call instead of two (see doc.go).
+	r := launch()
+	if rebind(r) {
+		if err := d.enter(&s.fr, "launch"); err != nil {
+			return err
+		}
+		r = launch()
+		d.leave()
+	}
 	if r != cu.Success {
 		return d.check(r, "launch "+kern.name)
 	}
 	return nil
+}
+
+// rebind reports whether a call failed because the calling thread had no
+// context current, or a context other than the one of the call's handles.
+func rebind(r cu.Result) bool {
+	return r == cu.ErrorInvalidContext || r == cu.ErrorInvalidHandle || r == cu.ErrorContextIsDestroyed
 }
 
 // Record enqueues a timing event.

@@ -15,7 +15,7 @@ import (
 	gerrors "github.com/anygpu/gpu/errors"
 )
 
-const benchUsage = `usage: gpu bench [--backend NAME[,NAME...]|all] [--json] [--quick]
+const benchUsage = `usage: gpu bench [--backend NAME[,NAME...]|all] [--metrics NAME[,NAME...]] [--json] [--quick]
 
 Measures, on each chosen backend: h2d_pinned_gbps d2h_pinned_gbps
 h2d_pageable_gbps d2h_pageable_gbps d2d_gbps launch_us saxpy_gbps reduce_gbps
@@ -30,6 +30,8 @@ flags:
   --backend NAME   the backend(s) to measure: a name, a comma-separated list,
                    or "all" for every available backend (default: the device
                    gpu.Open picks, which honours ANYGPU_BACKEND and ANYGPU_DEVICE)
+  --metrics NAMES  measure only these metrics (comma-separated names from the
+                   list above; default: all of them)
   --json           print JSON with the metric names of ../shared/bench/peers.py
                    (python3 compare.py ours.json peers.json lines them up)
   --quick          small sizes and few runs: finishes in seconds
@@ -67,8 +69,14 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	backendFlag := fs.String("backend", "", "backend(s) to measure, or all")
 	asJSON := fs.Bool("json", false, "print JSON")
 	quick := fs.Bool("quick", false, "small sizes")
+	metricsFlag := fs.String("metrics", "", "metrics to measure (default: all)")
 	if code, ok := parseFlags(fs, benchUsage, args, stdout, stderr); !ok {
 		return code
+	}
+	chosen, err := selectMetrics(*metricsFlag)
+	if err != nil {
+		fmt.Fprintf(stderr, "gpu bench: %v\n%s", err, benchUsage)
+		return exitUsage
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	targets, code, err := chooseTargets(ctx, *backendFlag, logger)
@@ -79,7 +87,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	prog := newProgress(stderr)
 	results := make([]*result, 0, len(targets))
 	for i, t := range targets {
-		res := benchTarget(ctx, t, *quick, func(metric string, m, n int) {
+		res := benchTarget(ctx, t, *quick, chosen, func(metric string, m, n int) {
 			label := t.name
 			if label == "" {
 				label = "default"
@@ -227,7 +235,36 @@ const maxReopens = 3
 // closes it. step is called before each metric. A metric that leaves the
 // device unusable (a fatal error: a sticky CUDA fault, a lost device) fails
 // alone: the device is reopened for the metrics after it.
-func benchTarget(ctx context.Context, t target, quick bool, step func(metric string, i, n int)) *result {
+// selectMetrics turns --metrics into the metrics to run, in their usual
+// order; "" is all of them.
+func selectMetrics(spec string) ([]metric, error) {
+	if strings.TrimSpace(spec) == "" {
+		return metrics, nil
+	}
+	want := map[string]bool{}
+	for _, name := range strings.Split(spec, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		if !slices.Contains(metricNames(), name) {
+			return nil, fmt.Errorf("unknown metric %q (known: %s)", name, strings.Join(metricNames(), ", "))
+		}
+		want[name] = true
+	}
+	var out []metric
+	for _, m := range metrics {
+		if want[m.name] {
+			out = append(out, m)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--metrics names no metric")
+	}
+	return out, nil
+}
+
+func benchTarget(ctx context.Context, t target, quick bool, metrics []metric, step func(metric string, i, n int)) *result {
 	start := time.Now()
 	res := &result{Backend: t.name, Quick: quick, Values: map[string]float64{}, Errors: map[string]string{}}
 	defer func() { res.Elapsed = time.Since(start) }()

@@ -206,3 +206,25 @@ func TestBenchReopensALostDevice(t *testing.T) {
 		}
 	}
 }
+
+func TestBenchMetricsFlag(t *testing.T) {
+	code, stdout, stderr := runArgs(t, "bench", "--backend", "cpu", "--quick", "--metrics", "launch_us, d2d_gbps")
+	require.Equal(t, exitOK, code, stderr)
+	assert.NotEmpty(t, lineStarting(stdout, "launch_us"))
+	assert.NotEmpty(t, lineStarting(stdout, "d2d_gbps"))
+	assert.Empty(t, lineStarting(stdout, "saxpy_gbps"), "metrics not asked for have no row")
+
+	code, stdout, stderr = runArgs(t, "bench", "--backend", "cpu", "--quick", "--metrics", "launch_us", "--json")
+	require.Equal(t, exitOK, code, stderr)
+	var got map[string]any
+	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
+	assert.NotNil(t, got["launch_us"])
+	assert.Nil(t, got["saxpy_gbps"])
+
+	for _, bad := range []string{"nosuch", ","} {
+		code, stdout, stderr = runArgs(t, "bench", "--backend", "cpu", "--metrics", bad)
+		assert.Equal(t, exitUsage, code, bad)
+		assert.Empty(t, stdout, bad)
+		assert.Contains(t, stderr, "metric", bad)
+	}
+}

@@ -194,6 +194,9 @@ func writeTable(w io.Writer, results []*result) {
 	}
 	rows := [][]string{head}
 	for _, name := range metricNames() {
+		if !measured(ok, name) {
+			continue // not asked for (--metrics)
+		}
 		row := []string{name, unitOf(name)}
 		for _, r := range ok {
 			v, have := r.Values[name]
@@ -278,4 +281,17 @@ func unitWord(r *result) string {
 		return "SMs"
 	}
 	return "units"
+}
+
+// measured reports whether any of results has a value or an error for the
+// metric.
+func measured(results []*result, name string) bool {
+	for _, r := range results {
+		_, v := r.Values[name]
+		_, e := r.Errors[name]
+		if v || e {
+			return true
+		}
+	}
+	return false
 }

@@ -10,7 +10,13 @@
  *   gcc -O2 -o launch_loop launch_loop.c -ldl
  *   ./launch_loop [launches=10000] [rounds=5]
  *
- * Output: one JSON object, {"c_launch_us": ..., "c_launch_us_empty": ...}.
+ * Output: one JSON object, {"c_launch_us": ..., "c_launch_us_empty": ...,
+ * "c_enqueue_us": ...} (the last: bursts of 128 fill launches that fit the
+ * queue, timed without the Synchronize — the CPU cost of a launch alone).
+ *
+ * Built with -DLAUNCH_LOOP_LIB -shared -fPIC it is instead a library with one
+ * function, launch_loop_run (at the end), which backend/cuda's TestLaunchVsC
+ * calls between rounds of its own launches, in the same process.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -34,6 +40,7 @@ static CUresult (*cuStreamSynchronize)(CUstream);
 static CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                                   unsigned, CUstream, void **, void **);
 
+#ifndef LAUNCH_LOOP_LIB
 static const char ptx[] =
     ".version 7.0\n"
     ".target sm_50\n"
@@ -108,6 +115,24 @@ static double median_us(CUfunction f, void **params, CUstream s, int launches, i
 	return m;
 }
 
+/* enqueue_us times bursts of launches short enough to fit the stream's queue
+ * (each after a Synchronize): the CPU cost of one launch alone, without the
+ * GPU's pace. Median of rounds. */
+static double enqueue_us(CUfunction f, void **params, CUstream s, int burst, int rounds) {
+	double *per = malloc(sizeof(double) * rounds);
+	for (int r = 0; r < rounds; r++) {
+		CHECK(cuStreamSynchronize(s));
+		double t0 = now();
+		for (int i = 0; i < burst; i++) CHECK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, s, params, 0));
+		per[r] = (now() - t0) / burst * 1e6;
+	}
+	CHECK(cuStreamSynchronize(s));
+	qsort(per, rounds, sizeof(double), cmp);
+	double m = per[rounds / 2];
+	free(per);
+	return m;
+}
+
 int main(int argc, char **argv) {
 	int launches = argc > 1 ? atoi(argv[1]) : 10000;
 	int rounds = argc > 2 ? atoi(argv[2]) : 5;
@@ -149,6 +174,36 @@ int main(int argc, char **argv) {
 	void *emptyParams[] = {&y};
 	double fillUs = median_us(fill, fillParams, s, launches, rounds);
 	double emptyUs = median_us(empty, emptyParams, s, launches, rounds);
-	printf("{\"c_launch_us\": %.4f, \"c_launch_us_empty\": %.4f, \"launches\": %d, \"rounds\": %d}\n", fillUs, emptyUs, launches, rounds);
+	double fillEnq = enqueue_us(fill, fillParams, s, 128, 201);
+	printf("{\"c_launch_us\": %.4f, \"c_launch_us_empty\": %.4f, \"c_enqueue_us\": %.4f, \"launches\": %d, \"rounds\": %d}\n", fillUs, emptyUs, fillEnq, launches, rounds);
 	return 0;
 }
+#else
+/* launch_loop_run: one round of the loop above in the calling process —
+ * launches back-to-back cuLaunchKernel(f, grid 1, block 1, params) on s, then
+ * cuStreamSynchronize(s) — with the context already current on the calling
+ * thread. It uses the libcuda.so.1 the process has loaded. Returns the
+ * round's wall time in nanoseconds, or -CUresult on failure (-1000: no
+ * libcuda.so.1 loaded). */
+long long launch_loop_run(void *f, void **params, void *s, int launches) {
+	static int ready;
+	if (!ready) {
+		void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+		if (!lib) return -1000;
+		cuLaunchKernel = dlsym(lib, "cuLaunchKernel");
+		cuStreamSynchronize = dlsym(lib, "cuStreamSynchronize");
+		if (!cuLaunchKernel || !cuStreamSynchronize) return -1000;
+		ready = 1;
+	}
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 0; i < launches; i++) {
+		CUresult r = cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, s, params, 0);
+		if (r != 0) return -r;
+	}
+	CUresult r = cuStreamSynchronize(s);
+	if (r != 0) return -r;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
+}
+#endif
