@@ -190,7 +190,7 @@ func (d *Device) newStream(isDefault bool) (*Stream, error) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	s := &Stream{dev: d, impl: impl, id: d.streamID, isDefault: isDefault}
+	s := &Stream{dev: d, impl: impl, id: d.streamID, isDefault: isDefault, copiesArgs: launchCopiesArgs(impl)}
 	d.streamID++
 	d.streams[s] = struct{}{}
 	return s, nil

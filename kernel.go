@@ -196,7 +196,7 @@ func (s *Stream) Launch(k *Kernel, grid, block Dim3, args ...Arg) error {
 	// stream is using it.
 	var out []backend.Arg
 	scratch := false
-	if len(args) <= len(s.argScratch) && launchCopiesArgs(s.impl) && s.argBusy.CompareAndSwap(false, true) {
+	if len(args) <= len(s.argScratch) && s.copiesArgs && s.argBusy.CompareAndSwap(false, true) {
 		out, scratch = s.argScratch[:len(args)], true
 	} else {
 		out = make([]backend.Arg, len(args))

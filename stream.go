@@ -23,7 +23,9 @@ type Stream struct {
 	closed    atomic.Bool
 
 	// Launch's reused argument slice, for backends that copy the arguments
-	// (argsCopier); argBusy marks it taken by a launch in progress.
+	// (argsCopier, looked up once: copiesArgs); argBusy marks it taken by a
+	// launch in progress.
+	copiesArgs bool
 	argBusy    atomic.Bool
 	argScratch [8]backend.Arg
 }

@@ -36,6 +36,16 @@
 // 4.66 µs), so the backend checks first. Driver calls on hot paths pass
 // their arguments in reused memory (cu.Frame) and allocate nothing.
 //
+// Launch is the exception: it calls cuLaunchKernel first and binds only if
+// the driver answers that the thread has no context or another one
+// (CUDA_ERROR_INVALID_CONTEXT, _INVALID_HANDLE, _CONTEXT_IS_DESTROYED), then
+// launches again. Such a failed launch enqueues nothing; the driver of CUDA
+// 13 in fact launches on the stream's context whatever is current
+// (TestLaunchForeignContext checks both). One foreign call per launch
+// instead of two: in one process, alternating rounds of 10,000 launches
+// with a C loop on the same stream (TestLaunchVsC, H200), gpu.Stream.Launch
+// went from 1.18-1.23× the C loop's time to 1.15×.
+//
 // # Memory and transfers
 //
 // Alloc is cuMemAlloc (the root package pools it), AllocHost cuMemHostAlloc
@@ -52,10 +62,11 @@
 //
 // # Synchronization and events
 //
-// Synchronize with a context that can be cancelled polls cuStreamQuery
-// (yielding for the first 200 µs, then sleeping 20 µs doubling to 1 ms) and
-// returns as soon as the context ends; with context.Background it makes one
-// blocking cuStreamSynchronize. Events are timing CUevents, reused after
+// Synchronize makes one blocking cuStreamSynchronize. With a context that
+// can end it first asks cuStreamQuery, and if the work is not done blocks on
+// a goroutine of its own while waiting for either that or the context, so it
+// returns as soon as either happens (the goroutine ends with the work).
+// Event.Synchronize does the same with cuEventSynchronize. Events are timing CUevents, reused after
 // Close; Elapsed is cuEventElapsedTime; Wait is cuStreamWaitEvent.
 //
 // # Kernels

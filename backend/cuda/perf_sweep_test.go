@@ -155,6 +155,8 @@ func TestStagingSweep(t *testing.T) {
 		}
 	}
 	dropStaging(d)
+	stageChunk, stageWorkers, stageCopyPiece = 2<<20, defaultStageWorkers(), 512<<10
+	stageGuidedRead, stageGuidedWrite = true, false
 	// The default geometry again, through other paths to the same copy: the
 	// public API (what gpu bench measures), and sources filled in other ways.
 	fmt.Fprintf(&b, "default geometry (%d KiB, %d workers):\n", stageChunk>>10, stageWorkers)
@@ -198,6 +200,18 @@ func TestStagingSweep(t *testing.T) {
 	fmt.Fprintf(&b, "  gpu.Stream.Write, serial-filled     %6.1f GB/s\n", pubH2D(src))
 	fmt.Fprintf(&b, "  gpu.Stream.Write, parallel-filled   %6.1f GB/s\n", pubH2D(par))
 	fmt.Fprintf(&b, "  backend again, serial-filled        %6.1f GB/s\n", h2dOf(func() error { return s.Write(db, 0, src) }))
+	odev, err := gpu.Open(ctx, gpu.WithBackends(Name), gpu.WithFallback(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer odev.Close()
+	if pb, err = odev.Alloc(n); err != nil {
+		t.Fatal(err)
+	}
+	if ps, err = odev.NewStream(); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(&b, "  gpu.Open device, parallel-filled    %6.1f GB/s\n", pubH2D(par))
 	t.Log(b.String())
 	if dir := os.Getenv("OUT"); dir != "" {
 		_ = os.WriteFile(filepath.Join(dir, "staging_sweep.txt"), []byte(b.String()), 0o644)

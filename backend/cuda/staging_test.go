@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/anygpu/gpu/backend/cuda/internal/cu"
+	"github.com/stretchr/testify/require"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,9 +15,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-
-	"github.com/anygpu/gpu/backend/cuda/internal/cu"
-	"github.com/stretchr/testify/require"
 )
 
 // asyncFakeSource is a stand-in for libcuda.so.1 whose streams are real
@@ -41,10 +40,12 @@ static pthread_cond_t more = PTHREAD_COND_INITIALIZER, done = PTHREAD_COND_INITI
 static pthread_t th;
 static int started;
 static unsigned seed = 1;
+static int hold; /* fake_hold(1) stops the queue until fake_hold(0) */
+void fake_hold(int h) { pthread_mutex_lock(&mu); hold = h; pthread_cond_broadcast(&more); pthread_mutex_unlock(&mu); }
 static void *run(void *arg) {
 	for (;;) {
 		pthread_mutex_lock(&mu);
-		while (head == tail) pthread_cond_wait(&more, &mu);
+		while (head == tail || hold) pthread_cond_wait(&more, &mu);
 		op_t op = q[head % QN];
 		unsigned r = rand_r(&seed);
 		pthread_mutex_unlock(&mu);
@@ -81,12 +82,20 @@ int cuMemcpyDtoHAsync_v2(void *dst, unsigned long long src, size_t n, void *s) {
 int cuEventCreate(long *e, unsigned flags) { pthread_mutex_lock(&mu); *e = ++nev; pthread_mutex_unlock(&mu); return 0; }
 int cuEventRecord(long e, void *s) { pthread_mutex_lock(&mu); evseq[e] = tail; pthread_mutex_unlock(&mu); return 0; }
 int cuEventSynchronize(long e) { pthread_mutex_lock(&mu); long s = evseq[e]; pthread_mutex_unlock(&mu); wait_for(s); return 0; }
+int cuStreamQuery(void *s) { pthread_mutex_lock(&mu); int r = head < tail ? 600 : 0; pthread_mutex_unlock(&mu); return r; }
 int cuStreamSynchronize(void *s) { pthread_mutex_lock(&mu); long t = tail; pthread_mutex_unlock(&mu); wait_for(t); return 0; }
 `
 
 // buildAsyncFake compiles asyncFakeSource, with every other symbol the
 // backend resolves returning 0, and loads it.
 func buildAsyncFake(t testing.TB) *cu.Lib {
+	t.Helper()
+	lib, _ := buildAsyncFakePath(t)
+	return lib
+}
+
+// buildAsyncFakePath is buildAsyncFake that also returns the library's path.
+func buildAsyncFakePath(t testing.TB) (*cu.Lib, string) {
 	t.Helper()
 	if runtime.GOOS != "linux" {
 		t.Skip("the fake driver is built on Linux only")
@@ -112,7 +121,7 @@ func buildAsyncFake(t testing.TB) *cu.Lib {
 	}
 	lib, err := cu.Load(out)
 	require.NoError(t, err)
-	return lib
+	return lib, out
 }
 
 // TestStagingProtocol round-trips pageable transfers of many sizes through

@@ -2,9 +2,7 @@ package cuda
 
 import (
 	"context"
-	"runtime"
 	"sync"
-	"time"
 	"unsafe"
 
 	"github.com/anygpu/gpu/backend"
@@ -387,60 +385,45 @@ func (s *stream) destroy() {
 	_ = s.dev.lib.StreamDestroy(s.h)
 }
 
-// Polling schedule of wait: spin (yielding) for spinFor, then sleep from
-// minPause, doubling up to maxPause.
-const (
-	spinFor  = 200 * time.Microsecond
-	minPause = 20 * time.Microsecond
-	maxPause = time.Millisecond
-)
-
-// wait waits for query to report completion. A context without a Done
-// channel cannot end, so block is used instead.
+// wait waits until query reports completion. With a context that cannot
+// end (no Done channel) it blocks in the driver (block) on the calling
+// goroutine. Otherwise, unless query says the work is done already, block
+// runs on a goroutine of its own while wait selects on its result and on
+// ctx: the driver wakes the waiter as soon as the work completes, and a
+// cancelled ctx returns at once (the helper goroutine ends when the work
+// does; an error it meets, such as a sticky fault, is still recorded).
+// Polling with sleeps between queries, as this did before, overslept the
+// work by up to the last pause: H2D of 256 MiB through gpu bench, whose
+// context is signal.NotifyContext's, measured 42.4-43.4 GB/s against
+// 45.9-47.6 for the same binary with a context.Background (H200).
 func (d *device) wait(ctx context.Context, op string, query, block func(*cu.Frame) cu.Result) error {
 	if ctx.Done() == nil {
 		return d.do(op, block)
 	}
+	if err := ctx.Err(); err != nil {
+		return errors.Wrap(err, Name, op)
+	}
 	fr := framePool.Get().(*cu.Frame)
-	defer framePool.Put(fr)
-	start := time.Now()
-	pause := minPause
-	var timer *time.Timer
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
-	for {
-		if err := d.enter(fr, op); err != nil {
-			return err
-		}
-		r := query(fr)
-		d.leave()
-		switch r {
-		case cu.Success:
-			return nil
-		case cu.ErrorNotReady:
-		default:
-			return d.check(r, op)
-		}
-		if err := ctx.Err(); err != nil {
-			return errors.Wrap(err, Name, op)
-		}
-		if time.Since(start) < spinFor {
-			runtime.Gosched()
-			continue
-		}
-		if timer == nil {
-			timer = time.NewTimer(pause)
-		} else {
-			timer.Reset(pause)
-		}
-		select {
-		case <-ctx.Done():
-			return errors.Wrap(ctx.Err(), Name, op)
-		case <-timer.C:
-		}
-		pause = min(2*pause, maxPause)
+	if err := d.enter(fr, op); err != nil {
+		framePool.Put(fr)
+		return err
+	}
+	r := query(fr)
+	d.leave()
+	framePool.Put(fr)
+	switch r {
+	case cu.Success:
+		return nil
+	case cu.ErrorNotReady:
+	default:
+		return d.check(r, op)
+	}
+	done := make(chan error, 1)
+	go func() { done <- d.do(op, block) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return errors.Wrap(ctx.Err(), Name, op)
 	}
 }

@@ -231,10 +231,6 @@ func (s *session) close() {
 // maxReopens is how often a device that a metric made unusable is reopened.
 const maxReopens = 3
 
-// benchTarget opens the target's device, measures every metric on it and
-// closes it. step is called before each metric. A metric that leaves the
-// device unusable (a fatal error: a sticky CUDA fault, a lost device) fails
-// alone: the device is reopened for the metrics after it.
 // selectMetrics turns --metrics into the metrics to run, in their usual
 // order; "" is all of them.
 func selectMetrics(spec string) ([]metric, error) {
@@ -264,6 +260,10 @@ func selectMetrics(spec string) ([]metric, error) {
 	return out, nil
 }
 
+// benchTarget opens the target's device, measures the chosen metrics on it and
+// closes it. step is called before each metric. A metric that leaves the
+// device unusable (a fatal error: a sticky CUDA fault, a lost device) fails
+// alone: the device is reopened for the metrics after it.
 func benchTarget(ctx context.Context, t target, quick bool, metrics []metric, step func(metric string, i, n int)) *result {
 	start := time.Now()
 	res := &result{Backend: t.name, Quick: quick, Values: map[string]float64{}, Errors: map[string]string{}}
