@@ -29,7 +29,8 @@ import (
 // in the same process: cmd/gpu/testdata/launch_loop.c, built here as a
 // library, runs its rounds on the same stream, context and OS thread, with
 // the same kernel (fill, grid 1, block 1), alternating with rounds through
-// the public API and rounds of bare purego calls. Separate processes differ
+// the public API and rounds of bare driver calls (cu.Lib: cgo, or purego
+// without cgo). Separate processes differ
 // from one another by up to 30% on the GPU machine (the driver's launch cost
 // is 3-4 µs there and moves from process to process), which hides a 10%
 // difference; alternating rounds in one process does not. It needs a C
@@ -148,7 +149,7 @@ func TestLaunchVsC(t *testing.T) {
 	kinds := []struct {
 		name  string
 		round func() (time.Duration, error)
-	}{{"c", cRound}, {"go", goRound}, {"purego", rawRound}, {"go_locked", goLockedRound}, {"backend", backendRound}}
+	}{{"c", cRound}, {"go", goRound}, {"bare", rawRound}, {"go_locked", goLockedRound}, {"backend", backendRound}}
 	per := map[string][]float64{}
 	for r := -1; r < rounds; r++ { // round -1 warms up (clocks, caches)
 		for _, k := range kinds {
@@ -170,7 +171,7 @@ func TestLaunchVsC(t *testing.T) {
 		ratios[i] = per["go"][i] / per["c"][i]
 	}
 	out := map[string]any{
-		"c_launch_us": med(per["c"]), "go_launch_us": med(per["go"]), "purego_launch_us": med(per["purego"]),
+		"c_launch_us": med(per["c"]), "go_launch_us": med(per["go"]), "bare_launch_us": med(per["bare"]),
 		"go_locked_launch_us": med(per["go_locked"]), "backend_launch_us": med(per["backend"]),
 		"go_vs_c": med(per["go"]) / med(per["c"]), "go_vs_c_paired_median": med(ratios),
 		"go_vs_c_paired_min": slices.Min(ratios), "go_vs_c_paired_max": slices.Max(ratios),
@@ -183,8 +184,8 @@ func TestLaunchVsC(t *testing.T) {
 	}
 	js, err := json.Marshal(out)
 	require.NoError(t, err)
-	t.Logf("launch, same process, %d rounds of %d alternating: C %.3f µs, gpu.Stream.Launch %.3f µs (%.3f× C; paired rounds %.3f×, %.3f-%.3f), bare purego %.3f µs, gpu.Stream.Launch on a locked thread %.3f µs, the backend's Launch %.3f µs",
-		rounds, launches, med(per["c"]), med(per["go"]), med(per["go"])/med(per["c"]), med(ratios), slices.Min(ratios), slices.Max(ratios), med(per["purego"]), med(per["go_locked"]), med(per["backend"]))
+	t.Logf("launch, same process, %d rounds of %d alternating: C %.3f µs, gpu.Stream.Launch %.3f µs (%.3f× C; paired rounds %.3f×, %.3f-%.3f), bare cu.Lib call %.3f µs, gpu.Stream.Launch on a locked thread %.3f µs, the backend's Launch %.3f µs",
+		rounds, launches, med(per["c"]), med(per["go"]), med(per["go"])/med(per["c"]), med(ratios), slices.Min(ratios), slices.Max(ratios), med(per["bare"]), med(per["go_locked"]), med(per["backend"]))
 	if dir := os.Getenv("OUT"); dir != "" {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "launch_vs_c.json"), append(js, '\n'), 0o644))
 	}

@@ -42,6 +42,10 @@ else
 	ANYGPU_STAGING_SWEEP=1 ONLY=backend_cuda timeout 150 bash $B/run.sh -test.run 'TestReadFromSweep|TestPageableSizes' -test.bench 'LaunchThreading' -test.benchtime 20000x
 fi
 save
+# The C loop and gpu.Stream.Launch in one process, alternating rounds.
+mkdir -p "$O/launch"
+ANYGPU_LAUNCH_VS_C=1 OUT=$O/launch ONLY=backend_cuda timeout 60 bash $B/run.sh -test.run 'TestLaunchVsC'
+cp "$O/launch/launch_vs_c.json" "$O/" 2>/dev/null
 ONLY=backend_cpu timeout 60 bash $B/run.sh -test.run '^$' -test.bench 'SaxpyVsCopy' -test.benchtime 5x
 ONLY=kernels timeout 60 bash $B/run.sh -test.run '^$' -test.bench 'Sgemm(Go|Naive)' -test.benchtime 3x
 [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ] && export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
@@ -65,7 +69,7 @@ for f in "$O"/backend_cuda.log "$O"/backend_cpu.log "$O"/kernels.log; do
 	grep -E '^(Benchmark|---|ok|FAIL|panic)|GB/s|×|mode|KiB|pinned|GOMAXPROCS|axpy' "$f" | grep -v '^=== ' | head -80
 done
 cat "$O"/*_sweep.txt 2>/dev/null
-echo "=== c launch"; cat "$O/c_launch.json" "$O/c_launch_after.json"
+echo "=== c launch"; cat "$O/c_launch.json" "$O/c_launch_after.json" "$O/launch_vs_c.json"
 echo "=== pipeline"; cat "$O/pipeline.json" "$O/pipeline.err"
 echo "=== errors"; tail -n 5 "$O/all.err" "$O/peers.err"
 # Last, so that nothing it does can disturb the figures: the CUDA
@@ -76,4 +80,4 @@ if [ -n "${PERF_CONFORMANCE:-}" ]; then
 	save
 fi
 echo "=== table"
-python3 cmd/gpu/testdata/perftable.py "$O/all.json" "$O/peers.json" "$O/c_launch.json" "$O/pipeline.json" | tee "$FINAL/table.md"
+python3 cmd/gpu/testdata/perftable.py "$O/all.json" "$O/peers.json" "$O/c_launch.json" "$O/pipeline.json" "$O/launch_vs_c.json" | tee "$FINAL/table.md"

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """One markdown table from one run on the GPU machine (README's performance section).
 
-usage: python3 perftable.py all.json peers.json [c_launch.json] [pipeline.json]
+usage: python3 perftable.py all.json peers.json [c_launch.json] [pipeline.json] [launch_vs_c.json]
 
 all.json:      gpu bench --backend all --json (every backend; "results" lists them)
 peers.json:    ../shared/bench/peers.py (PyTorch / CuPy on the same GPU)
 c_launch.json: testdata/launch_loop.c's output (cuLaunchKernel from C)
 pipeline.json: go run ./examples/pipeline -json
+launch_vs_c.json: backend/cuda's TestLaunchVsC (the C loop and gpu.Stream.Launch
+               in one process, alternating rounds)
 
 Columns: each metric for anygpu's CUDA backend, the peer, ours vs the peer
 (above 1 = we are ahead: peer/ours for times), then every other backend with
@@ -18,6 +20,7 @@ allres = json.load(open(sys.argv[1]))
 peers = json.load(open(sys.argv[2]))
 claunch = json.load(open(sys.argv[3])) if len(sys.argv) > 3 else {}
 pipe = json.load(open(sys.argv[4])) if len(sys.argv) > 4 else {}
+samep = json.load(open(sys.argv[5])) if len(sys.argv) > 5 else {}
 
 results = allres.get("results") or [allres]
 by = {r["backend"]: r for r in results}
@@ -62,6 +65,10 @@ if claunch:
     print(f"| launch_us, C loop of cuLaunchKernel (same kernel signature) | {fmt(cuda.get('launch_us'))} | "
           f"{fmt(claunch.get('c_launch_us'))} | {better_ratio('launch_us', cuda.get('launch_us'), claunch.get('c_launch_us'))} |"
           + " |" * (2 * len(others)))
+if samep:
+    print(f"| launch_us, same process: C loop vs gpu.Stream.Launch, {samep['rounds']} alternating rounds | "
+          f"{fmt(samep.get('go_launch_us'))} | {fmt(samep.get('c_launch_us'))} | "
+          f"{better_ratio('launch_us', samep.get('go_launch_us'), samep.get('c_launch_us'))} |" + " |" * (2 * len(others)))
 print()
 print(f"anygpu: {cuda.get('device')} ({cuda.get('device_name')}), {cuda.get('timing')}; "
       f"sizes: {cuda.get('transfer_bytes', 0) >> 20} MiB transfers, {cuda.get('saxpy_n', 0) >> 20} Mi-element saxpy/reduce, "
@@ -71,6 +78,10 @@ for r in others:
         print(f"{r['backend']}: errors: {r.get('errors') or r.get('error')}")
     if r.get("sgemm_n") != cuda.get("sgemm_n"):
         print(f"{r['backend']}: sgemm {r.get('sgemm_n')}³")
+if samep:
+    print(f"launch in one process (TestLaunchVsC): C {samep['c_launch_us']:.3f} µs, bare cu.Lib call {samep['bare_launch_us']:.3f}, "
+          f"the backend's Launch {samep['backend_launch_us']:.3f}, gpu.Stream.Launch {samep['go_launch_us']:.3f} "
+          f"(paired rounds {samep['go_vs_c_paired_median']:.3f}× C, {samep['go_vs_c_paired_min']:.3f}-{samep['go_vs_c_paired_max']:.3f})")
 if pipe:
     print(f"pipeline: {pipe['streams']} streams, {pipe['slots']} slots, {pipe['batches']} × {pipe['batch_bytes'] >> 20} MiB: "
           f"{pipe['pipeline_gbps']:.1f} GB/s in+out vs bidirectional bound {pipe['bidirectional_gbps']:.1f} "

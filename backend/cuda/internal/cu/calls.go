@@ -8,8 +8,14 @@ import "unsafe"
 // (those taking a *Frame) put their arguments in a Frame the caller reuses
 // instead, and allocate nothing. A Frame is used by one goroutine at a time.
 // Their arguments are handles, integers and pointers to memory that does not
-// move (C memory, or Go heap memory the caller keeps alive).
-type Frame struct{ a [12]uintptr }
+// move (C memory, or Go heap memory the caller keeps alive). In builds with
+// cgo on Linux a Frame's call goes through a C trampoline instead of purego
+// (frame_cgo.go).
+type Frame struct{ a [frameWords]uintptr }
+
+// frameWords is the number of argument words of a Frame: the most any
+// driver call here takes (cuLaunchKernel's 11) and one spare.
+const frameWords = 12
 
 // NewFrame returns a Frame on the heap.
 func NewFrame() *Frame { return new(Frame) }
@@ -18,7 +24,7 @@ func (f *Frame) call(fn uintptr, n int) Result {
 	if fn == 0 {
 		return ErrorNotSupported
 	}
-	return Result(int32(callArgs(fn, f.a[:n])))
+	return Result(int32(callFrame(fn, &f.a, n)))
 }
 
 // c calls s with arguments that hold no pointers; a missing (optional)

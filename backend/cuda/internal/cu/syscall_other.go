@@ -8,5 +8,5 @@ package cu
 //go:uintptrescapes
 func call(fn uintptr, args ...uintptr) uintptr { return uintptr(ErrorNotSupported) }
 
-// callArgs is never reached on systems purego does not support.
-func callArgs(fn uintptr, args []uintptr) uintptr { return uintptr(ErrorNotSupported) }
+// callFrame is never reached on systems purego does not support.
+func callFrame(fn uintptr, a *[frameWords]uintptr, n int) uintptr { return uintptr(ErrorNotSupported) }

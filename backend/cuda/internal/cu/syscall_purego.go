@@ -14,10 +14,3 @@ func call(fn uintptr, args ...uintptr) uintptr {
 	r, _, _ := purego.SyscallN(fn, args...)
 	return r
 }
-
-// callArgs invokes fn with the arguments in args, which the caller keeps in
-// reused heap memory (a Frame): unlike call, it allocates nothing.
-func callArgs(fn uintptr, args []uintptr) uintptr {
-	r, _, _ := purego.SyscallN(fn, args...)
-	return r
-}
