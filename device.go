@@ -18,6 +18,14 @@ import (
 // concurrent use. Close releases it; any use after Close returns an error of
 // category Closed.
 type Device struct {
+	// What every launch reads, together at the start so that a launch
+	// touches few cache lines (a driver call between launches evicts them).
+	closed   atomic.Bool
+	lost     atomic.Pointer[error] // the fatal error that made the device unusable
+	prof     *profiler             // nil when profiling is off
+	limits   launchLimits
+	launches atomic.Int64 // kernel launches (Stats)
+
 	name      string // "cuda:0"
 	backend   string
 	simulated bool
@@ -25,8 +33,6 @@ type Device struct {
 	info      DeviceInfo
 	logger    *slog.Logger
 
-	closed  atomic.Bool
-	lost    atomic.Pointer[error] // the fatal error that made the device unusable
 	history errors.Recorder
 	stats   counters
 
@@ -37,8 +43,12 @@ type Device struct {
 	streams  map[*Stream]struct{}
 	streamID int
 	def      *Stream
+}
 
-	prof *profiler // nil when profiling is off
+// launchLimits are the device limits Launch checks, copied from DeviceInfo.
+type launchLimits struct {
+	maxThreads        int
+	maxBlock, maxGrid Dim3
 }
 
 func openDevice(ctx context.Context, c candidate, info DeviceInfo, o options) (*Device, error) {
@@ -57,6 +67,7 @@ func openDevice(ctx context.Context, c candidate, info DeviceInfo, o options) (*
 		info:      info,
 		logger:    o.logger,
 		streams:   map[*Stream]struct{}{},
+		limits:    launchLimits{maxThreads: info.MaxThreadsPerBlock, maxBlock: info.MaxBlockDim, maxGrid: info.MaxGridDim},
 	}
 	d.pool = newPool(o.pool, func(size int64) (closer, error) { return impl.Alloc(size) })
 	d.hostPool = newPool(o.hostPool, func(size int64) (closer, error) { return impl.AllocHost(size) })

@@ -110,7 +110,7 @@ func (m *Module) Kernel(name string) (*Kernel, error) {
 		return nil, m.dev.wrap(err, op)
 	}
 	params, declared := m.params[name]
-	k := &Kernel{mod: m, impl: impl, name: name, params: params, declared: declared}
+	k := &Kernel{dev: m.dev, mod: m, impl: impl, name: name, params: params, declared: declared}
 	m.kernels[name] = k
 	return k, nil
 }
@@ -118,7 +118,15 @@ func (m *Module) Kernel(name string) (*Kernel, error) {
 // Close releases the module; its kernels can no longer be launched. Closing
 // twice is not an error.
 func (m *Module) Close() error {
-	if m == nil || !m.closed.CompareAndSwap(false, true) || m.dev.closed.Load() {
+	if m == nil || !m.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	m.mu.Lock()
+	for _, k := range m.kernels {
+		k.closed.Store(true)
+	}
+	m.mu.Unlock()
+	if m.dev.closed.Load() {
 		return nil
 	}
 	return m.dev.wrap(m.impl.Close(), fmt.Sprintf("close module %q", m.name))
@@ -126,11 +134,15 @@ func (m *Module) Close() error {
 
 // Kernel is an entry point of a Module.
 type Kernel struct {
-	mod      *Module
+	// Launch reads these: the device and closed flag are copies of the
+	// module's, so that a launch need not touch the Module.
+	dev      *Device
 	impl     backend.Kernel
-	name     string
-	params   []ArgKind
+	closed   atomic.Bool // the module is closed
 	declared bool
+	params   []ArgKind
+	name     string
+	mod      *Module
 }
 
 // Name is the entry point's name.
@@ -157,11 +169,11 @@ func (k *Kernel) usable(op string) error {
 	if k == nil {
 		return errorf(errors.InvalidArgument, op, "nil kernel")
 	}
-	if err := k.mod.dev.usable(op); err != nil {
+	if err := k.dev.usable(op); err != nil {
 		return err
 	}
-	if k.mod.closed.Load() {
-		return k.mod.dev.errorf(errors.Closed, op, "module %q of kernel %q is closed", k.mod.name, k.name)
+	if k.closed.Load() {
+		return k.dev.errorf(errors.Closed, op, "module %q of kernel %q is closed", k.mod.name, k.name)
 	}
 	return nil
 }
@@ -179,8 +191,8 @@ func (s *Stream) Launch(k *Kernel, grid, block Dim3, args ...Arg) error {
 	}
 	// Error paths name the kernel; the success path builds no strings.
 	op := func() string { return "launch " + k.name }
-	if k.mod.dev != s.dev {
-		return s.dev.errorf(errors.InvalidArgument, op(), "kernel was compiled for %s, the stream belongs to %s", k.mod.dev.name, s.dev.name)
+	if k.dev != s.dev {
+		return s.dev.errorf(errors.InvalidArgument, op(), "kernel was compiled for %s, the stream belongs to %s", k.dev.name, s.dev.name)
 	}
 	grid, block = grid.Norm(), block.Norm()
 	if err := s.checkGeometry(grid, block); err != nil {
@@ -212,7 +224,7 @@ func (s *Stream) Launch(k *Kernel, grid, block Dim3, args ...Arg) error {
 	if err != nil {
 		return s.dev.wrap(err, op())
 	}
-	s.dev.stats.launches.Add(1)
+	s.dev.launches.Add(1)
 	return nil
 }
 
@@ -241,14 +253,14 @@ func (s *Stream) checkGeometry(grid, block Dim3) error {
 }
 
 func (s *Stream) checkLimits(grid, block Dim3) error {
-	info := &s.dev.info
-	if m := info.MaxThreadsPerBlock; m > 0 && block.Count() > int64(m) {
+	lim := &s.dev.limits
+	if m := lim.maxThreads; m > 0 && block.Count() > int64(m) {
 		return fmt.Errorf("block %v has %d threads, the device allows %d", block, block.Count(), m)
 	}
-	if err := within("block", block, info.MaxBlockDim); err != nil {
+	if err := within("block", block, lim.maxBlock); err != nil {
 		return err
 	}
-	return within("grid", grid, info.MaxGridDim)
+	return within("grid", grid, lim.maxGrid)
 }
 
 func within(what string, v, max Dim3) error {

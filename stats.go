@@ -64,7 +64,7 @@ type Stats struct {
 
 type counters struct {
 	transfers                           transferCounters
-	launches, allocs, frees, hostAllocs atomic.Int64
+	allocs, frees, hostAllocs atomic.Int64
 	live, peak, fallbacks, oomRetries   atomic.Int64
 }
 
@@ -89,7 +89,7 @@ func (d *Device) Stats() Stats {
 	c := &d.stats
 	return Stats{
 		Transfers:       c.transfers.snapshot(),
-		KernelLaunches:  c.launches.Load(),
+		KernelLaunches:  d.launches.Load(),
 		Allocations:     c.allocs.Load(),
 		Frees:           c.frees.Load(),
 		HostAllocations: c.hostAllocs.Load(),
