@@ -57,7 +57,8 @@ var (
 )
 
 // stageCopy copies src into a staging slot (H2D), in stageCopyPiece pieces
-// when that is set.
+// when that is set. (glibc's memcpy through cgo instead of copy was no
+// faster on the H200 machine: 45.9-46.4 against 46.2-47.6 GB/s.)
 func stageCopy(dst, src []byte) {
 	p := stageCopyPiece
 	if p <= 0 || len(src) <= p {
