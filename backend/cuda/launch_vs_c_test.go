@@ -29,12 +29,12 @@ import (
 // in the same process: cmd/gpu/testdata/launch_loop.c, built here as a
 // library, runs its rounds on the same stream, context and OS thread, with
 // the same kernel (fill, grid 1, block 1), alternating with rounds through
-// the public API and rounds of bare driver calls (cu.Lib: cgo, or purego
-// without cgo). Separate processes differ
-// from one another by up to 30% on the GPU machine (the driver's launch cost
-// is 3-4 µs there and moves from process to process), which hides a 10%
-// difference; alternating rounds in one process does not. It needs a C
-// compiler and ANYGPU_LAUNCH_VS_C=1; the result goes to the log and to
+// the public API, the backend's Launch, and bare driver calls (cu.Lib: cgo,
+// or purego without cgo). Separate processes differ from one another by up
+// to 30% on the GPU machine (the driver's launch cost is 3-4 µs there and
+// moves from process to process), which hides a 10% difference;
+// alternating rounds in one process does not. It needs a C compiler and
+// ANYGPU_LAUNCH_VS_C=1; the result goes to the log and to
 // $OUT/launch_vs_c.json. It reports and asserts nothing about the timings.
 func TestLaunchVsC(t *testing.T) {
 	if os.Getenv("ANYGPU_LAUNCH_VS_C") == "" {
