@@ -63,9 +63,9 @@ type Stats struct {
 }
 
 type counters struct {
-	transfers                           transferCounters
-	allocs, frees, hostAllocs atomic.Int64
-	live, peak, fallbacks, oomRetries   atomic.Int64
+	transfers                         transferCounters
+	allocs, frees, hostAllocs         atomic.Int64
+	live, peak, fallbacks, oomRetries atomic.Int64
 }
 
 func (c *counters) alloc(size int64) {
