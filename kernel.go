@@ -183,23 +183,14 @@ func (k *Kernel) usable(op string) error {
 // kinds) and the grid and block against the device's limits before anything
 // reaches the backend.
 func (s *Stream) Launch(k *Kernel, grid, block Dim3, args ...Arg) error {
-	if err := s.usable("launch"); err != nil {
-		return err
-	}
-	if err := k.usable("launch"); err != nil {
-		return s.dev.record(err)
-	}
-	// Error paths name the kernel; the success path builds no strings.
-	op := func() string { return "launch " + k.name }
-	if k.dev != s.dev {
-		return s.dev.errorf(errors.InvalidArgument, op(), "kernel was compiled for %s, the stream belongs to %s", k.dev.name, s.dev.name)
-	}
 	grid, block = grid.Norm(), block.Norm()
-	if err := s.checkGeometry(grid, block); err != nil {
-		return s.dev.errorf(errors.InvalidArgument, op(), "%v", err)
-	}
-	if err := s.checkLimits(grid, block); err != nil {
-		return s.dev.errorf(errors.Launch, op(), "%v", err)
+	// The checks of a launch that passes them are one compact function;
+	// launchError, out of line, finds and words what failed. Between
+	// launches the driver evicts this code from the CPU's caches, so the
+	// less of it a launch runs, the less each launch costs (README,
+	// Performance).
+	if !s.launchable(k, grid, block, args) {
+		return s.launchError(k, grid, block, args)
 	}
 	// The SPI lets a backend keep the argument slice until the launch has
 	// run, so it is freshly allocated, except for backends that are done
@@ -213,19 +204,93 @@ func (s *Stream) Launch(k *Kernel, grid, block Dim3, args ...Arg) error {
 	} else {
 		out = make([]backend.Arg, len(args))
 	}
-	bargs, err := s.convertArgs(k, args, out)
-	if err == nil {
-		err = s.profiledKernel(k, grid, block, func() error { return s.impl.Launch(k.impl, grid, block, bargs) })
+	for i, a := range args {
+		if a.kind == backend.ArgBuffer {
+			out[i] = backend.Arg{Kind: a.kind, Buffer: a.buf.impl}
+		} else {
+			out[i] = backend.Arg{Kind: a.kind, Bits: a.bits}
+		}
+	}
+	var err error
+	if s.dev.prof == nil {
+		err = s.impl.Launch(k.impl, grid, block, out)
+	} else {
+		err = s.profiledKernel(k, grid, block, func() error { return s.impl.Launch(k.impl, grid, block, out) })
 	}
 	if scratch {
 		clear(out) // keep no buffers alive
 		s.argBusy.Store(false)
 	}
 	if err != nil {
-		return s.dev.wrap(err, op())
+		return s.dev.wrap(err, "launch "+k.name)
 	}
 	s.dev.launches.Add(1)
 	return nil
+}
+
+// launchable reports whether a launch passes every check of launchError,
+// without saying which failed. grid and block are normalized.
+func (s *Stream) launchable(k *Kernel, grid, block Dim3, args []Arg) bool {
+	if s == nil || k == nil {
+		return false
+	}
+	d := s.dev
+	if d.closed.Load() || d.lost.Load() != nil || s.closed.Load() || k.closed.Load() || k.dev != d {
+		return false
+	}
+	if grid.X <= 0 || grid.Y <= 0 || grid.Z <= 0 || block.X <= 0 || block.Y <= 0 || block.Z <= 0 {
+		return false
+	}
+	lim := &d.limits
+	if (lim.maxThreads > 0 && block.Count() > int64(lim.maxThreads)) || exceeds(block, lim.maxBlock) || exceeds(grid, lim.maxGrid) {
+		return false
+	}
+	if k.declared && len(args) != len(k.params) {
+		return false
+	}
+	for i, a := range args {
+		if a.kind < backend.ArgBuffer || a.kind > backend.ArgU64 || (k.declared && a.kind != k.params[i]) {
+			return false
+		}
+		if a.kind == backend.ArgBuffer && (a.buf == nil || a.buf.closed.Load() || a.buf.dev != d) {
+			return false
+		}
+	}
+	return true
+}
+
+// exceeds reports whether v is beyond max in a dimension max limits.
+func exceeds(v, max Dim3) bool {
+	return (max.X > 0 && v.X > max.X) || (max.Y > 0 && v.Y > max.Y) || (max.Z > 0 && v.Z > max.Z)
+}
+
+// launchError is the error of a launch launchable refused: the first check
+// that fails, worded.
+//
+//go:noinline
+func (s *Stream) launchError(k *Kernel, grid, block Dim3, args []Arg) error {
+	if err := s.usable("launch"); err != nil {
+		return err
+	}
+	if err := k.usable("launch"); err != nil {
+		return s.dev.record(err)
+	}
+	op := "launch " + k.name
+	if k.dev != s.dev {
+		return s.dev.errorf(errors.InvalidArgument, op, "kernel was compiled for %s, the stream belongs to %s", k.dev.name, s.dev.name)
+	}
+	if err := s.checkGeometry(grid, block); err != nil {
+		return s.dev.errorf(errors.InvalidArgument, op, "%v", err)
+	}
+	if err := s.checkLimits(grid, block); err != nil {
+		return s.dev.errorf(errors.Launch, op, "%v", err)
+	}
+	if _, err := s.convertArgs(k, args, make([]backend.Arg, len(args))); err != nil {
+		return s.dev.wrap(err, op)
+	}
+	// launchable and these checks disagree: a bug, reported rather than
+	// launching unchecked.
+	return s.dev.errorf(errors.Internal, op, "launch refused by its checks, but no check names a reason")
 }
 
 // argsCopier is implemented by backend streams whose Launch no longer uses
@@ -264,7 +329,7 @@ func (s *Stream) checkLimits(grid, block Dim3) error {
 }
 
 func within(what string, v, max Dim3) error {
-	if (max.X > 0 && v.X > max.X) || (max.Y > 0 && v.Y > max.Y) || (max.Z > 0 && v.Z > max.Z) {
+	if exceeds(v, max) {
 		return fmt.Errorf("%s %v exceeds the device's maximum %v", what, v, max)
 	}
 	return nil

@@ -240,8 +240,50 @@ func (p *paramBlock) init() {
 }
 
 // pack stores args in the block, checking their number and sizes against
-// the kernel's parameters where the driver reports them.
+// the kernel's parameters where the driver reports them. The common case,
+// arguments that fit, runs the compact packFast; packChecked, out of line,
+// finds and words what does not fit.
 func (p *paramBlock) pack(args []backend.Arg, k *kernel) error {
+	if p.packFast(args, k) {
+		return nil
+	}
+	return p.packChecked(args, k)
+}
+
+// packFast stores args and reports whether they all fit (packChecked finds
+// nothing wrong); on false the block's contents are unspecified.
+func (p *paramBlock) packFast(args []backend.Arg, k *kernel) bool {
+	if len(args) > maxParams || (k.params != nil && len(args) != len(k.params)) {
+		return false
+	}
+	for i, a := range args {
+		var size int
+		switch a.Kind {
+		case backend.ArgBuffer:
+			b, ok := a.Buffer.(*buffer)
+			if !ok {
+				return false
+			}
+			p.vals[i], size = uint64(b.ptr), 8
+		case backend.ArgF32, backend.ArgI32, backend.ArgU32:
+			p.vals[i], size = a.Bits&0xffffffff, 4
+		case backend.ArgF64, backend.ArgI64, backend.ArgU64:
+			p.vals[i], size = a.Bits, 8
+		default:
+			return false
+		}
+		if k.params != nil && k.params[i] != size && !(k.params[i] < 4 && size == 4) {
+			return false
+		}
+	}
+	return true
+}
+
+// packChecked is pack's checking half: the error of the first argument
+// that does not fit.
+//
+//go:noinline
+func (p *paramBlock) packChecked(args []backend.Arg, k *kernel) error {
 	bad := func(format string, a ...any) error {
 		e := errors.E(errors.InvalidArgument, Name, "launch "+k.name, format, a...)
 		e.Hint = "pass the kernel's parameters in order: gpu.Buf for pointers, the scalar type of each other parameter"

@@ -256,39 +256,63 @@ func (s *stream) Launch(k backend.Kernel, grid, block backend.Dim3, args []backe
 	if !ok {
 		return foreign("launch", k)
 	}
+	s.mu.Lock()
+	if s.closed || s.dev.broken() || !s.params.packFast(args, kern) {
+		s.mu.Unlock()
+		return s.launchRefused(kern, args)
+	}
+	// Optimistic: the thread almost always has the context current already
+	// (enter binds it for good), so launch first and bind only if the
+	// driver says the thread has no context or another one (launchAgain).
+	// One foreign call per launch instead of two (see doc.go).
+	r := s.dev.lib.LaunchKernel(&s.fr, kern.fn, uint32(grid.X), uint32(grid.Y), uint32(grid.Z),
+		uint32(block.X), uint32(block.Y), uint32(block.Z), 0, s.h, unsafe.Pointer(&s.params.ptrs[0]))
+	if r != cu.Success {
+		err := s.launchAgain(r, kern, grid, block)
+		s.mu.Unlock()
+		return err
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+// launchRefused is the error of a launch that Launch's compact checks
+// refused (a closed stream, a GPU with a sticky error, arguments that do
+// not fit), worded; s.mu is not held.
+//
+//go:noinline
+func (s *stream) launchRefused(kern *kernel, args []backend.Arg) error {
 	if err := s.lock("launch"); err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
-	if err := s.params.pack(args, kern); err != nil {
+	if s.dev.broken() {
+		return lostErr(s.dev.ord, "launch "+kern.name)
+	}
+	if err := s.params.packChecked(args, kern); err != nil {
 		return err
 	}
+	return errors.E(errors.Internal, Name, "launch "+kern.name, "launch refused by its checks, but no check names a reason")
+}
+
+// launchAgain handles a launch the driver refused with r: if the thread had
+// no context or another one it binds the device's and launches again (such
+// a failed launch enqueues nothing: TestLaunchForeignContext), else, or if
+// that fails too, it returns the error. s.mu is held and the parameter
+// block packed.
+//
+//go:noinline
+func (s *stream) launchAgain(r cu.Result, kern *kernel, grid, block backend.Dim3) error {
 	d := s.dev
-	if d.broken() {
-		return lostErr(d.ord, "launch "+kern.name)
-	}
-	launch := func() cu.Result {
-		return d.lib.LaunchKernel(&s.fr, kern.fn, uint32(grid.X), uint32(grid.Y), uint32(grid.Z),
-			uint32(block.X), uint32(block.Y), uint32(block.Z), 0, s.h, unsafe.Pointer(&s.params.ptrs[0]))
-	}
-	// Optimistic: the thread almost always has the context current already
-	// (enter binds it for good), so launch first and bind only if the
-	// driver says the thread has no context or another one. A launch that
-	// fails that way enqueues nothing (TestLaunchForeignContext), so trying
-	// again is safe. This saves a driver call and the thread lock on every
-	// launch: one foreign call instead of two (see doc.go).
-	r := launch()
 	if rebind(r) {
 		if err := d.enter(&s.fr, "launch"); err != nil {
 			return err
 		}
-		r = launch()
+		r = d.lib.LaunchKernel(&s.fr, kern.fn, uint32(grid.X), uint32(grid.Y), uint32(grid.Z),
+			uint32(block.X), uint32(block.Y), uint32(block.Z), 0, s.h, unsafe.Pointer(&s.params.ptrs[0]))
 		d.leave()
 	}
-	if r != cu.Success {
-		return d.check(r, "launch "+kern.name)
-	}
-	return nil
+	return d.check(r, "launch "+kern.name)
 }
 
 // rebind reports whether a call failed because the calling thread had no
