@@ -23,9 +23,7 @@ func RefFill(n int, value float32) []float32 {
 // RefCopy returns a copy of x.
 func RefCopy(x []float32) []float32 {
 	y := make([]float32, len(x))
-	for i := range x {
-		y[i] = x[i]
-	}
+	copy(y, x)
 	return y
 }
 

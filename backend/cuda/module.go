@@ -257,26 +257,39 @@ func (p *paramBlock) packFast(args []backend.Arg, k *kernel) bool {
 		return false
 	}
 	for i, a := range args {
-		var size int
-		switch a.Kind {
-		case backend.ArgBuffer:
-			b, ok := a.Buffer.(*buffer)
-			if !ok {
-				return false
-			}
-			p.vals[i], size = uint64(b.ptr), 8
-		case backend.ArgF32, backend.ArgI32, backend.ArgU32:
-			p.vals[i], size = a.Bits&0xffffffff, 4
-		case backend.ArgF64, backend.ArgI64, backend.ArgU64:
-			p.vals[i], size = a.Bits, 8
-		default:
-			return false
-		}
-		if k.params != nil && k.params[i] != size && !(k.params[i] < 4 && size == 4) {
+		size := p.put(i, a)
+		if size == 0 || !k.fits(i, size) {
 			return false
 		}
 	}
 	return true
+}
+
+// put stores argument a as parameter i and returns its size in bytes; 0 if
+// a is neither a CUDA buffer nor a scalar.
+func (p *paramBlock) put(i int, a backend.Arg) int {
+	switch a.Kind {
+	case backend.ArgBuffer:
+		if b, ok := a.Buffer.(*buffer); ok {
+			p.vals[i] = uint64(b.ptr)
+			return 8
+		}
+	case backend.ArgF32, backend.ArgI32, backend.ArgU32:
+		p.vals[i] = a.Bits & 0xffffffff
+		return 4
+	case backend.ArgF64, backend.ArgI64, backend.ArgU64:
+		p.vals[i] = a.Bits
+		return 8
+	}
+	return 0
+}
+
+// fits reports whether parameter i takes an argument of size bytes (any
+// does where the driver did not report the sizes). A parameter takes an
+// argument of its size; a 1- or 2-byte integer parameter (char, short)
+// takes a 4-byte integer, whose low bytes the driver reads.
+func (k *kernel) fits(i, size int) bool {
+	return k.params == nil || k.params[i] == size || (k.params[i] < 4 && size == 4)
 }
 
 // packChecked is pack's checking half: the error of the first argument
@@ -296,29 +309,14 @@ func (p *paramBlock) packChecked(args []backend.Arg, k *kernel) error {
 		return bad("kernel %s takes %d parameters, got %d arguments", k.name, len(k.params), len(args))
 	}
 	for i, a := range args {
-		var size int
-		switch a.Kind {
-		case backend.ArgBuffer:
-			b, ok := a.Buffer.(*buffer)
-			if !ok {
-				return bad("argument %d: %T is not a CUDA buffer", i, a.Buffer)
-			}
-			p.vals[i] = uint64(b.ptr)
-			size = 8
-		case backend.ArgF32, backend.ArgI32, backend.ArgU32:
-			p.vals[i] = a.Bits & 0xffffffff
-			size = 4
-		case backend.ArgF64, backend.ArgI64, backend.ArgU64:
-			p.vals[i] = a.Bits
-			size = 8
-		default:
+		size := p.put(i, a)
+		switch {
+		case size == 0 && a.Kind == backend.ArgBuffer:
+			return bad("argument %d: %T is not a CUDA buffer", i, a.Buffer)
+		case size == 0:
 			return bad("argument %d has no kind", i)
-		}
-		// A parameter takes an argument of its size; a 1- or 2-byte integer
-		// parameter (char, short) takes a 4-byte integer, whose low bytes
-		// the driver reads.
-		if p := k.params; p != nil && p[i] != size && !(p[i] < 4 && size == 4) {
-			return bad("parameter %d of %s takes %d bytes, argument %d (%s) has %d", i, k.name, p[i], i, a.Kind, size)
+		case !k.fits(i, size):
+			return bad("parameter %d of %s takes %d bytes, argument %d (%s) has %d", i, k.name, k.params[i], i, a.Kind, size)
 		}
 	}
 	return nil
