@@ -35,7 +35,18 @@ type device struct {
 	events  []cu.Event   // recorded-and-closed events, for reuse
 	staging []*stagePair // free staging buffers for pageable transfers
 	peers   map[cu.Context]bool
+
+	// anchor is a small allocation held for the device's lifetime (0 if it
+	// failed). The driver serves allocations under 2 MiB from 2 MiB pages
+	// it maps on demand and unmaps when the last allocation in one is freed,
+	// so in a context with nothing else allocated every cuMemAlloc+cuMemFree
+	// of 1 MiB mapped and unmapped a page: 62 µs, against 3.9 µs with any
+	// small allocation live (H200, driver 580.159).
+	anchor cu.DevicePtr
 }
+
+// anchorBytes is the size of device.anchor.
+const anchorBytes = 256
 
 var (
 	_ backend.Device    = (*device)(nil)
@@ -65,6 +76,14 @@ func openDevice(st *driverState, ordinal int) (*device, error) {
 		streams: map[*stream]struct{}{}, modules: map[*module]struct{}{},
 		peers: map[cu.Context]bool{},
 	}
+	fr := framePool.Get().(*cu.Frame)
+	if d.enter(fr, "open") == nil {
+		if p, r := lib.MemAlloc(anchorBytes); r == cu.Success {
+			d.anchor = p
+		}
+		d.leave()
+	}
+	framePool.Put(fr)
 	return d, nil
 }
 
@@ -257,6 +276,9 @@ func (d *device) Close() error {
 		}
 		for _, b := range buffers {
 			_ = d.lib.MemFree(b.ptr)
+		}
+		if d.anchor != 0 {
+			_ = d.lib.MemFree(d.anchor)
 		}
 		for _, sp := range staging {
 			sp.free(d, fr)
