@@ -10,6 +10,7 @@ import (
 
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/internal/dl"
 )
 
 // Comm is one rank of an NCCL communicator: a device of this process that
@@ -104,7 +105,7 @@ func NewLocal(ctx context.Context, devs []*gpu.Device) ([]*Comm, error) {
 	handles := make([]uintptr, len(devs))
 	var r uintptr
 	err = devs[0].RunNative(func() error {
-		r = call(l.fn[symCommInitAll], uintptr(unsafe.Pointer(&handles[0])), uintptr(len(devs)), uintptr(unsafe.Pointer(&list[0])))
+		r = dl.Call(l.fn[symCommInitAll], uintptr(unsafe.Pointer(&handles[0])), uintptr(len(devs)), uintptr(unsafe.Pointer(&list[0])))
 		return nil
 	})
 	if err != nil {
@@ -130,7 +131,7 @@ func NewUniqueID() (UniqueID, error) {
 		return id, err
 	}
 	p := new(UniqueID)
-	r := call(l.fn[symGetUniqueID], uintptr(unsafe.Pointer(p)))
+	r := dl.Call(l.fn[symGetUniqueID], uintptr(unsafe.Pointer(p)))
 	if err := l.result(r, "new unique id", 0); err != nil {
 		return id, err
 	}
@@ -183,7 +184,7 @@ func NewComm(ctx context.Context, dev *gpu.Device, rank, nranks int, id UniqueID
 		idp, hp := new(UniqueID), new(uintptr)
 		*idp = id
 		j.err = dev.RunNative(func() error {
-			j.r = call(l.fn[symCommInitRankScalable], uintptr(unsafe.Pointer(hp)), uintptr(nranks), uintptr(rank), 1,
+			j.r = dl.Call(l.fn[symCommInitRankScalable], uintptr(unsafe.Pointer(hp)), uintptr(nranks), uintptr(rank), 1,
 				uintptr(unsafe.Pointer(idp)), 0)
 			return nil
 		})
@@ -196,7 +197,7 @@ func NewComm(ctx context.Context, dev *gpu.Device, rank, nranks int, id UniqueID
 	case <-ctx.Done():
 		go func() {
 			if j := <-done; j.err == nil && int32(j.r) == resSuccess && j.h != 0 {
-				runLocked(func() { call(l.fn[symCommAbort], j.h) })
+				runLocked(func() { dl.Call(l.fn[symCommAbort], j.h) })
 			}
 		}()
 		return nil, &errors.Error{Backend: Backend, Op: op, Category: errors.Timeout, Err: ctx.Err(),
@@ -213,7 +214,7 @@ func NewComm(ctx context.Context, dev *gpu.Device, rank, nranks int, id UniqueID
 	// NCCL took the GPU from the thread's current context: check that it is
 	// the one asked for.
 	var cu int32
-	if r := call(l.fn[symCommCuDevice], j.h, uintptr(unsafe.Pointer(&cu))); int32(r) == resSuccess && int(cu) != dev.Info().Ordinal {
+	if r := dl.Call(l.fn[symCommCuDevice], j.h, uintptr(unsafe.Pointer(&cu))); int32(r) == resSuccess && int(cu) != dev.Info().Ordinal {
 		_ = c.Abort()
 		return nil, errors.E(errors.Internal, Backend, op, "NCCL placed the rank on GPU %d instead of %s", cu, dev.Name())
 	}
@@ -274,20 +275,20 @@ func Group(f func() error) error {
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	if err := l.result(call(l.fn[symGroupStart]), "group start", 0); err != nil {
+	if err := l.result(dl.Call(l.fn[symGroupStart]), "group start", 0); err != nil {
 		return err
 	}
 	var ferr error
 	func() {
 		defer func() {
 			if v := recover(); v != nil {
-				_ = call(l.fn[symGroupEnd])
+				_ = dl.Call(l.fn[symGroupEnd])
 				panic(v)
 			}
 		}()
 		ferr = f()
 	}()
-	return errors.Join(ferr, l.result(call(l.fn[symGroupEnd]), "group end", 0))
+	return errors.Join(ferr, l.result(dl.Call(l.fn[symGroupEnd]), "group end", 0))
 }
 
 // runLocked runs f on the calling goroutine's OS thread, locked for the call.
@@ -386,7 +387,7 @@ func (c *Comm) enqueue(op string, s sym, n int) error {
 	}
 	var r uintptr
 	err := c.dev.RunNative(func() error {
-		r = callArgs(fn, c.args[:n])
+		r = dl.CallArgs(fn, c.args[:n])
 		return nil
 	})
 	if err != nil {
@@ -638,7 +639,7 @@ func (c *Comm) Err() error {
 		return nil
 	}
 	v := new(int32)
-	if err := c.lib.result(call(c.lib.fn[symCommGetAsyncError], c.h, uintptr(unsafe.Pointer(v))), op, c.h); err != nil {
+	if err := c.lib.result(dl.Call(c.lib.fn[symCommGetAsyncError], c.h, uintptr(unsafe.Pointer(v))), op, c.h); err != nil {
 		return err
 	}
 	return c.lib.result(uintptr(*v), fmt.Sprintf("rank %d", c.rank), c.h)
@@ -657,9 +658,9 @@ func (c *Comm) Close() error {
 	var errs []error
 	c.native(func() {
 		if c.lib.has(symCommFinalize) {
-			errs = append(errs, c.lib.result(call(c.lib.fn[symCommFinalize], c.h), fmt.Sprintf("finalize rank %d", c.rank), c.h))
+			errs = append(errs, c.lib.result(dl.Call(c.lib.fn[symCommFinalize], c.h), fmt.Sprintf("finalize rank %d", c.rank), c.h))
 		}
-		errs = append(errs, c.lib.result(call(c.lib.fn[symCommDestroy], c.h), fmt.Sprintf("destroy rank %d", c.rank), c.h))
+		errs = append(errs, c.lib.result(dl.Call(c.lib.fn[symCommDestroy], c.h), fmt.Sprintf("destroy rank %d", c.rank), c.h))
 	})
 	return errors.Join(errs...)
 }
@@ -675,7 +676,7 @@ func (c *Comm) Abort() error {
 		return nil
 	}
 	var r uintptr
-	c.native(func() { r = call(c.lib.fn[symCommAbort], c.h) })
+	c.native(func() { r = dl.Call(c.lib.fn[symCommAbort], c.h) })
 	return c.lib.result(r, fmt.Sprintf("abort rank %d", c.rank), 0)
 }
 
@@ -713,7 +714,7 @@ func CloseAll(comms []*Comm) error {
 			var ferrs []error
 			for _, c := range live {
 				c.native(func() {
-					ferrs = append(ferrs, l.result(call(l.fn[symCommFinalize], c.h), fmt.Sprintf("finalize rank %d", c.rank), c.h))
+					ferrs = append(ferrs, l.result(dl.Call(l.fn[symCommFinalize], c.h), fmt.Sprintf("finalize rank %d", c.rank), c.h))
 				})
 			}
 			return errors.Join(ferrs...)
@@ -721,7 +722,7 @@ func CloseAll(comms []*Comm) error {
 	}
 	for _, c := range live {
 		c.native(func() {
-			errs = append(errs, l.result(call(l.fn[symCommDestroy], c.h), fmt.Sprintf("destroy rank %d", c.rank), c.h))
+			errs = append(errs, l.result(dl.Call(l.fn[symCommDestroy], c.h), fmt.Sprintf("destroy rank %d", c.rank), c.h))
 		})
 	}
 	return errors.Join(errs...)

@@ -2,13 +2,13 @@ package collective
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
-	"sync"
 	"unsafe"
 
 	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/internal/dl"
 )
 
 // sym names one NCCL function.
@@ -90,15 +90,8 @@ func versionString(v int) string {
 	return fmt.Sprintf("%d.%d.%d", v/1000, v%1000/100, v%100)
 }
 
-var (
-	libMu    sync.Mutex
-	libCache = map[string]*loadResult{} // by ANYGPU_NCCL_LIBRARY value
-)
-
-type loadResult struct {
-	lib *library
-	err error
-}
+// libs is the outcome of loading the library, by ANYGPU_NCCL_LIBRARY value.
+var libs dl.Memo[*library]
 
 // load returns the process's NCCL, searching for it on first use. The result
 // is kept per value of ANYGPU_NCCL_LIBRARY, so changing the variable (in
@@ -106,14 +99,7 @@ type loadResult struct {
 func load() (*library, error) {
 	env := defaultSearchEnv()
 	key := env.getenv(EnvLibrary)
-	libMu.Lock()
-	defer libMu.Unlock()
-	if r, ok := libCache[key]; ok {
-		return r.lib, r.err
-	}
-	lib, err := loadFrom(env.candidates(), key != "")
-	libCache[key] = &loadResult{lib, err}
-	return lib, err
+	return libs.Get(key, func() (*library, error) { return loadFrom(env.candidates(), key != "") })
 }
 
 // loadFrom tries each candidate in order and returns the first that opens,
@@ -121,25 +107,18 @@ func load() (*library, error) {
 func loadFrom(cands []string, explicit bool) (*library, error) {
 	var tried []string
 	for _, c := range cands {
-		h, err := dlOpen(c)
+		h, err := open(c)
 		if err != nil {
-			tried = append(tried, describeOpenError(c, err))
+			tried = append(tried, dl.DescribeOpenError(c, err))
 			continue
 		}
 		l := &library{path: c}
-		var missing []string
-		for s := sym(0); s < numSyms; s++ {
-			l.fn[s] = dlSym(h, symNames[s])
-			if l.fn[s] == 0 && s < numRequired {
-				missing = append(missing, symNames[s])
-			}
-		}
-		if len(missing) > 0 {
-			tried = append(tried, fmt.Sprintf("%s lacks %s", c, strings.Join(missing, ", ")))
+		if err := dl.Resolve(h, c, l.fn[:], symNames[:], int(numRequired)); err != nil {
+			tried = append(tried, err.Error())
 			continue
 		}
 		var v int32
-		if r := call(l.fn[symGetVersion], uintptr(unsafe.Pointer(&v))); int32(r) != resSuccess {
+		if r := dl.Call(l.fn[symGetVersion], uintptr(unsafe.Pointer(&v))); int32(r) != resSuccess {
 			tried = append(tried, fmt.Sprintf("%s: ncclGetVersion failed (%s)", c, resultName(int64(int32(r)))))
 			continue
 		}
@@ -165,12 +144,13 @@ func loadFrom(cands []string, explicit bool) (*library, error) {
 	return nil, &errors.Error{Backend: Backend, Op: "load", Category: errors.Unavailable, Msg: msg, Hint: hint}
 }
 
-// describeOpenError is a failed open's reason, naming the library once.
-func describeOpenError(name string, err error) string {
-	if msg := err.Error(); strings.Contains(msg, name) {
-		return msg
+// open opens the NCCL library at path: nothing on systems NVIDIA builds
+// no NCCL for.
+func open(path string) (uintptr, error) {
+	if !dlSupported {
+		return 0, fmt.Errorf("NCCL is not available on %s", runtime.GOOS)
 	}
-	return name + ": " + err.Error()
+	return dl.Open(path, dl.Now)
 }
 
 // Available reports whether NCCL can be loaded: nil, or an error of category
@@ -202,28 +182,10 @@ func Library() (string, error) {
 	if filepath.IsAbs(l.path) {
 		return l.path, nil
 	}
-	if maps, err := os.ReadFile("/proc/self/maps"); err == nil {
-		for _, line := range strings.Split(string(maps), "\n") {
-			f := strings.Fields(line)
-			if len(f) >= 6 && strings.HasPrefix(filepath.Base(f[len(f)-1]), "libnccl.so") {
-				return f[len(f)-1], nil
-			}
-		}
+	if p := dl.MappedFile("libnccl.so"); p != "" {
+		return p, nil
 	}
 	return l.path, nil
-}
-
-// goString copies the NUL-terminated C string at p ("" for 0).
-func goString(p uintptr) string {
-	if p == 0 {
-		return ""
-	}
-	base := *(*unsafe.Pointer)(unsafe.Pointer(&p)) // C memory: the GC never moves it
-	n := 0
-	for *(*byte)(unsafe.Add(base, n)) != 0 && n < 1<<16 {
-		n++
-	}
-	return string(unsafe.Slice((*byte)(base), n))
 }
 
 // lastError is ncclGetLastError(comm): NCCL's own description of the last
@@ -232,7 +194,7 @@ func (l *library) lastError(comm uintptr) string {
 	if !l.has(symGetLastError) {
 		return ""
 	}
-	return strings.TrimSpace(goString(call(l.fn[symGetLastError], comm)))
+	return strings.TrimSpace(dl.GoStringN(dl.Call(l.fn[symGetLastError], comm), 1<<16))
 }
 
 // result converts an ncclResult_t of operation op on comm (0 when there is

@@ -12,6 +12,7 @@ import (
 
 	"github.com/anygpu/gpu/backend/backendtest"
 	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/internal/dl"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -159,7 +160,7 @@ func TestFakeLibrary(t *testing.T) {
 	// A failing NCCL call: the result's name, category and NCCL's own text.
 	l, err := load()
 	require.NoError(t, err)
-	err = l.result(call(l.fn[symCommInitAll]), "init", 0)
+	err = l.result(dl.Call(l.fn[symCommInitAll]), "init", 0)
 	require.Error(t, err)
 	var e *errors.Error
 	require.True(t, errors.As(err, &e))

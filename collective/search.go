@@ -3,8 +3,8 @@ package collective
 import (
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
+
+	"github.com/anygpu/gpu/internal/dl"
 )
 
 // EnvLibrary names an explicit NCCL library to load instead of searching.
@@ -27,6 +27,12 @@ func defaultSearchEnv() searchEnv {
 	return searchEnv{getenv: os.Getenv, home: home}
 }
 
+// shared is e as the shared search reads it: with the Unix layout always,
+// NCCL being a Linux library.
+func (e searchEnv) shared() dl.Env {
+	return dl.Env{Getenv: e.getenv, Home: e.home, Root: e.root}
+}
+
 // candidates lists what the loader tries, in order:
 //
 //  1. ANYGPU_NCCL_LIBRARY, alone when set;
@@ -41,78 +47,14 @@ func defaultSearchEnv() searchEnv {
 //
 // Directory candidates are listed only when the file exists.
 func (e searchEnv) candidates() []string {
-	if p := strings.TrimSpace(e.getenv(EnvLibrary)); p != "" {
-		return []string{p}
-	}
-	out := []string{soname}
-	seen := map[string]bool{}
-	add := func(dir string) {
-		p := filepath.Join(dir, soname)
-		if seen[p] {
-			return
-		}
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	if d := strings.TrimSpace(e.getenv("NCCL_HOME")); d != "" {
-		add(filepath.Join(d, "lib"))
-		add(filepath.Join(d, "lib64"))
-	}
-	for _, env := range []string{"CUDA_HOME", "CUDA_PATH"} {
-		if d := strings.TrimSpace(e.getenv(env)); d != "" {
-			add(filepath.Join(d, "lib64"))
-			add(filepath.Join(d, "lib"))
-		}
-	}
-	base := filepath.Join(e.root, "/usr/local")
-	add(filepath.Join(base, "cuda", "lib64"))
-	versioned, _ := filepath.Glob(filepath.Join(base, "cuda-*"))
-	sort.Sort(sort.Reverse(sort.StringSlice(versioned)))
-	for _, d := range versioned {
-		add(filepath.Join(d, "lib64"))
-	}
-	for _, sp := range e.sitePackages() {
-		add(filepath.Join(sp, "nvidia", "nccl", "lib"))
-	}
-	return out
+	return e.shared().Search(EnvLibrary, []string{soname}, e.dirs)
 }
 
-// sitePackages lists the Python package directories worth looking in.
-func (e searchEnv) sitePackages() []string {
-	var out []string
-	glob := func(pattern string) {
-		m, _ := filepath.Glob(pattern)
-		sort.Sort(sort.Reverse(sort.StringSlice(m))) // newest Python first
-		out = append(out, m...)
-	}
-	for _, env := range []string{"VIRTUAL_ENV", "CONDA_PREFIX"} {
-		if d := strings.TrimSpace(e.getenv(env)); d != "" {
-			glob(filepath.Join(d, "lib", "python3*", "site-packages"))
-		}
-	}
-	// A virtual environment on PATH without VIRTUAL_ENV set (a container
-	// image's /opt/venv/bin first on PATH).
-	for _, dir := range filepath.SplitList(e.getenv("PATH")) {
-		if dir == "" || filepath.Base(dir) != "bin" {
-			continue
-		}
-		if m, _ := filepath.Glob(filepath.Join(dir, "python3*")); len(m) == 0 {
-			continue
-		}
-		prefix := filepath.Dir(dir)
-		if prefix == "/" || prefix == "/usr" {
-			continue // the system Python: below
-		}
-		glob(filepath.Join(prefix, "lib", "python3*", "site-packages"))
-	}
-	if e.home != "" {
-		glob(filepath.Join(e.home, ".local", "lib", "python3*", "site-packages"))
-	}
-	glob(filepath.Join(e.root, "/usr/local/lib", "python3*", "dist-packages"))
-	glob(filepath.Join(e.root, "/usr/local/lib", "python3*", "site-packages"))
-	out = append(out, filepath.Join(e.root, "/usr/lib/python3/dist-packages"))
-	glob(filepath.Join(e.root, "/usr/lib", "python3*", "site-packages"))
-	return out
+// dirs are the directories of steps 3 and 4 of candidates.
+func (e searchEnv) dirs() []string {
+	d := e.shared()
+	out := d.EnvDirs([]string{"NCCL_HOME"}, "lib", "lib64")
+	out = append(out, d.EnvDirs([]string{"CUDA_HOME", "CUDA_PATH"}, "lib64", "lib")...)
+	out = append(out, dl.Join(d.ToolkitDirs(), "lib64")...)
+	return append(out, dl.Join(d.SitePackages(true), filepath.Join("nvidia", "nccl", "lib"))...)
 }

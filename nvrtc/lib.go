@@ -2,15 +2,13 @@ package nvrtc
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"unsafe"
 
 	"github.com/anygpu/gpu/errors"
-	"github.com/anygpu/gpu/nvrtc/internal/dl"
+	"github.com/anygpu/gpu/internal/dl"
 )
 
 // sym names one NVRTC function.
@@ -73,15 +71,8 @@ type library struct {
 // has reports whether the library exports s.
 func (l *library) has(s sym) bool { return l.fn[s] != 0 }
 
-var (
-	libMu    sync.Mutex
-	libCache = map[string]*loadResult{} // by ANYGPU_NVRTC_LIBRARY value
-)
-
-type loadResult struct {
-	lib *library
-	err error
-}
+// libs is the outcome of loading the library, by ANYGPU_NVRTC_LIBRARY value.
+var libs dl.Memo[*library]
 
 // load returns the process's NVRTC, searching for it on first use. The
 // result is kept per value of ANYGPU_NVRTC_LIBRARY, so changing the variable
@@ -89,25 +80,12 @@ type loadResult struct {
 func load() (*library, error) {
 	env := defaultSearchEnv()
 	key := env.getenv(EnvLibrary)
-	libMu.Lock()
-	defer libMu.Unlock()
-	if r, ok := libCache[key]; ok {
-		return r.lib, r.err
-	}
-	lib, err := loadFrom(env.candidates(), key != "")
-	libCache[key] = &loadResult{lib, err}
-	return lib, err
+	return libs.Get(key, func() (*library, error) { return loadFrom(env.candidates(), key != "") })
 }
 
 // loaded reports whether the NVRTC of the current ANYGPU_NVRTC_LIBRARY
 // value is loaded already.
-func loaded() bool {
-	key := defaultSearchEnv().getenv(EnvLibrary)
-	libMu.Lock()
-	defer libMu.Unlock()
-	r, ok := libCache[key]
-	return ok && r.lib != nil
-}
+func loaded() bool { return libs.Loaded(defaultSearchEnv().getenv(EnvLibrary)) }
 
 // resolvedFile is the file a candidate loaded: the candidate itself when it
 // is a path, else (on Linux) the libnvrtc mapped into the process.
@@ -115,20 +93,16 @@ func resolvedFile(candidate string) string {
 	if filepath.IsAbs(candidate) {
 		return candidate
 	}
-	maps, err := os.ReadFile("/proc/self/maps")
-	if err != nil {
-		return ""
+	return dl.MappedFile("libnvrtc.so")
+}
+
+// open opens the NVRTC library at path: nothing on systems NVIDIA ships
+// none for.
+func open(path string) (uintptr, error) {
+	if !dl.Supported {
+		return 0, fmt.Errorf("CUDA libraries are not available on %s", runtime.GOOS)
 	}
-	for _, line := range strings.Split(string(maps), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 6 {
-			continue
-		}
-		if p := f[len(f)-1]; strings.HasPrefix(filepath.Base(p), "libnvrtc.so") {
-			return p
-		}
-	}
-	return ""
+	return dl.Open(path, dl.Lazy)
 }
 
 // loadFrom tries each candidate in order and returns the first that opens and
@@ -136,21 +110,14 @@ func resolvedFile(candidate string) string {
 func loadFrom(cands []string, explicit bool) (*library, error) {
 	var tried []string
 	for _, c := range cands {
-		h, err := dl.Open(c)
+		h, err := open(c)
 		if err != nil {
-			tried = append(tried, describeOpenError(c, err))
+			tried = append(tried, dl.DescribeOpenError(c, err))
 			continue
 		}
 		l := &library{path: c}
-		var missing []string
-		for s := sym(0); s < numSyms; s++ {
-			l.fn[s] = dl.Sym(h, symNames[s])
-			if l.fn[s] == 0 && s < numRequired {
-				missing = append(missing, symNames[s])
-			}
-		}
-		if len(missing) > 0 {
-			tried = append(tried, fmt.Sprintf("%s lacks %s", c, strings.Join(missing, ", ")))
+		if err := dl.Resolve(h, c, l.fn[:], symNames[:], int(numRequired)); err != nil {
+			tried = append(tried, err.Error())
 			continue
 		}
 		var major, minor int32
@@ -297,11 +264,3 @@ func trimNUL(b []byte) []byte {
 // keepAlive keeps the C strings that arrays of uintptr point to alive until
 // after the call that reads them.
 func keepAlive(v [][]byte) { runtime.KeepAlive(v) }
-
-// describeOpenError is a failed open's reason, naming the library once.
-func describeOpenError(name string, err error) string {
-	if msg := err.Error(); strings.Contains(msg, name) {
-		return msg
-	}
-	return name + ": " + err.Error()
-}

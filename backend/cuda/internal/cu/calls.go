@@ -1,6 +1,10 @@
 package cu
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/anygpu/gpu/internal/dl"
+)
 
 // Frame is reusable memory for the arguments of a driver call.
 // purego.SyscallN is go:uintptrescapes, so the argument array of a plain
@@ -34,7 +38,7 @@ func (l *Lib) c(s Sym, args ...uintptr) Result {
 	if fn == 0 {
 		return ErrorNotSupported
 	}
-	return Result(int32(call(fn, args...)))
+	return Result(int32(dl.Call(fn, args...)))
 }
 
 // Init is cuInit(0).
@@ -43,42 +47,42 @@ func (l *Lib) Init() Result { return l.c(SymInit, 0) }
 // DriverGetVersion is cuDriverGetVersion.
 func (l *Lib) DriverGetVersion() (int, Result) {
 	var v int32
-	r := Result(int32(call(l.fn[SymDriverGetVersion], uintptr(unsafe.Pointer(&v)))))
+	r := Result(int32(dl.Call(l.fn[SymDriverGetVersion], uintptr(unsafe.Pointer(&v)))))
 	return int(v), r
 }
 
 // DeviceGetCount is cuDeviceGetCount.
 func (l *Lib) DeviceGetCount() (int, Result) {
 	var n int32
-	r := Result(int32(call(l.fn[SymDeviceGetCount], uintptr(unsafe.Pointer(&n)))))
+	r := Result(int32(dl.Call(l.fn[SymDeviceGetCount], uintptr(unsafe.Pointer(&n)))))
 	return int(n), r
 }
 
 // DeviceGet is cuDeviceGet.
 func (l *Lib) DeviceGet(ordinal int) (Device, Result) {
 	var d int32
-	r := Result(int32(call(l.fn[SymDeviceGet], uintptr(unsafe.Pointer(&d)), uintptr(ordinal))))
+	r := Result(int32(dl.Call(l.fn[SymDeviceGet], uintptr(unsafe.Pointer(&d)), uintptr(ordinal))))
 	return Device(d), r
 }
 
 // DeviceGetName is cuDeviceGetName.
 func (l *Lib) DeviceGetName(d Device) (string, Result) {
 	buf := make([]byte, 256)
-	r := Result(int32(call(l.fn[SymDeviceGetName], uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), uintptr(d))))
+	r := Result(int32(dl.Call(l.fn[SymDeviceGetName], uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), uintptr(d))))
 	return cstr(buf), r
 }
 
 // DeviceTotalMem is cuDeviceTotalMem_v2.
 func (l *Lib) DeviceTotalMem(d Device) (int64, Result) {
 	var n uint64
-	r := Result(int32(call(l.fn[SymDeviceTotalMem], uintptr(unsafe.Pointer(&n)), uintptr(d))))
+	r := Result(int32(dl.Call(l.fn[SymDeviceTotalMem], uintptr(unsafe.Pointer(&n)), uintptr(d))))
 	return int64(n), r
 }
 
 // DeviceGetAttribute is cuDeviceGetAttribute.
 func (l *Lib) DeviceGetAttribute(a Attribute, d Device) (int, Result) {
 	var v int32
-	r := Result(int32(call(l.fn[SymDeviceGetAttribute], uintptr(unsafe.Pointer(&v)), uintptr(a), uintptr(d))))
+	r := Result(int32(dl.Call(l.fn[SymDeviceGetAttribute], uintptr(unsafe.Pointer(&v)), uintptr(a), uintptr(d))))
 	return int(v), r
 }
 
@@ -88,7 +92,7 @@ func (l *Lib) DeviceGetUUID(d Device) ([16]byte, Result) {
 	if l.fn[SymDeviceGetUuid] == 0 {
 		return u, ErrorNotSupported
 	}
-	r := Result(int32(call(l.fn[SymDeviceGetUuid], uintptr(unsafe.Pointer(&u[0])), uintptr(d))))
+	r := Result(int32(dl.Call(l.fn[SymDeviceGetUuid], uintptr(unsafe.Pointer(&u[0])), uintptr(d))))
 	return u, r
 }
 
@@ -98,14 +102,14 @@ func (l *Lib) DeviceGetPCIBusID(d Device) (string, Result) {
 		return "", ErrorNotSupported
 	}
 	buf := make([]byte, 64)
-	r := Result(int32(call(l.fn[SymDeviceGetPCIBusID], uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), uintptr(d))))
+	r := Result(int32(dl.Call(l.fn[SymDeviceGetPCIBusID], uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), uintptr(d))))
 	return cstr(buf), r
 }
 
 // DevicePrimaryCtxRetain is cuDevicePrimaryCtxRetain.
 func (l *Lib) DevicePrimaryCtxRetain(d Device) (Context, Result) {
 	var c uintptr
-	r := Result(int32(call(l.fn[SymDevicePrimaryCtxRetain], uintptr(unsafe.Pointer(&c)), uintptr(d))))
+	r := Result(int32(dl.Call(l.fn[SymDevicePrimaryCtxRetain], uintptr(unsafe.Pointer(&c)), uintptr(d))))
 	return Context(c), r
 }
 
@@ -125,7 +129,7 @@ func (l *Lib) DeviceCanAccessPeer(d, peer Device) (bool, Result) {
 		return false, ErrorNotSupported
 	}
 	var v int32
-	r := Result(int32(call(l.fn[SymDeviceCanAccessPeer], uintptr(unsafe.Pointer(&v)), uintptr(d), uintptr(peer))))
+	r := Result(int32(dl.Call(l.fn[SymDeviceCanAccessPeer], uintptr(unsafe.Pointer(&v)), uintptr(d), uintptr(peer))))
 	return v != 0, r
 }
 
@@ -143,7 +147,7 @@ func (l *Lib) CtxSetCurrent(f *Frame, c Context) Result {
 // CtxGetCurrent is cuCtxGetCurrent.
 func (l *Lib) CtxGetCurrent() (Context, Result) {
 	var c uintptr
-	r := Result(int32(call(l.fn[SymCtxGetCurrent], uintptr(unsafe.Pointer(&c)))))
+	r := Result(int32(dl.Call(l.fn[SymCtxGetCurrent], uintptr(unsafe.Pointer(&c)))))
 	return Context(c), r
 }
 
@@ -153,20 +157,20 @@ func (l *Lib) CtxSynchronize() Result { return l.c(SymCtxSynchronize) }
 // MemGetInfo is cuMemGetInfo_v2 for the current context.
 func (l *Lib) MemGetInfo() (free, total int64, r Result) {
 	var f, t uint64
-	r = Result(int32(call(l.fn[SymMemGetInfo], uintptr(unsafe.Pointer(&f)), uintptr(unsafe.Pointer(&t)))))
+	r = Result(int32(dl.Call(l.fn[SymMemGetInfo], uintptr(unsafe.Pointer(&f)), uintptr(unsafe.Pointer(&t)))))
 	return int64(f), int64(t), r
 }
 
 // MemAlloc is cuMemAlloc_v2.
 func (l *Lib) MemAlloc(size int64) (DevicePtr, Result) {
 	var p uint64
-	r := Result(int32(call(l.fn[SymMemAlloc], uintptr(unsafe.Pointer(&p)), uintptr(size))))
+	r := Result(int32(dl.Call(l.fn[SymMemAlloc], uintptr(unsafe.Pointer(&p)), uintptr(size))))
 	return DevicePtr(p), r
 }
 
 // MemFree is cuMemFree_v2.
 func (l *Lib) MemFree(p DevicePtr) Result {
-	return Result(int32(call(l.fn[SymMemFree], uintptr(p))))
+	return Result(int32(dl.Call(l.fn[SymMemFree], uintptr(p))))
 }
 
 // Host allocation flags of cuMemHostAlloc.
@@ -179,25 +183,25 @@ const (
 // MemHostAlloc is cuMemHostAlloc: page-locked host memory.
 func (l *Lib) MemHostAlloc(size int64, flags uint32) (unsafe.Pointer, Result) {
 	var p unsafe.Pointer
-	r := Result(int32(call(l.fn[SymMemHostAlloc], uintptr(unsafe.Pointer(&p)), uintptr(size), uintptr(flags))))
+	r := Result(int32(dl.Call(l.fn[SymMemHostAlloc], uintptr(unsafe.Pointer(&p)), uintptr(size), uintptr(flags))))
 	return p, r
 }
 
 // MemFreeHost is cuMemFreeHost.
 func (l *Lib) MemFreeHost(p unsafe.Pointer) Result {
-	return Result(int32(call(l.fn[SymMemFreeHost], uintptr(p))))
+	return Result(int32(dl.Call(l.fn[SymMemFreeHost], uintptr(p))))
 }
 
 // MemcpyHtoDAsync is cuMemcpyHtoDAsync_v2 from Go memory (pageable): src
 // escapes to the heap.
 func (l *Lib) MemcpyHtoDAsync(dst DevicePtr, src unsafe.Pointer, n int64, s Stream) Result {
-	return Result(int32(call(l.fn[SymMemcpyHtoDAsync], uintptr(dst), uintptr(src), uintptr(n), uintptr(s))))
+	return Result(int32(dl.Call(l.fn[SymMemcpyHtoDAsync], uintptr(dst), uintptr(src), uintptr(n), uintptr(s))))
 }
 
 // MemcpyDtoHAsync is cuMemcpyDtoHAsync_v2 into Go memory (pageable): dst
 // escapes to the heap.
 func (l *Lib) MemcpyDtoHAsync(dst unsafe.Pointer, src DevicePtr, n int64, s Stream) Result {
-	return Result(int32(call(l.fn[SymMemcpyDtoHAsync], uintptr(dst), uintptr(src), uintptr(n), uintptr(s))))
+	return Result(int32(dl.Call(l.fn[SymMemcpyDtoHAsync], uintptr(dst), uintptr(src), uintptr(n), uintptr(s))))
 }
 
 // MemcpyHtoDAsyncPinned is cuMemcpyHtoDAsync_v2 from memory that never
@@ -241,13 +245,13 @@ const (
 // StreamCreate is cuStreamCreate.
 func (l *Lib) StreamCreate(flags uint32) (Stream, Result) {
 	var s uintptr
-	r := Result(int32(call(l.fn[SymStreamCreate], uintptr(unsafe.Pointer(&s)), uintptr(flags))))
+	r := Result(int32(dl.Call(l.fn[SymStreamCreate], uintptr(unsafe.Pointer(&s)), uintptr(flags))))
 	return Stream(s), r
 }
 
 // StreamDestroy is cuStreamDestroy_v2.
 func (l *Lib) StreamDestroy(s Stream) Result {
-	return Result(int32(call(l.fn[SymStreamDestroy], uintptr(s))))
+	return Result(int32(dl.Call(l.fn[SymStreamDestroy], uintptr(s))))
 }
 
 // StreamSynchronize is cuStreamSynchronize.
@@ -278,7 +282,7 @@ const (
 // EventCreate is cuEventCreate.
 func (l *Lib) EventCreate(flags uint32) (Event, Result) {
 	var e uintptr
-	r := Result(int32(call(l.fn[SymEventCreate], uintptr(unsafe.Pointer(&e)), uintptr(flags))))
+	r := Result(int32(dl.Call(l.fn[SymEventCreate], uintptr(unsafe.Pointer(&e)), uintptr(flags))))
 	return Event(e), r
 }
 
@@ -302,14 +306,14 @@ func (l *Lib) EventSynchronize(f *Frame, e Event) Result {
 
 // EventDestroy is cuEventDestroy_v2.
 func (l *Lib) EventDestroy(e Event) Result {
-	return Result(int32(call(l.fn[SymEventDestroy], uintptr(e))))
+	return Result(int32(dl.Call(l.fn[SymEventDestroy], uintptr(e))))
 }
 
 // EventElapsedTime is cuEventElapsedTime_v2 (or cuEventElapsedTime): the
 // milliseconds from start to end.
 func (l *Lib) EventElapsedTime(start, end Event) (float32, Result) {
 	var ms float32
-	r := Result(int32(call(l.fn[SymEventElapsedTime], uintptr(unsafe.Pointer(&ms)), uintptr(start), uintptr(end))))
+	r := Result(int32(dl.Call(l.fn[SymEventElapsedTime], uintptr(unsafe.Pointer(&ms)), uintptr(start), uintptr(end))))
 	return ms, r
 }
 
@@ -319,20 +323,20 @@ func (l *Lib) ModuleLoadData(image []byte) (Module, Result) {
 		return 0, ErrorInvalidImage
 	}
 	var m uintptr
-	r := Result(int32(call(l.fn[SymModuleLoadData], uintptr(unsafe.Pointer(&m)), uintptr(unsafe.Pointer(&image[0])))))
+	r := Result(int32(dl.Call(l.fn[SymModuleLoadData], uintptr(unsafe.Pointer(&m)), uintptr(unsafe.Pointer(&image[0])))))
 	return Module(m), r
 }
 
 // ModuleUnload is cuModuleUnload.
 func (l *Lib) ModuleUnload(m Module) Result {
-	return Result(int32(call(l.fn[SymModuleUnload], uintptr(m))))
+	return Result(int32(dl.Call(l.fn[SymModuleUnload], uintptr(m))))
 }
 
 // ModuleGetFunction is cuModuleGetFunction.
 func (l *Lib) ModuleGetFunction(m Module, name string) (Function, Result) {
 	var f uintptr
-	n := cstring(name)
-	r := Result(int32(call(l.fn[SymModuleGetFunction], uintptr(unsafe.Pointer(&f)), uintptr(m), uintptr(unsafe.Pointer(&n[0])))))
+	n := dl.CString(name)
+	r := Result(int32(dl.Call(l.fn[SymModuleGetFunction], uintptr(unsafe.Pointer(&f)), uintptr(m), uintptr(unsafe.Pointer(&n[0])))))
 	return Function(f), r
 }
 
@@ -364,7 +368,7 @@ const (
 // FuncGetAttribute is cuFuncGetAttribute.
 func (l *Lib) FuncGetAttribute(a FuncAttribute, f Function) (int, Result) {
 	var v int32
-	r := Result(int32(call(l.fn[SymFuncGetAttribute], uintptr(unsafe.Pointer(&v)), uintptr(a), uintptr(f))))
+	r := Result(int32(dl.Call(l.fn[SymFuncGetAttribute], uintptr(unsafe.Pointer(&v)), uintptr(a), uintptr(f))))
 	return int(v), r
 }
 
@@ -380,7 +384,7 @@ func (l *Lib) FuncGetParamInfo(f Function, i int) (offset, size int, r Result) {
 		return 0, 0, ErrorNotSupported
 	}
 	var off, sz uint64
-	r = Result(int32(call(l.fn[SymFuncGetParamInfo], uintptr(f), uintptr(i), uintptr(unsafe.Pointer(&off)), uintptr(unsafe.Pointer(&sz)))))
+	r = Result(int32(dl.Call(l.fn[SymFuncGetParamInfo], uintptr(f), uintptr(i), uintptr(unsafe.Pointer(&off)), uintptr(unsafe.Pointer(&sz)))))
 	return int(off), int(sz), r
 }
 
@@ -391,7 +395,7 @@ func (l *Lib) OccupancyMaxActiveBlocksPerMultiprocessor(f Function, blockSize in
 		return 0, ErrorNotSupported
 	}
 	var n int32
-	r := Result(int32(call(l.fn[SymOccupancyMaxActiveBlocksPerMultiprocessor], uintptr(unsafe.Pointer(&n)), uintptr(f), uintptr(blockSize), uintptr(dynSmem))))
+	r := Result(int32(dl.Call(l.fn[SymOccupancyMaxActiveBlocksPerMultiprocessor], uintptr(unsafe.Pointer(&n)), uintptr(f), uintptr(blockSize), uintptr(dynSmem))))
 	return int(n), r
 }
 
@@ -402,7 +406,7 @@ func (l *Lib) OccupancyMaxPotentialBlockSize(f Function, dynSmem, blockSizeLimit
 		return 0, 0, ErrorNotSupported
 	}
 	var g, b int32
-	r = Result(int32(call(l.fn[SymOccupancyMaxPotentialBlockSize], uintptr(unsafe.Pointer(&g)), uintptr(unsafe.Pointer(&b)),
+	r = Result(int32(dl.Call(l.fn[SymOccupancyMaxPotentialBlockSize], uintptr(unsafe.Pointer(&g)), uintptr(unsafe.Pointer(&b)),
 		uintptr(f), 0, uintptr(dynSmem), uintptr(blockSizeLimit))))
 	return int(g), int(b), r
 }

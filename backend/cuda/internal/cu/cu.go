@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/internal/dl"
 )
 
 // Result is a CUresult.
@@ -259,16 +260,16 @@ func Load(path string) (*Lib, error) {
 	}
 	var tried []string
 	for _, name := range names {
-		h, err := dlopen(name)
+		h, err := open(name)
 		if err != nil {
-			tried = append(tried, describeOpenError(name, err))
+			tried = append(tried, dl.DescribeOpenError(name, err))
 			continue
 		}
 		l := &Lib{Path: name, handle: h}
 		var missing []string
 		for s := Sym(0); s < numSyms; s++ {
 			for _, n := range symNames[s] {
-				if p := dlsym(h, n); p != 0 {
+				if p := dl.Sym(h, n); p != 0 {
 					l.fn[s] = p
 					break
 				}
@@ -293,11 +294,13 @@ func Load(path string) (*Lib, error) {
 	}
 }
 
-// cstring returns s as a NUL-terminated byte slice.
-func cstring(s string) []byte {
-	b := make([]byte, len(s)+1)
-	copy(b, s)
-	return b
+// open opens the driver library at path: nothing on systems NVIDIA ships
+// no CUDA driver for.
+func open(path string) (uintptr, error) {
+	if !dl.Supported {
+		return 0, fmt.Errorf("CUDA is not available on %s", runtime.GOOS)
+	}
+	return dl.Open(path, dl.Now)
 }
 
 // AllSymbols lists the preferred exported name of every function the
@@ -308,12 +311,4 @@ func AllSymbols() []string {
 		out = append(out, s.Name())
 	}
 	return out
-}
-
-// describeOpenError is a failed open's reason, naming the library once.
-func describeOpenError(name string, err error) string {
-	if msg := err.Error(); strings.Contains(msg, name) {
-		return msg
-	}
-	return name + ": " + err.Error()
 }

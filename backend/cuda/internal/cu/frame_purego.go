@@ -2,11 +2,10 @@
 
 package cu
 
-import "github.com/ebitengine/purego"
+import "github.com/anygpu/gpu/internal/dl"
 
 // callFrame invokes fn with the first n words of a, which the caller keeps
-// in reused memory (a Frame): unlike call, it allocates nothing.
+// in reused memory (a Frame): unlike dl.Call, it allocates nothing.
 func callFrame(fn uintptr, a *[frameWords]uintptr, n int) uintptr {
-	r, _, _ := purego.SyscallN(fn, a[:n]...)
-	return r
+	return dl.CallArgs(fn, a[:n])
 }

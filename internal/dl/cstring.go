@@ -1,18 +1,22 @@
-// Package dl opens native libraries at run time and calls their functions
-// through purego, without cgo: dlopen/dlsym on Unix, LoadLibrary and
-// GetProcAddress on Windows, nothing on other systems.
 package dl
 
-import "unsafe"
+import (
+	"math"
+	"unsafe"
+)
 
 // GoString copies the NUL-terminated C string at p ("" for 0).
-func GoString(p uintptr) string {
+func GoString(p uintptr) string { return GoStringN(p, math.MaxInt) }
+
+// GoStringN copies the NUL-terminated C string at p ("" for 0), at most
+// max bytes of it: for text a library might leave unterminated.
+func GoStringN(p uintptr, max int) string {
 	if p == 0 {
 		return ""
 	}
 	base := *(*unsafe.Pointer)(unsafe.Pointer(&p)) // C memory: the GC never moves it
 	n := 0
-	for *(*byte)(unsafe.Add(base, n)) != 0 {
+	for n < max && *(*byte)(unsafe.Add(base, n)) != 0 {
 		n++
 	}
 	return string(unsafe.Slice((*byte)(base), n))
