@@ -80,4 +80,4 @@ if [ -n "${PERF_CONFORMANCE:-}" ]; then
 	save
 fi
 echo "=== table"
-python3 cmd/gpu/testdata/perftable.py "$O/all.json" "$O/peers.json" "$O/c_launch.json" "$O/pipeline.json" "$O/launch_vs_c.json" | tee "$FINAL/table.md"
+python3 cmd/gpu/testdata/perftable.py "$O/all.json" "$O/peers.json" "$O/c_launch.json" "$O/pipeline.json" "$O/launch_vs_c.json" "$O/c_launch_after.json" | tee "$FINAL/table.md"

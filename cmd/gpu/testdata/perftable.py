@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """One markdown table from one run on the GPU machine (README's performance section).
 
-usage: python3 perftable.py all.json peers.json [c_launch.json] [pipeline.json] [launch_vs_c.json]
+usage: python3 perftable.py all.json peers.json [c_launch.json] [pipeline.json] [launch_vs_c.json] [c_launch_after.json]
 
 all.json:      gpu bench --backend all --json (every backend; "results" lists them)
 peers.json:    ../shared/bench/peers.py (PyTorch / CuPy on the same GPU)
@@ -9,6 +9,7 @@ c_launch.json: testdata/launch_loop.c's output (cuLaunchKernel from C)
 pipeline.json: go run ./examples/pipeline -json
 launch_vs_c.json: backend/cuda's TestLaunchVsC (the C loop and gpu.Stream.Launch
                in one process, alternating rounds)
+c_launch_after.json: launch_loop.c run again after gpu bench
 
 Columns: each metric for anygpu's CUDA backend, the peer, ours vs the peer
 (above 1 = we are ahead: peer/ours for times), then every other backend with
@@ -21,6 +22,7 @@ peers = json.load(open(sys.argv[2]))
 claunch = json.load(open(sys.argv[3])) if len(sys.argv) > 3 else {}
 pipe = json.load(open(sys.argv[4])) if len(sys.argv) > 4 else {}
 samep = json.load(open(sys.argv[5])) if len(sys.argv) > 5 else {}
+cafter = json.load(open(sys.argv[6])) if len(sys.argv) > 6 else {}
 
 results = allres.get("results") or [allres]
 by = {r["backend"]: r for r in results}
@@ -62,8 +64,11 @@ for k in metrics:
 if "sgemm_tf32_tflops" in peers:
     print(f"| sgemm_tflops, PyTorch TF32 on | | {fmt(peers['sgemm_tf32_tflops'])} | | " + " | " * (2 * len(others)))
 if claunch:
-    print(f"| launch_us, C loop of cuLaunchKernel (same kernel signature) | {fmt(cuda.get('launch_us'))} | "
-          f"{fmt(claunch.get('c_launch_us'))} | {better_ratio('launch_us', cuda.get('launch_us'), claunch.get('c_launch_us'))} |"
+    cs = [c["c_launch_us"] for c in (claunch, cafter) if c.get("c_launch_us")]
+    mean = sum(cs) / len(cs)
+    label = "C loop of cuLaunchKernel, separate processes" + (" before / after gpu bench (ratio to their mean)" if len(cs) > 1 else "")
+    print(f"| launch_us, {label} | {fmt(cuda.get('launch_us'))} | "
+          f"{' / '.join(fmt(c) for c in cs)} | {better_ratio('launch_us', cuda.get('launch_us'), mean)} |"
           + " |" * (2 * len(others)))
 if samep:
     print(f"| launch_us, same process: C loop vs gpu.Stream.Launch, {samep['rounds']} alternating rounds | "
