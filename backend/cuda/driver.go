@@ -11,6 +11,7 @@ import (
 	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/backend/cuda/internal/cu"
 	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/internal/dl"
 )
 
 // Name is the backend's registered name.
@@ -94,28 +95,14 @@ type ordinalState struct {
 	infoErr  error
 }
 
-var (
-	stateMu sync.Mutex
-	states  = map[string]*stateResult{} // by ANYGPU_CUDA_LIBRARY value
-)
-
-type stateResult struct {
-	st  *driverState
-	err error
-}
+// states remembers the driver per value of ANYGPU_CUDA_LIBRARY.
+var states dl.Memo[*driverState]
 
 // loadDriver opens and initialises the driver library once per value of
 // ANYGPU_CUDA_LIBRARY (tests change it) and remembers the outcome.
 func loadDriver() (*driverState, error) {
 	path := strings.TrimSpace(os.Getenv(EnvLibrary))
-	stateMu.Lock()
-	defer stateMu.Unlock()
-	if r, ok := states[path]; ok {
-		return r.st, r.err
-	}
-	st, err := initDriver(path)
-	states[path] = &stateResult{st, err}
-	return st, err
+	return states.Get(path, func() (*driverState, error) { return initDriver(path) })
 }
 
 // initDriver loads the library at path (the default when empty), runs cuInit
