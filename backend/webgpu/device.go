@@ -17,12 +17,16 @@ import (
 // device is one WebGPU device and its queue. Every stream feeds the queue,
 // so all work of a device runs in the order it was enqueued.
 //
-// Work is encoded into one command buffer per operation (so that a bad
-// operation fails alone, at once) and submitted in batches: at once when the
-// queue is idle, else after maxBatch operations or when something waits for
-// the work (Synchronize, an event, a write that must follow it). Scalars of
-// launches go into a uniform "arena" written, once per batch, just before
-// the batch is submitted.
+// Dispatches are recorded into one shared command encoder and compute pass
+// per batch (see batch.go); every other operation is encoded into a command
+// buffer of its own (so that a bad one fails alone, at once). Work is
+// submitted in batches: at once when the queue is known to be idle, else
+// after maxBatch operations or when something waits for the work
+// (Synchronize, an event, a write that must follow it). Whether the queue
+// is idle is known from its work-done callbacks, which run inside a device
+// poll; enqueuing polls at most once per pollEvery. Scalars of launches go
+// into a uniform "arena" written, once per batch, just before the batch is
+// submitted.
 type device struct {
 	info    backend.DeviceInfo
 	adapter *wgpu.Adapter
@@ -59,6 +63,21 @@ type device struct {
 	sinkSeen uint64       // the sink's count when last collected
 	polling  bool
 
+	// lastParams is the offset in params of the last block placed, -1 when
+	// none.
+	lastParams int
+	ops        int           // operations in the pending batch
+	lastPoll   time.Duration // hostNow at the last device poll
+	// The shared encoder of the pending batch's dispatches and its open
+	// compute pass (nil when none), what is set in that pass, and the
+	// streams whose launches it holds.
+	enc        *wgpu.CommandEncoder
+	pass       *wgpu.ComputePassEncoder
+	lastPipe   *wgpu.ComputePipeline
+	lastBG     *wgpu.BindGroup
+	encStreams []*stream
+	bgCache    []bgEntry // most recently used first
+
 	// completed is the highest submission known to be complete; it is set
 	// from the queue's work-done callbacks, which run inside Poll.
 	completed atomic.Uint64
@@ -75,6 +94,10 @@ const (
 	// maxBatch is how many operations wait for a busy queue before they are
 	// submitted anyway.
 	maxBatch = 64
+	// pollEvery is how often enqueuing work polls the device to learn
+	// whether the queue went idle (and the pending batch should go). A
+	// poll per operation costs more than the operation.
+	pollEvery = 50 * time.Microsecond
 	// arenaSize is the size of the uniform buffer holding a batch's scalars.
 	arenaSize = 256 << 10
 	// closeWait bounds how long Close waits for outstanding work.
@@ -105,7 +128,7 @@ func open(ctx context.Context, ordinal int) (backend.Device, error) {
 }
 
 func newDevice(ordinal int, e adapterEntry) (*device, error) {
-	d := &device{adapter: e.adapter, sink: newSink()}
+	d := &device{adapter: e.adapter, sink: newSink(), lastParams: -1}
 	limits := requiredLimits(e.limits)
 	var features []wgpu.FeatureName
 	if e.has(wgpu.FeatureNameTimestampQuery) {
@@ -309,6 +332,7 @@ func (d *device) usableLocked() error {
 // command buffers. It then asks for the mappings of the batch's downloads
 // and stamps the batch's streams and events with the submission.
 func (d *device) flushLocked() error {
+	_ = d.closeEncLocked()
 	if len(d.cmds) == 0 && len(d.params) == 0 && !d.dirty && len(d.toMap) == 0 && len(d.newEvts) == 0 {
 		return nil
 	}
@@ -327,6 +351,8 @@ func (d *device) flushLocked() error {
 	}
 	d.cmds = d.cmds[:0]
 	d.params = d.params[:0]
+	d.lastParams = -1
+	d.ops = 0
 	d.dirty = false
 	d.seq++
 	seq := d.seq
@@ -388,10 +414,16 @@ func (d *device) flushLocked() error {
 
 // afterWorkLocked runs after an operation joined the pending batch: it
 // submits the batch when the queue is idle (so the work starts at once) or
-// the batch is full.
+// the batch is full. It polls to learn whether the queue went idle at most
+// once per pollEvery: while the queue is busy, operations gather into one
+// batch.
 func (d *device) afterWorkLocked() {
-	if len(d.cmds) >= maxBatch || d.completed.Load() >= d.seq {
+	d.ops++
+	if d.ops >= maxBatch || d.completed.Load() >= d.seq {
 		_ = d.flushLocked()
+		return
+	}
+	if hostNow()-d.lastPoll < pollEvery {
 		return
 	}
 	d.pollLocked()
@@ -414,6 +446,7 @@ func (d *device) pollLocked() {
 	if d.dev == nil {
 		return
 	}
+	d.lastPoll = hostNow()
 	_ = protect("poll", func() error {
 		d.dev.Poll(false, nil)
 		return nil
@@ -476,6 +509,7 @@ func (d *device) allocParamsLocked(block []byte) uint64 {
 		d.params = append(d.params, 0)
 	}
 	d.params = append(d.params, block...)
+	d.lastParams = off
 	return uint64(off)
 }
 
@@ -517,6 +551,8 @@ func (d *device) releaseLocked() {
 		r.finishLocked(d, errDeviceClosed)
 	}
 	d.reads, d.toMap = nil, nil
+	d.failEncLocked(errDeviceClosed)
+	d.dropBindGroupsLocked(nil)
 	for _, cb := range d.cmds {
 		cb.Release()
 	}

@@ -40,11 +40,18 @@
 //
 // A device has one queue, and every stream feeds it: all work of a device
 // runs in the order it was enqueued, so Stream.Wait has nothing left to do,
-// and streams do not overlap. Each operation is encoded into its own command
-// buffer (a bad one fails alone, at once); the pending command buffers are
-// submitted together as soon as the queue is idle, after 64 operations, or
-// when something waits for them. Scalars of launches live in a uniform arena
-// written once per submission.
+// and streams do not overlap. Launches (and the backend's own kernels) are
+// recorded into one command encoder and compute pass per submission; every
+// other operation is encoded into its own command buffer. What could make a
+// launch invalid is checked before it is recorded (its bind group is created
+// and validated on its own), so a bad launch fails alone, at once, from
+// Launch. The pending work is submitted together when the queue is found
+// idle, after 64 operations, or when something waits for it; enqueuing
+// polls the device for the queue's state at most every 50 µs, as a poll or
+// a submission per launch costs more than the launch. Scalars of launches
+// live in a uniform arena written once per submission (a launch with the
+// same scalars as the one before shares its block), and bind groups are
+// kept for reuse while their buffers and kernels live.
 //
 // wgpu runs its callbacks only inside a device poll; the backend polls while
 // waiting (spinning for 2 ms, then every millisecond) and never blocks in

@@ -157,22 +157,10 @@ func (d *device) dispatchInternalLocked(op string, k *internalKernel, entries []
 	for _, p := range params {
 		block = binary.LittleEndian.AppendUint32(block, p)
 	}
-	off := d.allocParamsLocked(block)
+	off := d.paramsLocked(block)
 	entries = append(entries, wgpu.BindGroupEntry{Binding: k.uniform, Buffer: d.arena, Offset: off, Size: uint64(len(block))})
-	return d.encodeLocked(op, errors.Internal, func(enc *wgpu.CommandEncoder) error {
-		bg, err := d.dev.TryCreateBindGroup(&wgpu.BindGroupDescriptor{Layout: k.layout, Entries: entries})
-		if err != nil {
-			return err
-		}
-		defer bg.Release()
-		pass := enc.BeginComputePass(nil)
-		defer pass.Release()
-		pass.SetPipeline(k.pipe)
-		pass.SetBindGroup(0, bg, nil)
-		gx := min(max(groups, 1), d.maxDim)
-		pass.DispatchWorkgroups(gx, (max(groups, 1)+gx-1)/gx, 1)
-		return pass.TryEnd()
-	})
+	gx := min(max(groups, 1), d.maxDim)
+	return d.dispatchLocked(op, errors.Internal, nil, k.pipe, k.layout, entries, gx, (max(groups, 1)+gx-1)/gx, 1)
 }
 
 // groupsFor is how many groups of 256 threads cover n items, within the

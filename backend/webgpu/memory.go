@@ -38,6 +38,9 @@ func (b *buffer) NativeHandle() uintptr { return uintptr(rawHandle(b.buf)) }
 // alive until it has run (wgpu counts references), so Close never waits.
 func (b *buffer) Close() error {
 	b.once.Do(func() {
+		b.d.mu.Lock()
+		b.d.forgetBufferLocked(b.buf)
+		b.d.mu.Unlock()
 		_ = protect("free", func() error {
 			b.buf.Release()
 			return nil

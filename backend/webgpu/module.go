@@ -278,6 +278,7 @@ func (m *module) releaseLocked() {
 	}
 	m.closed = true
 	for _, k := range m.kernels {
+		m.d.forgetLayoutLocked(k.layout)
 		k.release()
 	}
 	m.kernels = nil
@@ -372,23 +373,10 @@ func (s *stream) Launch(k backend.Kernel, grid, block backend.Dim3, args []backe
 		return &errors.Error{Backend: Name, Op: op, Category: errors.Closed, Msg: "the kernel's module is closed", Hint: "compile the source again"}
 	}
 	if len(params) > 0 {
-		off := d.allocParamsLocked(params)
+		off := d.paramsLocked(params)
 		entries = append(entries, wgpu.BindGroupEntry{Binding: uint32(len(entries)), Buffer: d.arena, Offset: off, Size: uint64(len(params))})
 	}
-	err = d.encodeLocked(op, errors.Launch, func(enc *wgpu.CommandEncoder) error {
-		bg, err := d.dev.TryCreateBindGroup(&wgpu.BindGroupDescriptor{Layout: kern.layout, Entries: entries})
-		if err != nil {
-			return err
-		}
-		defer bg.Release()
-		pass := enc.BeginComputePass(nil)
-		defer pass.Release()
-		pass.SetPipeline(kern.pipe)
-		pass.SetBindGroup(0, bg, nil)
-		pass.DispatchWorkgroups(px, py, pz)
-		return pass.TryEnd()
-	})
-	if err != nil {
+	if err := d.dispatchLocked(op, errors.Launch, s, kern.pipe, kern.layout, entries, px, py, pz); err != nil {
 		return err
 	}
 	d.touchLocked(s)

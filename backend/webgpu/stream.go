@@ -221,8 +221,9 @@ func (s *stream) Fill(dst backend.Buffer, off, n int64, v uint32) error {
 }
 
 // encodeLocked records one command buffer with fn and adds it to the
-// pending batch.
+// pending batch, after the shared encoder's dispatches.
 func (d *device) encodeLocked(op string, vcat errors.Category, fn func(*wgpu.CommandEncoder) error) error {
+	_ = d.closeEncLocked()
 	return d.call(op, vcat, func() error {
 		enc, err := d.dev.TryCreateCommandEncoder(nil)
 		if err != nil {
@@ -232,12 +233,7 @@ func (d *device) encodeLocked(op string, vcat errors.Category, fn func(*wgpu.Com
 		if err := fn(enc); err != nil {
 			return err
 		}
-		cb, err := enc.TryFinish(nil)
-		if err != nil {
-			return err
-		}
-		d.cmds = append(d.cmds, cb)
-		return nil
+		return d.finishLocked(enc)
 	})
 }
 

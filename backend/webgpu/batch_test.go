@@ -1,0 +1,162 @@
+//go:build cgo
+
+package webgpu
+
+import (
+	"context"
+	"encoding/binary"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/errors"
+)
+
+// addWGSL adds k to words [0, n) of y.
+const addWGSL = `
+struct P { n: u32, k: u32, grid: vec4<u32>, block: vec4<u32> }
+@group(0) @binding(0) var<storage, read_write> y: array<u32>;
+@group(0) @binding(1) var<uniform> p: P;
+
+@compute @workgroup_size(64)
+fn add(@builtin(global_invocation_id) gid: vec3<u32>) {
+	if (gid.x < p.n) { y[gid.x] = y[gid.x] + p.k; }
+}
+`
+
+func addKernel(t *testing.T, d *device) (backend.Module, backend.Kernel) {
+	t.Helper()
+	m, err := d.Compile(context.Background(), backend.Source{
+		Name: "add", WGSL: addWGSL,
+		Params: map[string][]backend.ArgKind{"add": {backend.ArgBuffer, backend.ArgU32, backend.ArgU32}},
+	}, backend.CompileOptions{})
+	require.NoError(t, err)
+	k, err := m.Kernel("add")
+	require.NoError(t, err)
+	return m, k
+}
+
+func addArgs(b backend.Buffer, n int, k uint32) []backend.Arg {
+	return []backend.Arg{{Kind: backend.ArgBuffer, Buffer: b}, {Kind: backend.ArgU32, Bits: uint64(n)}, {Kind: backend.ArgU32, Bits: uint64(k)}}
+}
+
+func readWords(t *testing.T, s backend.Stream, b backend.Buffer, n int) []uint32 {
+	t.Helper()
+	raw := make([]byte, 4*n)
+	require.NoError(t, s.Read(raw, b, 0))
+	require.NoError(t, s.Synchronize(context.Background()))
+	out := make([]uint32, n)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint32(raw[4*i:])
+	}
+	return out
+}
+
+// TestBatchedLaunches interleaves launches (repeated and varying scalars,
+// two streams) with fills, writes, copies and a bad launch, which fails
+// alone: the work around it lands, in order.
+func TestBatchedLaunches(t *testing.T) {
+	d := openInternal(t)
+	m, k := addKernel(t, d)
+	defer m.Close()
+	const n = 1000
+	var streams [2]backend.Stream
+	for i := range streams {
+		s, err := d.NewStream()
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = s.Close() })
+		streams[i] = s
+	}
+	s1, s2 := streams[0], streams[1]
+	a, err := d.Alloc(4 * n)
+	require.NoError(t, err)
+	defer a.Close()
+	b, err := d.Alloc(4 * n)
+	require.NoError(t, err)
+	defer b.Close()
+	grid, block := backend.Dim3{X: (n + 63) / 64}, backend.Dim3{X: 64}
+	want := uint32(0)
+	require.NoError(t, s1.Fill(a, 0, 4*n, 5))
+	want = 5
+	for i := 0; i < 300; i++ {
+		kk := uint32(1)
+		if i%3 == 0 {
+			kk = uint32(i)
+		}
+		s := s1
+		if i%2 == 1 {
+			s = s2
+		}
+		require.NoError(t, s.Launch(k, grid, block, addArgs(a, n, kk)))
+		want += kk
+		switch i % 50 {
+		case 10:
+			// A bad launch (no scalars: no uniform) fails from Launch.
+			err := s.Launch(k, grid, block, addArgs(a, n, 1)[:1])
+			require.Equal(t, errors.Launch, errors.CategoryOf(err), "%v", err)
+		case 20:
+			require.NoError(t, s.Copy(b, 0, a, 0, 4*n))
+			require.NoError(t, s.Launch(k, grid, block, addArgs(b, n, 7)))
+			require.NoError(t, s.Copy(a, 0, b, 0, 4*n))
+			want += 7
+		case 30:
+			w := make([]byte, 4*n)
+			for j := 0; j < n; j++ {
+				binary.LittleEndian.PutUint32(w[4*j:], want+uint32(j))
+			}
+			require.NoError(t, s.Write(a, 0, w))
+		case 40:
+			require.NoError(t, s.Fill(a, 0, 4*n, want))
+		}
+	}
+	require.NoError(t, s2.Synchronize(context.Background()))
+	got := readWords(t, s1, a, n)
+	// The last fill (i = 290) made every word want less the launches after
+	// it, which want counts.
+	for j := range got {
+		require.Equal(t, want, got[j], "word %d", j)
+	}
+}
+
+// TestBindGroupCache checks that repeated launches share a bind group and
+// that closing a buffer or a module drops the bind groups holding it.
+func TestBindGroupCache(t *testing.T) {
+	d := openInternal(t)
+	m, k := addKernel(t, d)
+	s, err := d.NewStream()
+	require.NoError(t, err)
+	defer s.Close()
+	a, err := d.Alloc(256)
+	require.NoError(t, err)
+	b, err := d.Alloc(256)
+	require.NoError(t, err)
+	defer b.Close()
+	grid, block := backend.Dim3{X: 1}, backend.Dim3{X: 64}
+	for i := 0; i < 10; i++ {
+		require.NoError(t, s.Launch(k, grid, block, addArgs(a, 64, 2)))
+	}
+	require.NoError(t, s.Launch(k, grid, block, addArgs(b, 64, 3)))
+	require.Equal(t, []uint32{20, 20}, readWords(t, s, a, 2))
+	holding := func(buf backend.Buffer) int {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		c := 0
+		for _, e := range d.bgCache {
+			for _, x := range e.entries {
+				if x.Buffer == buf.(*buffer).buf {
+					c++
+				}
+			}
+		}
+		return c
+	}
+	require.Equal(t, 1, holding(a), "ten launches with the same arguments share one bind group")
+	require.Equal(t, 1, holding(b))
+	require.NoError(t, a.Close())
+	require.Equal(t, 0, holding(a))
+	require.NoError(t, m.Close())
+	require.Equal(t, 0, holding(b))
+	err = s.Launch(k, grid, block, addArgs(b, 64, 3))
+	require.Equal(t, errors.Closed, errors.CategoryOf(err), "%v", err)
+}
