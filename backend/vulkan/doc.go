@@ -64,8 +64,15 @@
 // buffers are mapped too, and Write and Read copy directly when the stream
 // has no pending work. Otherwise Write copies the slice into 8 MiB staging
 // slabs (host-visible memory, at most 64 MiB in flight per stream) and
-// returns at once; Read copies into staging and moves the bytes to the slice
-// when the stream (or a later event) is synchronized. A buffer closed while
+// returns once the slice is copied; Read copies into staging and moves the
+// bytes to the slice when the stream (or a later event) is synchronized.
+// Transfers of 4 MiB or more (with timeline semaphores) are pipelined, as
+// the CUDA backend's are: up to 12 copy workers (at most GOMAXPROCS), each
+// with two 2 MiB slots of staging, copy their ranges while the GPU copies
+// the slots filled before (Write), or copy each slot out as soon as its
+// copy completes and refill it (Read, which then returns with the data in
+// the slice), so host copies overlap the copy engine; such a transfer holds
+// 4 MiB of staging per worker (48 MiB with 12). A buffer closed while
 // streams still have work queued is destroyed once they pass that work.
 //
 // # Streams and events

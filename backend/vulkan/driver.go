@@ -32,6 +32,10 @@ type Driver struct {
 	// noHostQueryReset resets timestamp queries in command buffers even
 	// where the device can reset them on the host.
 	noHostQueryReset bool
+	// stageHost stages every pageable Write and Read through host-visible
+	// memory even where device memory is mapped (lavapipe), so tests and
+	// benchmarks on such a device run the staged paths of a discrete GPU.
+	stageHost bool
 }
 
 var _ backend.Driver = Driver{}

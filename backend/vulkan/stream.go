@@ -738,9 +738,12 @@ func (s *stream) Write(dst backend.Buffer, off int64, src []byte) error {
 		return err
 	}
 	defer s.leave()
-	if b.vb.bytes != nil && s.idleLocked() {
+	if b.vb.bytes != nil && !s.d.opts.stageHost && s.idleLocked() {
 		copyParallel(b.vb.bytes[off:], src)
 		return nil
+	}
+	if s.sem != nil && len(src) >= pipeMin {
+		return s.writePiped(b, uint64(off), src)
 	}
 	for len(src) > 0 {
 		n := min(uint64(len(src)), slabSize)
@@ -778,9 +781,12 @@ func (s *stream) Read(dst []byte, src backend.Buffer, off int64) error {
 		return err
 	}
 	defer s.leave()
-	if b.vb.bytes != nil && s.idleLocked() {
+	if b.vb.bytes != nil && !s.d.opts.stageHost && s.idleLocked() {
 		copyParallel(dst, b.vb.bytes[off:])
 		return nil
+	}
+	if s.sem != nil && len(dst) >= pipeMin {
+		return s.readPiped(dst, b, uint64(off))
 	}
 	for len(dst) > 0 {
 		n := min(uint64(len(dst)), slabSize)

@@ -1,0 +1,417 @@
+//go:build (darwin || freebsd || linux || netbsd || windows) && (amd64 || arm64)
+
+package vulkan
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/anygpu/gpu/backend/vulkan/internal/vk"
+)
+
+// Pipelined staging of large pageable transfers (the design of the CUDA
+// backend's staging.go). One core's memcpy is far slower than the copy
+// engine, and a transfer whose host copies and GPU copies take turns moves
+// at neither's speed, so a Write or Read of at least pipeMin bytes runs
+// copy workers that overlap both:
+//
+//   - the transfer is cut into ranges of at most pipeChunk bytes, which the
+//     workers take in order from a shared counter; each worker owns two
+//     slots of pipeChunk bytes carved from staging slabs;
+//   - Write: a worker takes a range, waits on the stream's timeline
+//     semaphore until its slot's previous copy is done, copies the range
+//     into the slot (in pipePiece pieces, which keep the staged bytes in the
+//     CPU's last-level cache for the copy engine to read), and hands the
+//     slot to the caller's goroutine, which records the vkCmdCopyBuffer and
+//     submits batches of flushBytes;
+//   - Read: a worker asks for its two slots' copies to be recorded, then
+//     for each waits for its batch, copies the slot into the slice at once
+//     and asks for the next range in the freed slot; ranges shrink near the
+//     end (a share of what remains) so the workers finish together. Read
+//     returns when the slice holds the data.
+//
+// Only the calling goroutine, which holds the stream's lock, records and
+// submits; workers only copy memory and wait on the semaphore (a host wait
+// may name a value not yet submitted: the caller submits everything it
+// recorded before it blocks). The hazard barrier is taken once, for the
+// whole range. Needs timeline semaphores; without them transfers take the
+// single-threaded path.
+const (
+	pipeMin   = 4 << 20   // staged transfers from this size are pipelined
+	pipeChunk = 2 << 20   // slot size and largest range
+	pipePiece = 512 << 10 // host copy piece of a Write
+	// pipeGuidedMin is the smallest range of a Read's last ranges.
+	pipeGuidedMin = 512 << 10
+	// pipeWaitSlice bounds one semaphore wait of a worker, so it notices
+	// a transfer given up (a failed submission) in time.
+	pipeWaitSlice = 20_000_000 // ns
+)
+
+// pipeWorkers is the number of copy workers of a transfer of n bytes: up to
+// 12 (the CUDA backend's H200 sweep), at most GOMAXPROCS, at most one per
+// range.
+func pipeWorkers(n int) int {
+	return max(1, min(12, runtime.GOMAXPROCS(0), (n+pipeChunk-1)/pipeChunk))
+}
+
+// pipeEvent is what a worker tells the recording goroutine.
+type pipeEvent struct {
+	kind   int // pipeRange, pipeError, pipeExit
+	slot   int
+	lo, m  int
+	err    error
+	worker int
+}
+
+const (
+	pipeRange = iota // slot holds (Write) or should receive (Read) [lo, lo+m)
+	pipeError
+	pipeExit
+)
+
+// pipeSlot is a worker's staging slot.
+type pipeSlot struct {
+	sl  *slab
+	off uint64
+	// value receives the timeline value of the batch that copies the slot
+	// (0: the transfer was given up).
+	value chan uint64
+}
+
+// pipe is one pipelined transfer.
+type pipe struct {
+	s       *stream
+	n       int
+	workers int
+	slabs   []*slab
+	slots   []pipeSlot
+	events  chan pipeEvent
+	stop    atomic.Bool
+	next    atomic.Int64 // the next byte to hand out
+	guided  bool
+	wg      sync.WaitGroup
+	last    uint64 // value of the last batch that used the staging
+}
+
+// newPipe makes room for and takes the staging of a transfer of n bytes on
+// lane, after a barrier where acc (the transfer's whole range of the device
+// buffer) conflicts with earlier work. s.mu is held.
+func (s *stream) newPipe(n, lane int, guided bool, acc access) (*pipe, error) {
+	w := pipeWorkers(n)
+	perSlab := int(slabSize / pipeChunk)
+	need := (2*w + perSlab - 1) / perSlab
+	if err := s.roomLocked(need); err != nil {
+		return nil, err
+	}
+	p := &pipe{s: s, n: n, workers: w, guided: guided && w > 1, events: make(chan pipeEvent, 4*w)}
+	for range need {
+		sl, err := s.d.slabs.get()
+		if err != nil {
+			p.release()
+			return nil, err
+		}
+		p.slabs = append(p.slabs, sl)
+	}
+	p.slots = make([]pipeSlot, 2*w)
+	for i := range p.slots {
+		p.slots[i] = pipeSlot{sl: p.slabs[i/perSlab], off: uint64(i%perSlab) * pipeChunk, value: make(chan uint64, 1)}
+	}
+	if err := s.hazardOnce(lane, acc); err != nil {
+		p.release()
+		return nil, err
+	}
+	return p, nil
+}
+
+// roomLocked retires the stream's oldest batches until need more slabs fit
+// under maxInflightSlabs.
+func (s *stream) roomLocked(need int) error {
+	for s.slabRefs+need > maxInflightSlabs {
+		if err := s.flushLocked(); err != nil {
+			return err
+		}
+		if len(s.inflight) == 0 {
+			break
+		}
+		v := s.inflight[0].value
+		if err := s.waitLocked(v); err != nil {
+			return err
+		}
+		s.retireLocked(v)
+	}
+	return nil
+}
+
+// release hands the staging back: to the last batch that used it where that
+// batch has not retired, else to the pool. s.mu is held.
+func (p *pipe) release() {
+	s := p.s
+	var holder *batch
+	if p.last != 0 {
+		if b := s.cur; b != nil && b.value == p.last {
+			holder = b
+		}
+		for _, b := range s.inflight {
+			if b.value == p.last {
+				holder = b
+			}
+		}
+	}
+	for _, sl := range p.slabs {
+		if holder != nil {
+			sl.refs++
+			s.slabRefs++
+			holder.slabs = append(holder.slabs, sl)
+		}
+		s.d.slabs.unref(sl)
+	}
+	p.slabs = nil
+}
+
+// take returns the next range of the transfer, or ok false when none is
+// left or the transfer was given up.
+func (p *pipe) take() (lo, m int, ok bool) {
+	for !p.stop.Load() {
+		off := p.next.Load()
+		rem := int64(p.n) - off
+		if rem <= 0 {
+			return 0, 0, false
+		}
+		size := int64(pipeChunk)
+		if p.guided {
+			g := (rem/(2*int64(p.workers)) + 64<<10 - 1) &^ (64<<10 - 1)
+			size = max(min(g, size), pipeGuidedMin)
+		}
+		size = min(size, rem)
+		if p.next.CompareAndSwap(off, off+size) {
+			return int(off), int(size), true
+		}
+	}
+	return 0, 0, false
+}
+
+// bytes is slot i's memory, m bytes.
+func (p *pipe) bytes(i, m int) []byte {
+	sl := &p.slots[i]
+	return sl.sl.vb.bytes[sl.off : sl.off+uint64(m)]
+}
+
+// await blocks a worker until the copy recorded for slot i completes.
+func (p *pipe) await(info *vk.SemaphoreWaitInfo, val *uint64, i int) error {
+	v := <-p.slots[i].value
+	if v == 0 {
+		return errPipeStopped
+	}
+	s := p.s
+	*val = v
+	for !p.stop.Load() {
+		if s.known.Load() >= v {
+			return nil
+		}
+		r := s.d.vd.WaitSemaphores(info, pipeWaitSlice)
+		if r == vk.Success {
+			return nil
+		}
+		if r != vk.Timeout {
+			return s.d.check(r, "wait for staging")
+		}
+	}
+	return errPipeStopped
+}
+
+// errPipeStopped ends a worker of a transfer given up.
+var errPipeStopped = &pipeStopped{}
+
+type pipeStopped struct{}
+
+func (*pipeStopped) Error() string { return "staged transfer given up" }
+
+// run starts the workers and records what they hand over with record until
+// every worker has exited. It returns the first error; a failed wait (the
+// device lost) also fails the stream's queued work, as waitLocked does.
+func (p *pipe) run(worker func(w int, info *vk.SemaphoreWaitInfo, val *uint64) error, record func(ev pipeEvent) error) error {
+	s := p.s
+	for w := range p.workers {
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			h, val := s.sem.h, uint64(0)
+			info := &vk.SemaphoreWaitInfo{SType: vk.StructureTypeSemaphoreWaitInfo, SemaphoreCount: 1,
+				PSemaphores: unsafe.Pointer(&h), PValues: unsafe.Pointer(&val)}
+			err := worker(w, info, &val)
+			if err != nil && err != errPipeStopped {
+				p.stop.Store(true)
+				p.events <- pipeEvent{kind: pipeError, err: err, worker: w}
+			}
+			p.events <- pipeEvent{kind: pipeExit, worker: w}
+		}()
+	}
+	abandoned := s.abandoned
+	var firstErr, waitErr error
+	alive := p.workers
+	handle := func(ev pipeEvent) {
+		switch ev.kind {
+		case pipeExit:
+			alive--
+		case pipeError:
+			if firstErr == nil {
+				firstErr, waitErr = ev.err, ev.err
+			}
+		case pipeRange:
+			if p.stop.Load() {
+				p.slots[ev.slot].value <- 0
+				return
+			}
+			if err := record(ev); err != nil {
+				if firstErr == nil {
+					firstErr = err
+				}
+				p.stop.Store(true)
+				p.slots[ev.slot].value <- 0
+				return
+			}
+			p.slots[ev.slot].value <- p.last
+		}
+	}
+	for alive > 0 {
+		handle(<-p.events)
+	drain:
+		for alive > 0 {
+			select {
+			case ev := <-p.events:
+				handle(ev)
+			default:
+				break drain
+			}
+		}
+		// Submit what is recorded before blocking: workers may be waiting
+		// for it.
+		if err := s.flushLocked(); err != nil && firstErr == nil {
+			firstErr = err
+			p.stop.Store(true)
+		}
+		if s.abandoned > abandoned {
+			p.stop.Store(true) // a submission failed: reported by Synchronize
+		}
+		s.retireLocked(s.completedLocked())
+	}
+	p.wg.Wait()
+	if waitErr != nil {
+		s.failLocked(waitErr)
+	}
+	return firstErr
+}
+
+// recordCopy records one copy of a pipelined transfer. s.mu is held.
+func (p *pipe) recordCopy(lane int, src, dst uint64, srcOff, dstOff uint64, m int, hostRead bool) error {
+	s := p.s
+	bt, err := s.recordLocked(lane)
+	if err != nil {
+		return err
+	}
+	s.region = vk.BufferCopy{SrcOffset: srcOff, DstOffset: dstOff, Size: uint64(m)}
+	s.d.vd.CmdCopyBuffer(&s.args, bt.cb, src, dst, &s.region)
+	if hostRead {
+		bt.hostRead = true
+	}
+	p.last = bt.value
+	return s.doneLocked(bt, int64(m))
+}
+
+// hazardOnce orders a pipelined transfer after the stream's earlier work
+// that conflicts with acc (one barrier for all its copies). s.mu is held.
+func (s *stream) hazardOnce(lane int, acc access) error {
+	bt, err := s.recordLocked(lane)
+	if err != nil {
+		return err
+	}
+	s.accs = append(s.accs[:0], acc)
+	s.hazardLocked(bt, s.accs)
+	return nil
+}
+
+// writePiped is Write of a large slice through pipelined staging. s.mu is
+// held; the stream has timeline semaphores.
+func (s *stream) writePiped(b *buffer, off uint64, src []byte) error {
+	n := len(src)
+	lane := s.hostLane(uint64(n))
+	p, err := s.newPipe(n, lane, false, access{b.vb.h, off, off + uint64(n), true})
+	if err != nil {
+		return err
+	}
+	defer p.release()
+	err = p.run(func(w int, info *vk.SemaphoreWaitInfo, val *uint64) error {
+		var pending [2]bool
+		for k := 0; ; k++ {
+			lo, m, ok := p.take()
+			if !ok {
+				return nil
+			}
+			i := 2*w + k&1
+			if pending[k&1] {
+				if err := p.await(info, val, i); err != nil {
+					return err
+				}
+			}
+			dst := p.bytes(i, m)
+			for q := 0; q < m; q += pipePiece {
+				e := min(q+pipePiece, m)
+				copy(dst[q:e], src[lo+q:lo+e])
+			}
+			pending[k&1] = true
+			p.events <- pipeEvent{kind: pipeRange, slot: i, lo: lo, m: m, worker: w}
+		}
+	}, func(ev pipeEvent) error {
+		sl := &p.slots[ev.slot]
+		return p.recordCopy(lane, sl.sl.vb.h, b.vb.h, sl.off, off+uint64(ev.lo), ev.m, false)
+	})
+	if err != nil {
+		return err
+	}
+	return s.flushLocked()
+}
+
+// readPiped is Read into a large slice through pipelined staging; dst holds
+// the data when it returns. s.mu is held; the stream has timeline
+// semaphores.
+func (s *stream) readPiped(dst []byte, b *buffer, off uint64) error {
+	n := len(dst)
+	lane := s.hostLane(uint64(n))
+	p, err := s.newPipe(n, lane, true, access{b.vb.h, off, off + uint64(n), false})
+	if err != nil {
+		return err
+	}
+	defer p.release()
+	return p.run(func(w int, info *vk.SemaphoreWaitInfo, val *uint64) error {
+		type span struct{ lo, m int }
+		var held [2]span
+		enqueue := func(j int) {
+			lo, m, ok := p.take()
+			if !ok {
+				held[j] = span{}
+				return
+			}
+			held[j] = span{lo, m}
+			p.events <- pipeEvent{kind: pipeRange, slot: 2*w + j, lo: lo, m: m, worker: w}
+		}
+		enqueue(0)
+		enqueue(1)
+		for k := 0; ; k++ {
+			j := k & 1
+			h := held[j]
+			if h.m == 0 {
+				return nil // ranges are taken in turn: the other slot is done too
+			}
+			if err := p.await(info, val, 2*w+j); err != nil {
+				return err
+			}
+			copy(dst[h.lo:h.lo+h.m], p.bytes(2*w+j, h.m))
+			enqueue(j)
+		}
+	}, func(ev pipeEvent) error {
+		sl := &p.slots[ev.slot]
+		return p.recordCopy(lane, b.vb.h, sl.sl.vb.h, off+uint64(ev.lo), sl.off, ev.m, true)
+	})
+}
