@@ -72,7 +72,11 @@
 // the slots filled before (Write), or copy each slot out as soon as its
 // copy completes and refill it (Read, which then returns with the data in
 // the slice), so host copies overlap the copy engine; such a transfer holds
-// 4 MiB of staging per worker (48 MiB with 12). A buffer closed while
+// 4 MiB of staging per worker (48 MiB with 12). A worker waiting for a
+// slot's copy polls the timeline semaphore for up to 2 ms before blocking
+// in vkWaitSemaphores: NVIDIA's driver wakes blocked host waits late
+// enough (0.7-0.8 ms) to hold an H200's staged Reads at 15.7 GB/s, against
+// 41.6 polling. A buffer closed while
 // streams still have work queued is destroyed once they pass that work.
 //
 // # Streams and events
