@@ -1,0 +1,3 @@
+module cgolaunch
+
+go 1.26
