@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/anygpu/gpu/backend/cuda/internal/cu"
+	"github.com/anygpu/gpu/internal/ranges"
 )
 
 // Pageable transfers: a Go slice is not page-locked, so the DMA engines
@@ -219,57 +220,11 @@ func (s *stream) stageRun(sp *stagePair, workers int, op string, work func(w int
 	return nil
 }
 
-// chunkCounter hands out the byte ranges of one transfer to its workers, in
-// order. While much remains a range is a whole slot (chunk bytes); towards
-// the end ranges shrink to a share of what remains (guided self-scheduling:
-// remaining/(2·workers), never under guidedMin), so the workers finish
-// together instead of one copying a whole last chunk while the others idle.
-type chunkCounter struct {
-	next    atomic.Int64 // offset of the next range
-	n       int64
-	chunk   int64
-	workers int64
-	guided  bool
-}
-
-// guidedMin is the smallest range a guided transfer hands out: below it the
-// driver calls of a range (DMA, event record, event wait: a few µs each)
-// cost more than the idle time they save.
-const guidedMin = 512 << 10
-
 // stageGuidedRead and stageGuidedWrite turn guided ranges on for D2H and
 // H2D. On the H200 (TestStagingSweep, 256 MiB, median of 9) guided ranges
 // raised D2H from 46.0-47.2 to 49.2-49.4 GB/s at 12 workers, and lowered H2D
 // by 1-2.5 GB/s at every geometry, so only reads use them.
 var stageGuidedRead, stageGuidedWrite = true, false
-
-// newChunkCounter cuts n bytes for workers workers; a single worker takes
-// whole chunks.
-func newChunkCounter(n, chunk, workers int, guided bool) *chunkCounter {
-	return &chunkCounter{n: int64(n), chunk: int64(chunk), workers: int64(workers), guided: guided && workers > 1}
-}
-
-// take returns the next range [lo, lo+m), or ok false when none is left or
-// stop is set.
-func (cc *chunkCounter) take(stop *atomic.Bool) (lo, m int, ok bool) {
-	for !stop.Load() {
-		off := cc.next.Load()
-		rem := cc.n - off
-		if rem <= 0 {
-			return 0, 0, false
-		}
-		size := cc.chunk
-		if cc.guided {
-			g := (rem/(2*cc.workers) + 64<<10 - 1) &^ (64<<10 - 1) // in 64 KiB steps
-			size = max(min(g, cc.chunk), min(guidedMin, cc.chunk))
-		}
-		size = min(size, rem)
-		if cc.next.CompareAndSwap(off, off+size) {
-			return int(off), int(size), true
-		}
-	}
-	return 0, 0, false
-}
 
 // writeStaged copies src to dst through the staging set. It returns when
 // every chunk has been copied out of src and its DMA enqueued.
@@ -283,10 +238,10 @@ func (s *stream) writeStaged(dst cu.DevicePtr, src []byte) error {
 	defer d.giveStaging(sp)
 	n, chunk := len(src), sp.chunk
 	workers := min(sp.workers, (n+chunk-1)/chunk)
-	cc := newChunkCounter(n, chunk, workers, stageGuidedWrite)
+	cc := ranges.New(n, chunk, workers, stageGuidedWrite)
 	return s.stageRun(sp, workers, op, func(w int, fr *cu.Frame, stop *atomic.Bool) error {
 		for k := 0; ; k++ {
-			lo, m, ok := cc.take(stop)
+			lo, m, ok := cc.Take(stop)
 			if !ok {
 				return nil
 			}
@@ -321,13 +276,13 @@ func (s *stream) readStaged(dst []byte, src cu.DevicePtr) error {
 	defer d.giveStaging(sp)
 	n, chunk := len(dst), sp.chunk
 	workers := min(sp.workers, (n+chunk-1)/chunk)
-	cc := newChunkCounter(n, chunk, workers, stageGuidedRead)
+	cc := ranges.New(n, chunk, workers, stageGuidedRead)
 	type span struct{ lo, m int }
 	return s.stageRun(sp, workers, op, func(w int, fr *cu.Frame, stop *atomic.Bool) error {
 		// held[j] is the range whose DMA was enqueued into slot 2w+j; m 0: none.
 		var held [2]span
 		enqueue := func(j int) error {
-			lo, m, ok := cc.take(stop)
+			lo, m, ok := cc.Take(stop)
 			held[j] = span{lo, m}
 			if !ok {
 				return nil

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/anygpu/gpu/backend/vulkan/internal/vk"
+	"github.com/anygpu/gpu/internal/ranges"
 )
 
 // Pipelined staging of large pageable transfers (the design of the CUDA
@@ -45,8 +46,6 @@ const (
 	pipeMin   = 4 << 20   // staged transfers from this size are pipelined
 	pipeChunk = 2 << 20   // slot size and largest range
 	pipePiece = 512 << 10 // host copy piece of a Write
-	// pipeGuidedMin is the smallest range of a Read's last ranges.
-	pipeGuidedMin = 512 << 10
 	// pipeWaitSlice bounds one semaphore wait of a worker, so it notices
 	// a transfer given up (a failed submission) in time.
 	pipeWaitSlice = 20_000_000 // ns
@@ -97,8 +96,7 @@ type pipe struct {
 	slots   []pipeSlot
 	events  chan pipeEvent
 	stop    atomic.Bool
-	next    atomic.Int64 // the next byte to hand out
-	guided  bool
+	ranges  *ranges.Counter
 	wg      sync.WaitGroup
 	last    uint64 // value of the last batch that used the staging
 }
@@ -113,7 +111,7 @@ func (s *stream) newPipe(n, lane int, guided bool, acc access) (*pipe, error) {
 	if err := s.roomLocked(need); err != nil {
 		return nil, err
 	}
-	p := &pipe{s: s, n: n, workers: w, guided: guided && w > 1, events: make(chan pipeEvent, 4*w)}
+	p := &pipe{s: s, n: n, workers: w, ranges: ranges.New(n, pipeChunk, w, guided), events: make(chan pipeEvent, 4*w)}
 	for range need {
 		sl, err := s.d.slabs.get()
 		if err != nil {
@@ -176,28 +174,6 @@ func (p *pipe) release() {
 		s.d.slabs.unref(sl)
 	}
 	p.slabs = nil
-}
-
-// take returns the next range of the transfer, or ok false when none is
-// left or the transfer was given up.
-func (p *pipe) take() (lo, m int, ok bool) {
-	for !p.stop.Load() {
-		off := p.next.Load()
-		rem := int64(p.n) - off
-		if rem <= 0 {
-			return 0, 0, false
-		}
-		size := int64(pipeChunk)
-		if p.guided {
-			g := (rem/(2*int64(p.workers)) + 64<<10 - 1) &^ (64<<10 - 1)
-			size = max(min(g, size), pipeGuidedMin)
-		}
-		size = min(size, rem)
-		if p.next.CompareAndSwap(off, off+size) {
-			return int(off), int(size), true
-		}
-	}
-	return 0, 0, false
 }
 
 // bytes is slot i's memory, m bytes.
@@ -395,7 +371,7 @@ func (s *stream) writePiped(b *buffer, off uint64, src []byte) error {
 	err = p.run(func(w int, wt *pipeWaiter) error {
 		var pending [2]bool
 		for k := 0; ; k++ {
-			lo, m, ok := p.take()
+			lo, m, ok := p.ranges.Take(&p.stop)
 			if !ok {
 				return nil
 			}
@@ -438,7 +414,7 @@ func (s *stream) readPiped(dst []byte, b *buffer, off uint64) error {
 		type span struct{ lo, m int }
 		var held [2]span
 		enqueue := func(j int) {
-			lo, m, ok := p.take()
+			lo, m, ok := p.ranges.Take(&p.stop)
 			if !ok {
 				held[j] = span{}
 				return
