@@ -53,6 +53,22 @@ func (s *stream) lock(op string) error {
 	return nil
 }
 
+// enqueue runs call with the stream locked and the device's context current
+// on the thread, and checks its result as operation what.
+func (s *stream) enqueue(op, what string, call func(fr *cu.Frame) cu.Result) error {
+	if err := s.lock(op); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	d := s.dev
+	if err := d.enter(&s.fr, op); err != nil {
+		return err
+	}
+	r := call(&s.fr)
+	d.leave()
+	return d.check(r, what)
+}
+
 func bufferOf(op string, b backend.Buffer) (*buffer, error) {
 	cb, ok := b.(*buffer)
 	if !ok {
@@ -75,20 +91,16 @@ func (s *stream) Write(dst backend.Buffer, off int64, src []byte) error {
 	if n == 0 {
 		return nil
 	}
-	if err := s.lock(op); err != nil {
-		return err
-	}
-	defer s.mu.Unlock()
-	d := s.dev
 	if n > directMax {
+		if err := s.lock(op); err != nil {
+			return err
+		}
+		defer s.mu.Unlock()
 		return s.writeStaged(b.ptr+cu.DevicePtr(off), src)
 	}
-	if err := d.enter(&s.fr, op); err != nil {
-		return err
-	}
-	r := d.lib.MemcpyHtoDAsync(b.ptr+cu.DevicePtr(off), unsafe.Pointer(&src[0]), n, s.h)
-	d.leave()
-	return d.check(r, "write "+byteSize(n))
+	return s.enqueue(op, "write "+byteSize(n), func(*cu.Frame) cu.Result {
+		return s.dev.lib.MemcpyHtoDAsync(b.ptr+cu.DevicePtr(off), unsafe.Pointer(&src[0]), n, s.h)
+	})
 }
 
 // Read copies device memory into dst. Up to directMax bytes go through the
@@ -104,20 +116,16 @@ func (s *stream) Read(dst []byte, src backend.Buffer, off int64) error {
 	if n == 0 {
 		return nil
 	}
-	if err := s.lock(op); err != nil {
-		return err
-	}
-	defer s.mu.Unlock()
-	d := s.dev
 	if n > directMax {
+		if err := s.lock(op); err != nil {
+			return err
+		}
+		defer s.mu.Unlock()
 		return s.readStaged(dst, b.ptr+cu.DevicePtr(off))
 	}
-	if err := d.enter(&s.fr, op); err != nil {
-		return err
-	}
-	r := d.lib.MemcpyDtoHAsync(unsafe.Pointer(&dst[0]), b.ptr+cu.DevicePtr(off), n, s.h)
-	d.leave()
-	return d.check(r, "read "+byteSize(n))
+	return s.enqueue(op, "read "+byteSize(n), func(*cu.Frame) cu.Result {
+		return s.dev.lib.MemcpyDtoHAsync(unsafe.Pointer(&dst[0]), b.ptr+cu.DevicePtr(off), n, s.h)
+	})
 }
 
 // WriteHost copies from pinned host memory, asynchronously.
@@ -131,17 +139,9 @@ func (s *stream) WriteHost(dst backend.Buffer, off int64, src backend.HostBuffer
 	if !ok {
 		return foreign(op, src)
 	}
-	if err := s.lock(op); err != nil {
-		return err
-	}
-	defer s.mu.Unlock()
-	d := s.dev
-	if err := d.enter(&s.fr, op); err != nil {
-		return err
-	}
-	r := d.lib.MemcpyHtoDAsyncPinned(&s.fr, b.ptr+cu.DevicePtr(off), unsafe.Add(h.ptr, srcOff), n, s.h)
-	d.leave()
-	return d.check(r, "write host "+byteSize(n))
+	return s.enqueue(op, "write host "+byteSize(n), func(fr *cu.Frame) cu.Result {
+		return s.dev.lib.MemcpyHtoDAsyncPinned(fr, b.ptr+cu.DevicePtr(off), unsafe.Add(h.ptr, srcOff), n, s.h)
+	})
 }
 
 // ReadHost copies into pinned host memory, asynchronously.
@@ -155,17 +155,9 @@ func (s *stream) ReadHost(dst backend.HostBuffer, dstOff int64, src backend.Buff
 	if !ok {
 		return foreign(op, dst)
 	}
-	if err := s.lock(op); err != nil {
-		return err
-	}
-	defer s.mu.Unlock()
-	d := s.dev
-	if err := d.enter(&s.fr, op); err != nil {
-		return err
-	}
-	r := d.lib.MemcpyDtoHAsyncPinned(&s.fr, unsafe.Add(h.ptr, dstOff), b.ptr+cu.DevicePtr(srcOff), n, s.h)
-	d.leave()
-	return d.check(r, "read host "+byteSize(n))
+	return s.enqueue(op, "read host "+byteSize(n), func(fr *cu.Frame) cu.Result {
+		return s.dev.lib.MemcpyDtoHAsyncPinned(fr, unsafe.Add(h.ptr, dstOff), b.ptr+cu.DevicePtr(srcOff), n, s.h)
+	})
 }
 
 // Copy is cuMemcpyDtoDAsync.
@@ -179,17 +171,9 @@ func (s *stream) Copy(dst backend.Buffer, dstOff int64, src backend.Buffer, srcO
 	if err != nil {
 		return err
 	}
-	if err := s.lock(op); err != nil {
-		return err
-	}
-	defer s.mu.Unlock()
-	d := s.dev
-	if err := d.enter(&s.fr, op); err != nil {
-		return err
-	}
-	r := d.lib.MemcpyDtoDAsync(&s.fr, db.ptr+cu.DevicePtr(dstOff), sb.ptr+cu.DevicePtr(srcOff), n, s.h)
-	d.leave()
-	return d.check(r, "copy "+byteSize(n))
+	return s.enqueue(op, "copy "+byteSize(n), func(fr *cu.Frame) cu.Result {
+		return s.dev.lib.MemcpyDtoDAsync(fr, db.ptr+cu.DevicePtr(dstOff), sb.ptr+cu.DevicePtr(srcOff), n, s.h)
+	})
 }
 
 // CopyPeer copies from a buffer of another Device: on the same GPU a plain
@@ -210,23 +194,14 @@ func (s *stream) CopyPeer(dst backend.Buffer, dstOff int64, src backend.Buffer, 
 	if sb.dev.broken() {
 		return lostErr(sb.dev.ord, op)
 	}
-	if err := s.lock(op); err != nil {
-		return err
-	}
-	defer s.mu.Unlock()
-	d := s.dev
-	if err := d.enter(&s.fr, op); err != nil {
-		return err
-	}
-	defer d.leave()
-	var r cu.Result
-	if sb.dev.ctx == d.ctx {
-		r = d.lib.MemcpyDtoDAsync(&s.fr, db.ptr+cu.DevicePtr(dstOff), sb.ptr+cu.DevicePtr(srcOff), n, s.h)
-	} else {
+	return s.enqueue(op, "copy peer "+byteSize(n), func(fr *cu.Frame) cu.Result {
+		d := s.dev
+		if sb.dev.ctx == d.ctx {
+			return d.lib.MemcpyDtoDAsync(fr, db.ptr+cu.DevicePtr(dstOff), sb.ptr+cu.DevicePtr(srcOff), n, s.h)
+		}
 		d.enablePeer(sb.dev)
-		r = d.lib.MemcpyPeerAsync(&s.fr, db.ptr+cu.DevicePtr(dstOff), d.ctx, sb.ptr+cu.DevicePtr(srcOff), sb.dev.ctx, n, s.h)
-	}
-	return d.check(r, "copy peer "+byteSize(n))
+		return d.lib.MemcpyPeerAsync(fr, db.ptr+cu.DevicePtr(dstOff), d.ctx, sb.ptr+cu.DevicePtr(srcOff), sb.dev.ctx, n, s.h)
+	})
 }
 
 // Fill is cuMemsetD32Async.
@@ -236,17 +211,9 @@ func (s *stream) Fill(dst backend.Buffer, off, n int64, v uint32) error {
 	if err != nil {
 		return err
 	}
-	if err := s.lock(op); err != nil {
-		return err
-	}
-	defer s.mu.Unlock()
-	d := s.dev
-	if err := d.enter(&s.fr, op); err != nil {
-		return err
-	}
-	r := d.lib.MemsetD32Async(&s.fr, b.ptr+cu.DevicePtr(off), v, n/4, s.h)
-	d.leave()
-	return d.check(r, "fill "+byteSize(n))
+	return s.enqueue(op, "fill "+byteSize(n), func(fr *cu.Frame) cu.Result {
+		return s.dev.lib.MemsetD32Async(fr, b.ptr+cu.DevicePtr(off), v, n/4, s.h)
+	})
 }
 
 // Launch is cuLaunchKernel, each argument passed as a pointer to its value
@@ -352,22 +319,12 @@ func (s *stream) Wait(ev backend.Event) error {
 	if !ok {
 		return foreign(op, ev)
 	}
-	if err := s.lock(op); err != nil {
-		return err
-	}
-	defer s.mu.Unlock()
-	d := s.dev
-	if err := d.enter(&s.fr, op); err != nil {
-		return err
-	}
-	r := d.lib.StreamWaitEvent(&s.fr, s.h, e.h)
-	d.leave()
-	return d.check(r, op)
+	return s.enqueue(op, op, func(fr *cu.Frame) cu.Result { return s.dev.lib.StreamWaitEvent(fr, s.h, e.h) })
 }
 
-// Synchronize waits for the stream: with a context that can end, by polling
-// cuStreamQuery with a growing pause, so that cancellation is seen;
-// otherwise with one blocking cuStreamSynchronize.
+// Synchronize waits for the stream with cuStreamSynchronize; with a context
+// that can end, on a goroutine of its own, so that it returns when the
+// context ends (device.wait).
 func (s *stream) Synchronize(ctx context.Context) error {
 	s.mu.Lock()
 	closed := s.closed
