@@ -4,6 +4,7 @@ package webgpu
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/anygpu/gpu/errors"
 	"github.com/oliverbestmann/webgpu/wgpu"
@@ -40,17 +41,7 @@ const bgCacheSize = 64
 func (d *device) bindGroupLocked(op string, vcat errors.Category, layout *wgpu.BindGroupLayout, entries []wgpu.BindGroupEntry) (*wgpu.BindGroup, error) {
 	for i := range d.bgCache {
 		c := &d.bgCache[i]
-		if c.layout != layout || len(c.entries) != len(entries) {
-			continue
-		}
-		same := true
-		for j := range entries {
-			if c.entries[j] != entries[j] {
-				same = false
-				break
-			}
-		}
-		if !same {
+		if c.layout != layout || !slices.Equal(c.entries, entries) {
 			continue
 		}
 		bg := c.bg
@@ -193,8 +184,7 @@ func (d *device) closeEncLocked() error {
 	if d.enc == nil {
 		return nil
 	}
-	enc, pass := d.enc, d.pass
-	d.enc, d.pass, d.lastPipe, d.lastBG = nil, nil, nil, nil
+	enc, pass := d.takeEncLocked()
 	err := d.call("launch", errors.Execution, func() error {
 		defer enc.Release()
 		if pass != nil {
@@ -206,12 +196,15 @@ func (d *device) closeEncLocked() error {
 		}
 		return d.finishLocked(enc)
 	})
-	if err != nil {
-		d.blameEncLocked(err)
-	}
-	clear(d.encStreams)
-	d.encStreams = d.encStreams[:0]
+	d.endEncLocked(err)
 	return err
+}
+
+// takeEncLocked detaches the shared pass and encoder from the device.
+func (d *device) takeEncLocked() (*wgpu.CommandEncoder, *wgpu.ComputePassEncoder) {
+	enc, pass := d.enc, d.pass
+	d.enc, d.pass, d.lastPipe, d.lastBG = nil, nil, nil, nil
+	return enc, pass
 }
 
 // finishLocked finishes enc and adds its command buffer to the pending
@@ -227,8 +220,7 @@ func (d *device) finishLocked(enc *wgpu.CommandEncoder) error {
 
 // failEncLocked drops the shared encoder after a failure in it.
 func (d *device) failEncLocked(err error) {
-	enc, pass := d.enc, d.pass
-	d.enc, d.pass, d.lastPipe, d.lastBG = nil, nil, nil, nil
+	enc, pass := d.takeEncLocked()
 	_ = protect("launch", func() error {
 		if pass != nil {
 			pass.Release()
@@ -238,22 +230,24 @@ func (d *device) failEncLocked(err error) {
 		}
 		return nil
 	})
-	d.blameEncLocked(err)
-	clear(d.encStreams)
-	d.encStreams = d.encStreams[:0]
+	d.endEncLocked(err)
 }
 
-// blameEncLocked hands a failure of the shared encoder to the streams whose
-// work it held.
-func (d *device) blameEncLocked(err error) {
-	if e, ok := err.(*errors.Error); ok && e.Category == errors.Execution {
-		c := *e
-		c.Msg = "launches lost: " + e.Msg
-		err = &c
-	}
-	for _, s := range d.encStreams {
-		if s != nil && s.err == nil {
-			s.err = err
+// endEncLocked forgets the streams whose work the shared encoder held,
+// first handing them err, the encoder's failure, if there is one.
+func (d *device) endEncLocked(err error) {
+	if err != nil {
+		if e, ok := err.(*errors.Error); ok && e.Category == errors.Execution {
+			c := *e
+			c.Msg = "launches lost: " + e.Msg
+			err = &c
+		}
+		for _, s := range d.encStreams {
+			if s != nil && s.err == nil {
+				s.err = err
+			}
 		}
 	}
+	clear(d.encStreams)
+	d.encStreams = d.encStreams[:0]
 }
