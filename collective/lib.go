@@ -105,28 +105,27 @@ func load() (*library, error) {
 // loadFrom tries each candidate in order and returns the first that opens,
 // has the required functions and reports a version anygpu can use.
 func loadFrom(cands []string, explicit bool) (*library, error) {
-	var tried []string
-	for _, c := range cands {
-		h, err := open(c)
-		if err != nil {
-			tried = append(tried, dl.DescribeOpenError(c, err))
-			continue
-		}
-		l := &library{path: c}
+	l := &library{}
+	spec := dl.Spec{Candidates: cands, Mode: dl.Now, Accept: func(h uintptr, c string) error {
 		if err := dl.Resolve(h, c, l.fn[:], symNames[:], int(numRequired)); err != nil {
-			tried = append(tried, err.Error())
-			continue
+			return err
 		}
 		var v int32
 		if r := dl.Call(l.fn[symGetVersion], uintptr(unsafe.Pointer(&v))); int32(r) != resSuccess {
-			tried = append(tried, fmt.Sprintf("%s: ncclGetVersion failed (%s)", c, resultName(int64(int32(r)))))
-			continue
+			return fmt.Errorf("%s: ncclGetVersion failed (%s)", c, resultName(int64(int32(r))))
+		}
+		if int(v) < minVersion {
+			return fmt.Errorf("%s is NCCL %s, older than the %s anygpu needs", c, versionString(int(v)), versionString(minVersion))
 		}
 		l.version = int(v)
-		if l.version < minVersion {
-			tried = append(tried, fmt.Sprintf("%s is NCCL %s, older than the %s anygpu needs", c, versionString(l.version), versionString(minVersion)))
-			continue
-		}
+		return nil
+	}}
+	if !dlSupported {
+		spec.Unavailable = dl.Unsupported("NCCL", runtime.GOOS)
+	}
+	found, err := dl.Load(spec)
+	if err == nil {
+		l.path = found.Path
 		return l, nil
 	}
 	hint := "install NCCL: NVIDIA's libnccl2 package, or the Python wheel nvidia-nccl-cu13 (or -cu12, which PyTorch brings), or set " +
@@ -138,19 +137,10 @@ func loadFrom(cands []string, explicit bool) (*library, error) {
 		hint = "NCCL exists for Linux only: run multi-GPU collectives on Linux"
 	}
 	msg := "no NCCL library found"
-	if len(tried) > 0 {
+	if tried := dl.Tried(err); len(tried) > 0 {
 		msg = "no usable NCCL library: " + strings.Join(tried, "; ")
 	}
 	return nil, &errors.Error{Backend: Backend, Op: "load", Category: errors.Unavailable, Msg: msg, Hint: hint}
-}
-
-// open opens the NCCL library at path: nothing on systems NVIDIA builds
-// no NCCL for.
-func open(path string) (uintptr, error) {
-	if !dlSupported {
-		return 0, fmt.Errorf("NCCL is not available on %s", runtime.GOOS)
-	}
-	return dl.Open(path, dl.Now)
 }
 
 // Available reports whether NCCL can be loaded: nil, or an error of category

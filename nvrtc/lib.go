@@ -96,37 +96,27 @@ func resolvedFile(candidate string) string {
 	return dl.MappedFile("libnvrtc.so")
 }
 
-// open opens the NVRTC library at path: nothing on systems NVIDIA ships
-// none for.
-func open(path string) (uintptr, error) {
-	if !dl.Supported {
-		return 0, fmt.Errorf("CUDA libraries are not available on %s", runtime.GOOS)
-	}
-	return dl.Open(path, dl.Lazy)
-}
-
-// loadFrom tries each candidate in order and returns the first that opens and
-// has the required functions.
+// loadFrom tries each candidate in order and returns the first that opens,
+// has the required functions and reports its version.
 func loadFrom(cands []string, explicit bool) (*library, error) {
-	var tried []string
-	for _, c := range cands {
-		h, err := open(c)
-		if err != nil {
-			tried = append(tried, dl.DescribeOpenError(c, err))
-			continue
-		}
-		l := &library{path: c}
+	l := &library{}
+	spec := dl.Spec{Candidates: cands, Mode: dl.Lazy, Accept: func(h uintptr, c string) error {
 		if err := dl.Resolve(h, c, l.fn[:], symNames[:], int(numRequired)); err != nil {
-			tried = append(tried, err.Error())
-			continue
+			return err
 		}
 		var major, minor int32
 		if r := dl.Call(l.fn[symVersion], uintptr(unsafe.Pointer(&major)), uintptr(unsafe.Pointer(&minor))); int32(r) != resSuccess {
-			tried = append(tried, fmt.Sprintf("%s: nvrtcVersion failed (%d)", c, int32(r)))
-			continue
+			return fmt.Errorf("%s: nvrtcVersion failed (%d)", c, int32(r))
 		}
 		l.major, l.minor = int(major), int(minor)
-		l.file = resolvedFile(c)
+		return nil
+	}}
+	if !dl.Supported {
+		spec.Unavailable = dl.Unsupported("CUDA libraries", runtime.GOOS)
+	}
+	found, err := dl.Load(spec)
+	if err == nil {
+		l.path, l.file = found.Path, resolvedFile(found.Path)
 		return l, nil
 	}
 	hint := "install NVRTC (the CUDA toolkit's libnvrtc.so.13 or .12, or the nvidia-cuda-nvrtc Python wheel), or set " + EnvLibrary + " to its path"
@@ -137,7 +127,7 @@ func loadFrom(cands []string, explicit bool) (*library, error) {
 		hint = "NVRTC exists for Linux and Windows only"
 	}
 	msg := "no NVRTC library found"
-	if len(tried) > 0 {
+	if tried := dl.Tried(err); len(tried) > 0 {
 		msg = "no usable NVRTC library: " + strings.Join(tried, "; ")
 	}
 	return nil, &errors.Error{Backend: "nvrtc", Op: "load", Category: errors.Unavailable, Msg: msg, Hint: hint}
@@ -149,14 +139,12 @@ func res(r uintptr, op string) error { return errors.FromNVRTC(int64(int32(r)), 
 func (l *library) createProgram(src, name string, headers map[string]string) (uintptr, error) {
 	csrc := dl.CString(src)
 	cname := dl.CString(name)
-	var hdrs, incs []uintptr
-	var keep [][]byte
-	for _, n := range sortedKeys(headers) {
-		h, i := dl.CString(headers[n]), dl.CString(n)
-		keep = append(keep, h, i)
-		hdrs = append(hdrs, uintptr(unsafe.Pointer(&h[0])))
-		incs = append(incs, uintptr(unsafe.Pointer(&i[0])))
+	names := sortedKeys(headers)
+	contents := make([]string, len(names))
+	for i, n := range names {
+		contents[i] = headers[n]
 	}
+	hdrs, incs := dl.CStrings(contents), dl.CStrings(names)
 	var ph, pi unsafe.Pointer
 	if len(hdrs) > 0 {
 		ph, pi = unsafe.Pointer(&hdrs[0]), unsafe.Pointer(&incs[0])
@@ -164,7 +152,8 @@ func (l *library) createProgram(src, name string, headers map[string]string) (ui
 	var prog uintptr
 	r := dl.Call(l.fn[symCreateProgram], uintptr(unsafe.Pointer(&prog)), uintptr(unsafe.Pointer(&csrc[0])),
 		uintptr(unsafe.Pointer(&cname[0])), uintptr(len(hdrs)), uintptr(ph), uintptr(pi))
-	keepAlive(keep)
+	runtime.KeepAlive(hdrs)
+	runtime.KeepAlive(incs)
 	return prog, res(r, "create program")
 }
 
@@ -181,18 +170,13 @@ func (l *library) addNameExpression(prog uintptr, expr string) error {
 // compileProgram runs the compiler; the raw nvrtcResult is returned too so
 // the caller can attach the log to a compile error.
 func (l *library) compileProgram(prog uintptr, opts []string) int32 {
-	ptrs := make([]uintptr, len(opts))
-	keep := make([][]byte, len(opts))
-	for i, o := range opts {
-		keep[i] = dl.CString(o)
-		ptrs[i] = uintptr(unsafe.Pointer(&keep[i][0]))
-	}
+	ptrs := dl.CStrings(opts)
 	var pp unsafe.Pointer
 	if len(ptrs) > 0 {
 		pp = unsafe.Pointer(&ptrs[0])
 	}
 	r := dl.Call(l.fn[symCompileProgram], prog, uintptr(len(opts)), uintptr(pp))
-	keepAlive(keep)
+	runtime.KeepAlive(ptrs)
 	return int32(r)
 }
 
@@ -260,7 +244,3 @@ func trimNUL(b []byte) []byte {
 	}
 	return b
 }
-
-// keepAlive keeps the C strings that arrays of uintptr point to alive until
-// after the call that reads them.
-func keepAlive(v [][]byte) { runtime.KeepAlive(v) }

@@ -28,3 +28,14 @@ func CString(s string) []byte {
 	copy(b, s)
 	return b
 }
+
+// CStrings returns each of ss as a NUL-terminated string; &out[0] is then
+// a C array of C strings (char **) for a call that takes one. The caller
+// keeps out alive (runtime.KeepAlive) until that call returns.
+func CStrings(ss []string) []*byte {
+	out := make([]*byte, len(ss))
+	for i, s := range ss {
+		out[i] = &CString(s)[0]
+	}
+	return out
+}

@@ -2,18 +2,24 @@ package dl
 
 import "strings"
 
-// Mode is when Open binds a library's functions on Unix: dlopen's
-// RTLD_LAZY or RTLD_NOW. Either way the library's symbols stay local to it
-// (RTLD_LOCAL). Windows has no such choice and ignores it.
+// Mode is how Open opens a library on Unix: when its functions are bound
+// (dlopen's RTLD_LAZY or RTLD_NOW) and whether its symbols serve libraries
+// opened after it (RTLD_GLOBAL) or stay local to it (RTLD_LOCAL, the
+// default). Windows has no such choice and ignores it.
 type Mode int
 
 const (
 	// Lazy binds each function on its first call (RTLD_LAZY).
-	Lazy Mode = iota
+	Lazy Mode = 0
 	// Now binds every function before Open returns (RTLD_NOW), so a
 	// library whose dependencies lack a symbol fails to open rather than
 	// on a later call.
-	Now
+	Now Mode = 1
+	// Global makes the library's symbols available to libraries opened
+	// later (RTLD_GLOBAL): the Objective-C runtime and frameworks, and EGL
+	// vendor libraries that look up the loader's symbols, need it. Combine
+	// it with Lazy or Now: Now|Global.
+	Global Mode = 2
 )
 
 // DescribeOpenError is the reason Open failed for name, naming the library

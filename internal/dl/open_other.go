@@ -1,4 +1,4 @@
-//go:build !linux && !freebsd && !windows
+//go:build !linux && !freebsd && !darwin && !netbsd && !windows
 
 package dl
 

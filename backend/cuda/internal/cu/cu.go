@@ -258,16 +258,11 @@ func Load(path string) (*Lib, error) {
 			Hint: "CUDA needs Linux or Windows with an NVIDIA GPU and driver; use another backend (ANYGPU_BACKEND)",
 		}
 	}
-	var tried []string
-	for _, name := range names {
-		h, err := open(name)
-		if err != nil {
-			tried = append(tried, dl.DescribeOpenError(name, err))
-			continue
-		}
-		l := &Lib{Path: name, handle: h}
+	l := &Lib{}
+	spec := dl.Spec{Candidates: names, Mode: dl.Now, Accept: func(h uintptr, name string) error {
 		var missing []string
 		for s := Sym(0); s < numSyms; s++ {
+			l.fn[s] = 0
 			for _, n := range symNames[s] {
 				if p := dl.Sym(h, n); p != 0 {
 					l.fn[s] = p
@@ -279,9 +274,16 @@ func Load(path string) (*Lib, error) {
 			}
 		}
 		if len(missing) > 0 {
-			tried = append(tried, fmt.Sprintf("%s lacks %s", name, strings.Join(missing, ", ")))
-			continue
+			return fmt.Errorf("%s lacks %s", name, strings.Join(missing, ", "))
 		}
+		return nil
+	}}
+	if !dl.Supported {
+		spec.Unavailable = dl.Unsupported("CUDA", runtime.GOOS)
+	}
+	found, err := dl.Load(spec)
+	if err == nil {
+		l.Path, l.handle = found.Path, found.Handle
 		return l, nil
 	}
 	hint := "install the NVIDIA driver (check nvidia-smi), or point ANYGPU_CUDA_LIBRARY at its libcuda.so.1"
@@ -290,17 +292,8 @@ func Load(path string) (*Lib, error) {
 	}
 	return nil, &errors.Error{
 		Backend: "cuda", Op: "load driver", Category: errors.Unavailable,
-		Msg: strings.Join(tried, "; "), Hint: hint,
+		Msg: err.Error(), Hint: hint,
 	}
-}
-
-// open opens the driver library at path: nothing on systems NVIDIA ships
-// no CUDA driver for.
-func open(path string) (uintptr, error) {
-	if !dl.Supported {
-		return 0, fmt.Errorf("CUDA is not available on %s", runtime.GOOS)
-	}
-	return dl.Open(path, dl.Now)
 }
 
 // AllSymbols lists the preferred exported name of every function the
