@@ -1,6 +1,8 @@
 package errors_test
 
 import (
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -12,21 +14,18 @@ import (
 	"github.com/anygpu/gpu/errors"
 )
 
-// Counts of the rows (without the comment and header lines) of the fact files
-// the tables were written from. If a table gains or loses a code, these and the
-// files must change together.
-const (
-	cudaCodeCount  = 101 // ../shared/facts/cuda-result-codes.tsv
-	nvrtcCodeCount = 18  // ../shared/facts/nvrtc-result-codes.tsv
-)
+// The tables were written from lists of every code the native headers
+// define (name, value, versions that have it), kept in testdata/*.tsv: a
+// table must hold exactly the codes of its list. When a new CUDA or NVRTC
+// adds codes, add them to the list and the table together.
 
 // nativeTable is one native code table as the tests see it.
 type nativeTable struct {
 	name     string
 	backend  string
-	prefix   string // every name starts with it
-	success  string // name of the value-0 success code
-	count    int
+	prefix   string   // every name starts with it
+	success  string   // name of the value-0 success code
+	facts    string   // testdata file listing every code: name, value, versions
 	internal []string // the only codes allowed in category Internal
 	codes    func() []errors.Code
 	lookup   func(int64) (errors.Code, bool)
@@ -36,23 +35,54 @@ type nativeTable struct {
 var nativeTables = []nativeTable{
 	{
 		name: "CUresult", backend: "cuda", prefix: "CUDA_ERROR_", success: "CUDA_SUCCESS",
-		count:    cudaCodeCount,
+		facts:    "testdata/cuda-result-codes.tsv",
 		internal: []string{"CUDA_ERROR_OPERATING_SYSTEM", "CUDA_ERROR_UNKNOWN"},
 		codes:    errors.CUDACodes, lookup: errors.CUDACode, from: errors.FromCUDA,
 	},
 	{
 		name: "nvrtcResult", backend: "nvrtc", prefix: "NVRTC_ERROR_", success: "NVRTC_SUCCESS",
-		count:    nvrtcCodeCount,
+		facts:    "testdata/nvrtc-result-codes.tsv",
 		internal: []string{"NVRTC_ERROR_INTERNAL_ERROR"},
 		codes:    errors.NVRTCCodes, lookup: errors.NVRTCCode, from: errors.FromNVRTC,
 	},
+}
+
+// readFacts reads a code list: lines "name<TAB>value<TAB>versions" after a
+// header line, '#' lines being comments.
+func readFacts(t *testing.T, path string) map[string]int64 {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	out := map[string]int64{}
+	header := true
+	for _, line := range strings.Split(string(data), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if header {
+			header = false
+			continue
+		}
+		f := strings.Split(line, "\t")
+		require.GreaterOrEqual(t, len(f), 2, "line %q", line)
+		v, err := strconv.ParseInt(f[1], 10, 64)
+		require.NoError(t, err, "line %q", line)
+		out[f[0]] = v
+	}
+	require.NotEmpty(t, out)
+	return out
 }
 
 func TestCodeTables(t *testing.T) {
 	for _, tab := range nativeTables {
 		t.Run(tab.name, func(t *testing.T) {
 			codes := tab.codes()
-			require.Len(t, codes, tab.count, "number of codes in the table")
+			want := readFacts(t, tab.facts)
+			got := map[string]int64{}
+			for _, c := range codes {
+				got[c.Name] = c.Value
+			}
+			assert.Equal(t, want, got, "the table holds exactly the codes of %s", tab.facts)
 
 			values := map[int64]string{}
 			names := map[string]bool{}

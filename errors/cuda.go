@@ -14,7 +14,7 @@ func CUDACodes() []Code { return cudaTable.Codes() }
 func FromCUDA(v int64, op string) error { return cudaTable.Err(v, op) }
 
 // cudaTable holds every CUresult of the CUDA driver API, 11.4 to 13.0
-// (names and values from ../shared/facts/cuda-result-codes.tsv). Fatal marks
+// (names and values: testdata/cuda-result-codes.tsv, checked by the tests). Fatal marks
 // the sticky errors after which the context is unusable: the process must
 // destroy the context (close the Device) and create a new one, and for some
 // (CUDA_ERROR_CONTAINED, CUDA_ERROR_KEY_ROTATION) restart the process.

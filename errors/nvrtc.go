@@ -17,7 +17,7 @@ func NVRTCCodes() []Code { return nvrtcTable.Codes() }
 func FromNVRTC(v int64, op string) error { return nvrtcTable.Err(v, op) }
 
 // nvrtcTable holds every nvrtcResult of NVRTC 11.x to 13.0 (names and values
-// from ../shared/facts/nvrtc-result-codes.tsv).
+// from testdata/nvrtc-result-codes.tsv, checked by the tests).
 var nvrtcTable = NewCodeTable("nvrtc", "nvrtcResult", "NVRTC_ERROR_UNKNOWN_CODE_", []Code{
 	{Name: "NVRTC_SUCCESS", Value: 0, Category: None,
 		Msg:  "success",

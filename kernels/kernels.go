@@ -5,8 +5,8 @@
 // # Operations
 //
 // All arrays are float32, sizes are u32. Buffers come first, in the order
-// listed, then scalars, following the portable argument ABI of DESIGN §7
-// (buffers bind at 0..b-1, scalars are packed into one params block):
+// listed, then scalars, following the portable argument ABI every backend
+// binds (buffers bind at 0..b-1, scalars are packed into one params block):
 //
 //	op          arguments                                        result
 //	fill        y buf, n u32, value f32                          y[i] = value

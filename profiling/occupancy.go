@@ -11,7 +11,8 @@ import (
 
 // This file is the CUDA occupancy calculation of NVIDIA's cuda_occupancy.h
 // (CUDA 12.6, which knows compute capabilities up to 9.0), transcribed step by
-// step in ../shared/facts/cuda-occupancy.md, extended to 10.x (treated as 9.0)
+// step (occupancy below lists the five steps; each step's function names the
+// header's function it follows), extended to 10.x (treated as 9.0)
 // and 12.x (9.0's rules with 8.6's carveouts) from NVIDIA's documentation.
 // Partitioned global caching (5.2/5.3/6.x only) is always off, as it is by
 // default in CUDA, and the legacy cache configuration is "prefer none"; only

@@ -32,7 +32,7 @@ flags:
                    gpu.Open picks, which honours ANYGPU_BACKEND and ANYGPU_DEVICE)
   --metrics NAMES  measure only these metrics (comma-separated names from the
                    list above; default: all of them)
-  --json           print JSON with the metric names of ../shared/bench/peers.py
+  --json           print JSON with the metric names of cmd/gpu/testdata/peers.py
                    (python3 compare.py ours.json peers.json lines them up)
   --quick          small sizes and few runs: finishes in seconds
 

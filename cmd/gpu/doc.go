@@ -24,7 +24,7 @@
 //
 // # bench
 //
-// gpu bench measures, on each chosen backend, the metrics of DESIGN §11:
+// gpu bench measures, on each chosen backend, these metrics:
 //
 //	h2d_pinned_gbps   host buffer (AllocHost) -> device, Stream.WriteHost, 256 MiB, GB/s (1e9 B/s)
 //	d2h_pinned_gbps   device -> host buffer, Stream.ReadHost, 256 MiB
@@ -74,11 +74,12 @@
 // The human output is a table of metric × backend with the sizes used and,
 // when cuda is among the backends, a ratio-to-cuda column per other backend
 // (above 1 means faster than cuda). --json prints one flat JSON object with the
-// metric names as keys, the shape of ../shared/bench/peers.py, so that
+// metric names as keys, the shape of testdata/peers.py (the PyTorch and CuPy
+// peers, in this directory with compare.py), so that
 //
 //	$ gpu bench --json > ours.json
-//	$ python3 peers.py > peers.json
-//	$ python3 compare.py ours.json peers.json
+//	$ python3 cmd/gpu/testdata/peers.py > peers.json
+//	$ python3 cmd/gpu/testdata/compare.py ours.json peers.json
 //
 // lines the two up. The object holds:
 //

@@ -12,8 +12,9 @@ import (
 	"github.com/anygpu/gpu/kernels"
 )
 
-// The metric names of DESIGN §11, in the order they are measured and shown.
-// ../shared/bench/peers.py uses the same names.
+// The metric names gpu bench reports, in the order they are measured and
+// shown. The peer scripts that measure PyTorch and CuPy use the same names,
+// so their figures line up with ours in one table.
 const (
 	mH2DPinned   = "h2d_pinned_gbps"
 	mD2HPinned   = "d2h_pinned_gbps"

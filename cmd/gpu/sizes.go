@@ -19,7 +19,7 @@ type sizes struct {
 	SgemmReps     int   // timed runs of sgemm
 }
 
-// fullSgemmN is the sgemm size DESIGN §11 names; slowSgemmN is used instead
+// fullSgemmN is the sgemm size measured on a GPU; slowSgemmN is used instead
 // on devices that execute on a CPU (the CPU backend, software rasterisers,
 // simulated devices), where 4096³ would take minutes.
 const (
@@ -41,7 +41,7 @@ func slowDevice(info gpu.DeviceInfo, simulated bool) bool {
 	return false
 }
 
-// sizesFor returns the sizes for a device: DESIGN §11's (256 MiB transfers,
+// sizesFor returns the sizes for a device: a GPU's (256 MiB transfers,
 // 64 Mi elements, 4096³ sgemm, 1 MiB allocations), or much smaller ones with
 // quick.
 func sizesFor(info gpu.DeviceInfo, simulated, quick bool) sizes {

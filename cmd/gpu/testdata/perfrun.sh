@@ -3,7 +3,7 @@
 # GPU machine (see README "Performance" for how to build what it needs).
 #
 # Here, from the project root:
-#   ../shared/tools/devbundle ./backend/cuda ./backend/cpu ./kernels
+#   the devbundle tool (the GPU machine has no Go): ./backend/cuda ./backend/cpu ./kernels
 #   mkdir -p .devbundle/extra
 #   go build -ldflags='-s -w' -o .devbundle/extra/pipeline ./examples/pipeline && gzip -f .devbundle/extra/pipeline
 #   gcc -O2 -o .devbundle/extra/launch_loop cmd/gpu/testdata/launch_loop.c -ldl   # fallback if the GPU machine has no gcc
@@ -59,9 +59,9 @@ echo "gpu bench exit $?"; save
 /tmp/launch_loop > "$O/c_launch_after.json" 2>&1
 (cd "$O" && timeout 60 /tmp/devbundle-bin/pipeline -json -trace pipeline_trace.json > pipeline.json 2> pipeline.err)
 echo "pipeline exit $?"; save
-PYTHONUNBUFFERED=1 timeout 120 python3 $B/bench/peers.py > "$O/peers.json" 2> "$O/peers.err"
+PYTHONUNBUFFERED=1 timeout 120 python3 cmd/gpu/testdata/peers.py > "$O/peers.json" 2> "$O/peers.err"
 echo "peers exit $?"
-python3 $B/bench/compare.py "$O/all.json" "$O/peers.json" > "$O/compare.txt" 2>&1
+python3 cmd/gpu/testdata/compare.py "$O/all.json" "$O/peers.json" > "$O/compare.txt" 2>&1
 
 save
 echo "=== logs"
