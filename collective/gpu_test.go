@@ -21,6 +21,7 @@ import (
 	"github.com/anygpu/gpu/backend/backendtest"
 	_ "github.com/anygpu/gpu/backend/cuda" // the CUDA driver, for gpu.OpenAll
 	"github.com/anygpu/gpu/errors"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -45,6 +46,17 @@ func openGPUs(t *testing.T) []*gpu.Device {
 	p, _ := Library()
 	t.Logf("NCCL %s from %s; %d CUDA devices, peers of device 0: %v", v, p, len(devs), devs[0].Info().Peers)
 	return devs
+}
+
+// openLocal opens every CUDA device and one communicator over them (rank i
+// on devs[i]), closed when the test ends; it skips as openGPUs does.
+func openLocal(t *testing.T) ([]*gpu.Device, []*Comm) {
+	t.Helper()
+	devs := openGPUs(t)
+	comms, err := NewLocal(context.Background(), devs)
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, CloseAll(comms)) })
+	return devs, comms
 }
 
 func benchMiB() int {
@@ -116,6 +128,19 @@ func reduceRef(op Op, ranks, i int) float64 {
 	return acc
 }
 
+// onEveryRank calls f for every rank, with the rank's default stream, inside
+// one Group (one goroutine drives several ranks); it stops at f's first error.
+func onEveryRank(comms []*Comm, f func(r int, c *Comm, s *gpu.Stream) error) error {
+	return Group(func() error {
+		for r, c := range comms {
+			if err := f(r, c, c.Device().DefaultStream()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // allReduceType runs an in-place all-reduce of T over every rank and checks it.
 func allReduceType[T Elem](t *testing.T, comms []*Comm, op Op) {
 	const n = 1000
@@ -124,13 +149,8 @@ func allReduceType[T Elem](t *testing.T, comms []*Comm, op Op) {
 	for r, c := range comms {
 		bufs[r] = upload(t, c.Device(), rankValues[T](r, n))
 	}
-	require.NoError(t, Group(func() error {
-		for r, c := range comms {
-			if err := c.AllReduce(c.Device().DefaultStream(), bufs[r], bufs[r], n, typ, op); err != nil {
-				return err
-			}
-		}
-		return nil
+	require.NoError(t, onEveryRank(comms, func(r int, c *Comm, s *gpu.Stream) error {
+		return c.AllReduce(s, bufs[r], bufs[r], n, typ, op)
 	}))
 	for r := range comms {
 		got := download[T](t, bufs[r])
@@ -145,11 +165,7 @@ func allReduceType[T Elem](t *testing.T, comms []*Comm, op Op) {
 }
 
 func TestLocalCollectives(t *testing.T) {
-	devs := openGPUs(t)
-	ctx := context.Background()
-	comms, err := NewLocal(ctx, devs)
-	require.NoError(t, err)
-	defer func() { require.NoError(t, CloseAll(comms)) }()
+	devs, comms := openLocal(t)
 	n := len(comms)
 	for r, c := range comms {
 		require.Equal(t, r, c.Rank())
@@ -182,17 +198,12 @@ func TestLocalCollectives(t *testing.T) {
 				send = upload(t, c.Device(), rankValues[float32](root, count))
 			}
 		}
-		require.NoError(t, Group(func() error {
-			for r, c := range comms {
-				var s *gpu.Buffer
-				if r == root {
-					s = send
-				}
-				if err := c.Broadcast(c.Device().DefaultStream(), s, recv[r], count, Float32, root); err != nil {
-					return err
-				}
+		require.NoError(t, onEveryRank(comms, func(r int, c *Comm, s *gpu.Stream) error {
+			var b *gpu.Buffer
+			if r == root {
+				b = send
 			}
-			return nil
+			return c.Broadcast(s, b, recv[r], count, Float32, root)
 		}))
 		for r := range comms {
 			require.Equal(t, rankValues[float32](root, count), download[float32](t, recv[r]), "rank %d", r)
@@ -205,17 +216,12 @@ func TestLocalCollectives(t *testing.T) {
 			send[r] = upload(t, c.Device(), rankValues[float64](r, count))
 		}
 		out := alloc[float64](t, comms[0].Device(), count)
-		require.NoError(t, Group(func() error {
-			for r, c := range comms {
-				var recv *gpu.Buffer
-				if r == 0 {
-					recv = out
-				}
-				if err := c.Reduce(c.Device().DefaultStream(), send[r], recv, count, Float64, Sum, 0); err != nil {
-					return err
-				}
+		require.NoError(t, onEveryRank(comms, func(r int, c *Comm, s *gpu.Stream) error {
+			var recv *gpu.Buffer
+			if r == 0 {
+				recv = out
 			}
-			return nil
+			return c.Reduce(s, send[r], recv, count, Float64, Sum, 0)
 		}))
 		for i, g := range download[float64](t, out) {
 			require.Equal(t, reduceRef(Sum, n, i), g, "element %d", i)
@@ -228,13 +234,8 @@ func TestLocalCollectives(t *testing.T) {
 			send[r] = upload(t, c.Device(), rankValues[int32](r, count))
 			recv[r] = alloc[int32](t, c.Device(), n*count)
 		}
-		require.NoError(t, Group(func() error {
-			for r, c := range comms {
-				if err := c.AllGather(c.Device().DefaultStream(), send[r], recv[r], count, Int32); err != nil {
-					return err
-				}
-			}
-			return nil
+		require.NoError(t, onEveryRank(comms, func(r int, c *Comm, s *gpu.Stream) error {
+			return c.AllGather(s, send[r], recv[r], count, Int32)
 		}))
 		var want []int32
 		for r := range comms {
@@ -251,13 +252,8 @@ func TestLocalCollectives(t *testing.T) {
 			send[r] = upload(t, c.Device(), rankValues[float32](r, n*count))
 			recv[r] = alloc[float32](t, c.Device(), count)
 		}
-		require.NoError(t, Group(func() error {
-			for r, c := range comms {
-				if err := c.ReduceScatter(c.Device().DefaultStream(), send[r], recv[r], count, Float32, Sum); err != nil {
-					return err
-				}
-			}
-			return nil
+		require.NoError(t, onEveryRank(comms, func(r int, c *Comm, s *gpu.Stream) error {
+			return c.ReduceScatter(s, send[r], recv[r], count, Float32, Sum)
 		}))
 		for r := range comms {
 			for i, g := range download[float32](t, recv[r]) {
@@ -275,17 +271,11 @@ func TestLocalCollectives(t *testing.T) {
 			send[r] = upload(t, c.Device(), rankValues[float32](r, count))
 			recv[r] = alloc[float32](t, c.Device(), count)
 		}
-		require.NoError(t, Group(func() error {
-			for r, c := range comms {
-				s := c.Device().DefaultStream()
-				if err := c.Send(s, send[r], count, Float32, (r+1)%n); err != nil {
-					return err
-				}
-				if err := c.Recv(s, recv[r], count, Float32, (r+n-1)%n); err != nil {
-					return err
-				}
+		require.NoError(t, onEveryRank(comms, func(r int, c *Comm, s *gpu.Stream) error {
+			if err := c.Send(s, send[r], count, Float32, (r+1)%n); err != nil {
+				return err
 			}
-			return nil
+			return c.Recv(s, recv[r], count, Float32, (r+n-1)%n)
 		}))
 		for r := range comms {
 			require.Equal(t, rankValues[float32]((r+n-1)%n, count), download[float32](t, recv[r]), "rank %d", r)
@@ -319,11 +309,7 @@ func busBandwidth(bytes int64, d time.Duration, n int) float64 {
 // TestLocalAllReduceBandwidth times an in-place float32 all-reduce over every
 // GPU of this process (one communicator, one group per iteration).
 func TestLocalAllReduceBandwidth(t *testing.T) {
-	devs := openGPUs(t)
-	ctx := context.Background()
-	comms, err := NewLocal(ctx, devs)
-	require.NoError(t, err)
-	defer func() { require.NoError(t, CloseAll(comms)) }()
+	devs, comms := openLocal(t)
 	bytes := int64(benchMiB()) << 20
 	count := int(bytes / 4)
 	bufs := make([]*gpu.Buffer, len(devs))
@@ -332,13 +318,8 @@ func TestLocalAllReduceBandwidth(t *testing.T) {
 		require.NoError(t, d.DefaultStream().Fill(bufs[r], 0, bytes, 0))
 	}
 	step := func() error {
-		return Group(func() error {
-			for r, c := range comms {
-				if err := c.AllReduce(devs[r].DefaultStream(), bufs[r], bufs[r], count, Float32, Sum); err != nil {
-					return err
-				}
-			}
-			return nil
+		return onEveryRank(comms, func(r int, c *Comm, s *gpu.Stream) error {
+			return c.AllReduce(s, bufs[r], bufs[r], count, Float32, Sum)
 		})
 	}
 	for range 5 {
