@@ -6,6 +6,16 @@ import (
 	"github.com/anygpu/gpu/errors"
 )
 
+// invalidArgument is the category of most argument errors, short for their
+// many call sites.
+const invalidArgument = errors.InvalidArgument
+
+// errorf builds a categorized error that belongs to no device (a nil receiver,
+// an argument checked before a device is chosen).
+func errorf(cat errors.Category, op, format string, args ...any) error {
+	return errors.E(cat, "", op, format, args...)
+}
+
 // errorf builds a categorized error attributed to the device's backend.
 func (d *Device) errorf(cat errors.Category, op, format string, args ...any) error {
 	return d.record(errors.E(cat, d.backend, op, format, args...))

@@ -36,6 +36,20 @@ func (s *Stream) ID() int { return s.id }
 // Device is the device the stream belongs to.
 func (s *Stream) Device() *Device { return s.dev }
 
+// NativeHandle returns the backend's handle for the stream (a CUstream, ...)
+// where the backend exposes one, for native libraries that enqueue work on it
+// (NCCL). Work they enqueue is ordered with the stream's own.
+func (s *Stream) NativeHandle() (uintptr, error) {
+	const op = "native handle"
+	if err := s.usable(op); err != nil {
+		return 0, err
+	}
+	if h, ok := s.impl.(backend.NativeHandle); ok {
+		return h.NativeHandle(), nil
+	}
+	return 0, s.dev.errorf(errors.NotSupported, op, "the %s backend exposes no stream handle", s.dev.backend)
+}
+
 func (s *Stream) usable(op string) error {
 	if s == nil {
 		return errorf(errors.InvalidArgument, op, "nil stream")
@@ -290,9 +304,26 @@ func (s *Stream) Wait(e *Event) error {
 		return s.dev.record(err)
 	}
 	if e.dev != s.dev {
-		return s.waitOther(e) // openall.go
+		return s.waitOther(e)
 	}
 	return s.dev.wrap(s.impl.Wait(e.impl), op)
+}
+
+// waitOther makes s wait for e, an event of another device: on the device
+// where the backend can (backend.PeerWaiter), else on the host: it returns
+// once e has completed, which orders everything s is given afterwards.
+func (s *Stream) waitOther(e *Event) error {
+	const op = "wait"
+	if e.dev.backend == s.dev.backend && e.dev.simulated == s.dev.simulated {
+		if pw, ok := s.impl.(backend.PeerWaiter); ok {
+			return s.dev.wrap(pw.WaitPeer(e.impl), op)
+		}
+	}
+	s.dev.stats.fallbacks.Add(1)
+	if err := e.impl.Synchronize(context.Background()); err != nil {
+		return e.dev.wrap(err, fmt.Sprintf("wait (on the host, for %s's event)", e.dev.name))
+	}
+	return nil
 }
 
 // Synchronize waits for the stream's work or for ctx, and returns the first
