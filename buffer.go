@@ -139,9 +139,10 @@ type HostBuffer struct {
 	closed atomic.Bool
 }
 
-// Bytes is the buffer's memory (nil after Close).
+// Bytes is the buffer's memory (nil after Close, or after its device's Close,
+// which frees it).
 func (h *HostBuffer) Bytes() []byte {
-	if h == nil || h.closed.Load() {
+	if h == nil || h.closed.Load() || h.dev.closed.Load() {
 		return nil
 	}
 	return h.impl.Bytes()[:h.size:h.size]

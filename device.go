@@ -228,6 +228,9 @@ func (d *Device) Synchronize(ctx context.Context) error {
 	if err := d.usable("synchronize"); err != nil {
 		return err
 	}
+	if ctx == nil {
+		return d.errorf(errors.InvalidArgument, "synchronize", "nil context")
+	}
 	var errs []error
 	for _, s := range d.liveStreams() {
 		if err := s.impl.Synchronize(ctx); err != nil {

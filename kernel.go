@@ -293,15 +293,9 @@ func (s *Stream) launchError(k *Kernel, grid, block Dim3, args []Arg) error {
 	return s.dev.errorf(errors.Internal, op, "launch refused by its checks, but no check names a reason")
 }
 
-// argsCopier is implemented by backend streams whose Launch no longer uses
-// its argument slice once it returns (the CUDA backend copies the arguments
-// into its parameter block), so that the root package may pass the slice in
-// reused memory instead of allocating one per launch.
-type argsCopier interface{ LaunchCopiesArgs() bool }
-
-// launchCopiesArgs reports whether impl implements argsCopier and says yes.
+// launchCopiesArgs reports whether impl is a backend.ArgsCopier that says yes.
 func launchCopiesArgs(impl backend.Stream) bool {
-	c, ok := impl.(argsCopier)
+	c, ok := impl.(backend.ArgsCopier)
 	return ok && c.LaunchCopiesArgs()
 }
 

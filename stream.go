@@ -23,8 +23,8 @@ type Stream struct {
 	closed    atomic.Bool
 
 	// Launch's reused argument slice, for backends that copy the arguments
-	// (argsCopier, looked up once: copiesArgs); argBusy marks it taken by a
-	// launch in progress.
+	// (backend.ArgsCopier, looked up once: copiesArgs); argBusy marks it
+	// taken by a launch in progress.
 	copiesArgs bool
 	argBusy    atomic.Bool
 	argScratch [8]backend.Arg
