@@ -53,13 +53,7 @@ func (b *Buffer) usable(op string) error {
 	if b == nil {
 		return errorf(errors.InvalidArgument, op, "nil buffer")
 	}
-	if err := b.dev.usable(op); err != nil {
-		return err
-	}
-	if b.closed.Load() {
-		return b.dev.errorf(errors.Closed, op, "buffer is closed")
-	}
-	return nil
+	return b.dev.usableObject(op, &b.closed, func() string { return "buffer" })
 }
 
 // Close returns the buffer's memory to the device pool (or frees it). Work

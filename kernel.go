@@ -94,11 +94,8 @@ func (m *Module) Kernel(name string) (*Kernel, error) {
 	if m == nil {
 		return nil, errorf(errors.InvalidArgument, op, "nil module")
 	}
-	if err := m.dev.usable(op); err != nil {
+	if err := m.dev.usableObject(op, &m.closed, func() string { return fmt.Sprintf("module %q", m.name) }); err != nil {
 		return nil, err
-	}
-	if m.closed.Load() {
-		return nil, m.dev.errorf(errors.Closed, op, "module %q is closed", m.name)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -165,17 +162,13 @@ func (k *Kernel) Attributes() (KernelAttributes, error) {
 	return KernelAttributes{}, k.mod.dev.errorf(errors.NotSupported, op, "the %s backend does not report kernel attributes", k.mod.dev.backend)
 }
 
+// usable reports why k cannot be used: nil, its module closed, or its device
+// unusable.
 func (k *Kernel) usable(op string) error {
 	if k == nil {
 		return errorf(errors.InvalidArgument, op, "nil kernel")
 	}
-	if err := k.dev.usable(op); err != nil {
-		return err
-	}
-	if k.closed.Load() {
-		return k.dev.errorf(errors.Closed, op, "module %q of kernel %q is closed", k.mod.name, k.name)
-	}
-	return nil
+	return k.dev.usableObject(op, &k.closed, func() string { return fmt.Sprintf("module %q of kernel %q", k.mod.name, k.name) })
 }
 
 // Launch enqueues kernel k over grid work groups of block threads each. The

@@ -50,17 +50,12 @@ func (s *Stream) NativeHandle() (uintptr, error) {
 	return 0, s.dev.errorf(errors.NotSupported, op, "the %s backend exposes no stream handle", s.dev.backend)
 }
 
+// usable reports why s cannot be used: nil, closed, or its device unusable.
 func (s *Stream) usable(op string) error {
 	if s == nil {
 		return errorf(errors.InvalidArgument, op, "nil stream")
 	}
-	if err := s.dev.usable(op); err != nil {
-		return err
-	}
-	if s.closed.Load() {
-		return s.dev.errorf(errors.Closed, op, "stream %d is closed", s.id)
-	}
-	return nil
+	return s.dev.usableObject(op, &s.closed, func() string { return fmt.Sprintf("stream %d", s.id) })
 }
 
 // own checks that b can be used on this stream's device.
@@ -77,6 +72,19 @@ func (s *Stream) own(op, role string, b *Buffer) error {
 	return nil
 }
 
+// bufferArgs checks a call that uses one buffer of the stream: the stream is
+// usable, b (role says which) is an open buffer of its device, and
+// [off, off+n) lies within it.
+func (s *Stream) bufferArgs(op, role string, b *Buffer, off, n int64) error {
+	if err := s.usable(op); err != nil {
+		return err
+	}
+	if err := s.own(op, role, b); err != nil {
+		return err
+	}
+	return s.rangeErr(op, role, off, n, b)
+}
+
 func (s *Stream) rangeErr(op, role string, off, n int64, b *Buffer) error {
 	if err := checkRange(off, n, b.size); err != nil {
 		return s.dev.errorf(errors.InvalidArgument, op, "%s: %v", role, err)
@@ -89,18 +97,9 @@ func (s *Stream) rangeErr(op, role string, off, n int64, b *Buffer) error {
 // src is a no-op.
 func (s *Stream) Write(dst *Buffer, off int64, src []byte) error {
 	const op = "write"
-	if err := s.usable(op); err != nil {
-		return err
-	}
-	if err := s.own(op, "destination", dst); err != nil {
-		return err
-	}
 	n := int64(len(src))
-	if err := s.rangeErr(op, "destination", off, n, dst); err != nil {
+	if err := s.bufferArgs(op, "destination", dst, off, n); err != nil || n == 0 {
 		return err
-	}
-	if n == 0 {
-		return nil
 	}
 	err := s.profiled(profiling.KindH2D, "", n, func() error { return s.impl.Write(dst.impl, off, src) })
 	return s.account(err, op, kindH2D, n, dst)
@@ -111,18 +110,9 @@ func (s *Stream) Write(dst *Buffer, off int64, src []byte) error {
 // Synchronize of the stream (or of an event recorded after the Read).
 func (s *Stream) Read(dst []byte, src *Buffer, off int64) error {
 	const op = "read"
-	if err := s.usable(op); err != nil {
-		return err
-	}
-	if err := s.own(op, "source", src); err != nil {
-		return err
-	}
 	n := int64(len(dst))
-	if err := s.rangeErr(op, "source", off, n, src); err != nil {
+	if err := s.bufferArgs(op, "source", src, off, n); err != nil || n == 0 {
 		return err
-	}
-	if n == 0 {
-		return nil
 	}
 	err := s.profiled(profiling.KindD2H, "", n, func() error { return s.impl.Read(dst, src.impl, off) })
 	return s.account(err, op, kindD2H, n, src)
@@ -250,13 +240,7 @@ func (s *Stream) copyPeer(dst *Buffer, dstOff int64, src *Buffer, srcOff, n int6
 // must be multiples of 4.
 func (s *Stream) Fill(dst *Buffer, off, n int64, value uint32) error {
 	const op = "fill"
-	if err := s.usable(op); err != nil {
-		return err
-	}
-	if err := s.own(op, "destination", dst); err != nil {
-		return err
-	}
-	if err := s.rangeErr(op, "destination", off, n, dst); err != nil {
+	if err := s.bufferArgs(op, "destination", dst, off, n); err != nil {
 		return err
 	}
 	if off%4 != 0 || n%4 != 0 {

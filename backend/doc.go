@@ -37,7 +37,8 @@
 //     DeviceLost), the root enqueues no more work on it and allocates nothing
 //     more from it. It still closes its objects and reads the profiler's
 //     events, so Close, Synchronize, Done and Elapsed must return (with an
-//     error if need be) rather than hang or crash.
+//     error if need be) rather than hang or crash, and a host buffer's Bytes
+//     stay valid until its Close.
 //
 // The root adds no locking: objects are used from several goroutines at once,
 // as the root's own types allow, so every method must be safe for concurrent
