@@ -3,14 +3,16 @@ package gpu
 import (
 	"context"
 	"fmt"
-	"github.com/anygpu/gpu/internal/units"
 	"log/slog"
+	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/internal/units"
 	"github.com/anygpu/gpu/profiling"
 )
 
@@ -226,6 +228,9 @@ func (d *Device) Synchronize(ctx context.Context) error {
 	if err := d.usable("synchronize"); err != nil {
 		return err
 	}
+	if ctx == nil {
+		return d.errorf(errors.InvalidArgument, "synchronize", "nil context")
+	}
 	var errs []error
 	for _, s := range d.liveStreams() {
 		if err := s.impl.Synchronize(ctx); err != nil {
@@ -274,4 +279,47 @@ func (d *Device) Close() error {
 		errs = append(errs, err)
 	}
 	return errors.Wrap(errors.Join(errs...), d.backend, "close "+d.name)
+}
+
+// IsPeer reports whether d reaches other's memory directly: both belong to
+// the same backend and d's DeviceInfo.Peers lists other (or they are the same
+// device). Copies between devices that are not peers are staged.
+func (d *Device) IsPeer(other *Device) bool {
+	if d == nil || other == nil || d.backend != other.backend || d.simulated != other.simulated {
+		return false
+	}
+	if d.info.Ordinal == other.info.Ordinal {
+		return true
+	}
+	return slices.Contains(d.info.Peers, other.info.Ordinal)
+}
+
+// RunNative runs f on the calling goroutine's OS thread, locked to it for
+// the call, with the device's native context current where its backend binds
+// one to threads (CUDA's primary context). It is for calling native libraries
+// that act on the current context (NCCL, cuBLAS, through purego or cgo) with
+// this device's memory and streams, whose handles Buffer.NativeHandle and
+// Stream.NativeHandle give. f should call only such native code: an anygpu
+// call inside f for another device may leave that device's context current.
+// Backends without thread-bound contexts run f on the locked thread as it is.
+// f's error is returned unchanged.
+func (d *Device) RunNative(f func() error) error {
+	const op = "run native"
+	if err := d.usable(op); err != nil {
+		return err
+	}
+	if f == nil {
+		return d.errorf(errors.InvalidArgument, op, "nil function")
+	}
+	if nr, ok := d.impl.(backend.NativeRunner); ok {
+		return nr.RunNative(f)
+	}
+	return runLocked(f)
+}
+
+// runLocked runs f with the goroutine locked to its OS thread.
+func runLocked(f func() error) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	return f()
 }

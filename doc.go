@@ -26,15 +26,18 @@
 //
 // # Environment
 //
+// Open and Probe read:
+//
 //	ANYGPU_BACKEND        comma-separated backends to try, in order ("vulkan,cpu")
 //	ANYGPU_DEVICE         device ordinal within the chosen backend (default 0)
 //	ANYGPU_FAKE           simulated devices for tests, e.g. "cuda:h100,vulkan:rtx4090" (needs backend/sim)
+//
+// The backends they open read, each documented with its package:
+//
 //	ANYGPU_CACHE_DIR      kernel cache directory (default: os.UserCacheDir()/anygpu)
-//	ANYGPU_TEST_REQUIRE   tests: these backends must be available; their skips become failures
 //	ANYGPU_CUDA_LIBRARY, ANYGPU_NVRTC_LIBRARY, ANYGPU_VULKAN_LIBRARY, ANYGPU_EGL_LIBRARY
 //	                      explicit native library paths
 //	ANYGPU_METAL_STORAGE  Metal buffer storage: shared, private or auto (default)
-//	ANYGPU_NCCL_LIBRARY   explicit path of libnccl.so.2 (package collective)
 //
 // # Several devices
 //

@@ -18,17 +18,12 @@ type Event struct {
 	closed atomic.Bool
 }
 
+// usable reports why e cannot be used: nil, closed, or its device unusable.
 func (e *Event) usable(op string) error {
 	if e == nil {
 		return errorf(errors.InvalidArgument, op, "nil event")
 	}
-	if err := e.dev.usable(op); err != nil {
-		return err
-	}
-	if e.closed.Load() {
-		return e.dev.errorf(errors.Closed, op, "event is closed")
-	}
-	return nil
+	return e.dev.usableObject(op, &e.closed, func() string { return "event" })
 }
 
 // Synchronize waits until the event completes or ctx ends.

@@ -2,9 +2,20 @@ package gpu
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/anygpu/gpu/errors"
 )
+
+// invalidArgument is the category of most argument errors, short for their
+// many call sites.
+const invalidArgument = errors.InvalidArgument
+
+// errorf builds a categorized error that belongs to no device (a nil receiver,
+// an argument checked before a device is chosen).
+func errorf(cat errors.Category, op, format string, args ...any) error {
+	return errors.E(cat, "", op, format, args...)
+}
 
 // errorf builds a categorized error attributed to the device's backend.
 func (d *Device) errorf(cat errors.Category, op, format string, args ...any) error {
@@ -32,6 +43,19 @@ func (d *Device) wrap(err error, op string) error {
 		return nil
 	}
 	return d.record(errors.Wrap(err, d.backend, op))
+}
+
+// usableObject reports why an object of d cannot be used: d cannot take work,
+// or the object is closed. name names the object in the Closed error; it is
+// called only then.
+func (d *Device) usableObject(op string, closed *atomic.Bool, name func() string) error {
+	if err := d.usable(op); err != nil {
+		return err
+	}
+	if closed.Load() {
+		return d.errorf(errors.Closed, op, "%s is closed", name())
+	}
+	return nil
 }
 
 // usable reports why the device cannot take work: closed, or lost to a fatal error.

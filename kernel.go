@@ -94,11 +94,8 @@ func (m *Module) Kernel(name string) (*Kernel, error) {
 	if m == nil {
 		return nil, errorf(errors.InvalidArgument, op, "nil module")
 	}
-	if err := m.dev.usable(op); err != nil {
+	if err := m.dev.usableObject(op, &m.closed, func() string { return fmt.Sprintf("module %q", m.name) }); err != nil {
 		return nil, err
-	}
-	if m.closed.Load() {
-		return nil, m.dev.errorf(errors.Closed, op, "module %q is closed", m.name)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -165,17 +162,13 @@ func (k *Kernel) Attributes() (KernelAttributes, error) {
 	return KernelAttributes{}, k.mod.dev.errorf(errors.NotSupported, op, "the %s backend does not report kernel attributes", k.mod.dev.backend)
 }
 
+// usable reports why k cannot be used: nil, its module closed, or its device
+// unusable.
 func (k *Kernel) usable(op string) error {
 	if k == nil {
 		return errorf(errors.InvalidArgument, op, "nil kernel")
 	}
-	if err := k.dev.usable(op); err != nil {
-		return err
-	}
-	if k.closed.Load() {
-		return k.dev.errorf(errors.Closed, op, "module %q of kernel %q is closed", k.mod.name, k.name)
-	}
-	return nil
+	return k.dev.usableObject(op, &k.closed, func() string { return fmt.Sprintf("module %q of kernel %q", k.mod.name, k.name) })
 }
 
 // Launch enqueues kernel k over grid work groups of block threads each. The
@@ -293,15 +286,9 @@ func (s *Stream) launchError(k *Kernel, grid, block Dim3, args []Arg) error {
 	return s.dev.errorf(errors.Internal, op, "launch refused by its checks, but no check names a reason")
 }
 
-// argsCopier is implemented by backend streams whose Launch no longer uses
-// its argument slice once it returns (the CUDA backend copies the arguments
-// into its parameter block), so that the root package may pass the slice in
-// reused memory instead of allocating one per launch.
-type argsCopier interface{ LaunchCopiesArgs() bool }
-
-// launchCopiesArgs reports whether impl implements argsCopier and says yes.
+// launchCopiesArgs reports whether impl is a backend.ArgsCopier that says yes.
 func launchCopiesArgs(impl backend.Stream) bool {
-	c, ok := impl.(argsCopier)
+	c, ok := impl.(backend.ArgsCopier)
 	return ok && c.LaunchCopiesArgs()
 }
 

@@ -84,3 +84,5 @@ func benchLaunchRoot(b *testing.B, copies bool) {
 type copyingStream struct{ nopStream }
 
 func (copyingStream) LaunchCopiesArgs() bool { return true }
+
+var _ backend.ArgsCopier = copyingStream{}

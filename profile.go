@@ -152,11 +152,14 @@ func (pr *profiler) close() {
 }
 
 // Profiler returns the profiler attached with WithProfiler (nil when off),
-// after recording every operation that has completed.
+// after recording every operation that has completed (Close recorded the
+// last ones of a closed device).
 func (d *Device) Profiler() *profiling.Profiler {
 	if d.prof == nil {
 		return nil
 	}
-	d.prof.collect()
+	if !d.closed.Load() {
+		d.prof.collect()
+	}
 	return d.prof.p
 }

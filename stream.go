@@ -23,8 +23,8 @@ type Stream struct {
 	closed    atomic.Bool
 
 	// Launch's reused argument slice, for backends that copy the arguments
-	// (argsCopier, looked up once: copiesArgs); argBusy marks it taken by a
-	// launch in progress.
+	// (backend.ArgsCopier, looked up once: copiesArgs); argBusy marks it
+	// taken by a launch in progress.
 	copiesArgs bool
 	argBusy    atomic.Bool
 	argScratch [8]backend.Arg
@@ -36,17 +36,26 @@ func (s *Stream) ID() int { return s.id }
 // Device is the device the stream belongs to.
 func (s *Stream) Device() *Device { return s.dev }
 
+// NativeHandle returns the backend's handle for the stream (a CUstream, ...)
+// where the backend exposes one, for native libraries that enqueue work on it
+// (NCCL). Work they enqueue is ordered with the stream's own.
+func (s *Stream) NativeHandle() (uintptr, error) {
+	const op = "native handle"
+	if err := s.usable(op); err != nil {
+		return 0, err
+	}
+	if h, ok := s.impl.(backend.NativeHandle); ok {
+		return h.NativeHandle(), nil
+	}
+	return 0, s.dev.errorf(errors.NotSupported, op, "the %s backend exposes no stream handle", s.dev.backend)
+}
+
+// usable reports why s cannot be used: nil, closed, or its device unusable.
 func (s *Stream) usable(op string) error {
 	if s == nil {
 		return errorf(errors.InvalidArgument, op, "nil stream")
 	}
-	if err := s.dev.usable(op); err != nil {
-		return err
-	}
-	if s.closed.Load() {
-		return s.dev.errorf(errors.Closed, op, "stream %d is closed", s.id)
-	}
-	return nil
+	return s.dev.usableObject(op, &s.closed, func() string { return fmt.Sprintf("stream %d", s.id) })
 }
 
 // own checks that b can be used on this stream's device.
@@ -63,6 +72,19 @@ func (s *Stream) own(op, role string, b *Buffer) error {
 	return nil
 }
 
+// bufferArgs checks a call that uses one buffer of the stream: the stream is
+// usable, b (role says which) is an open buffer of its device, and
+// [off, off+n) lies within it.
+func (s *Stream) bufferArgs(op, role string, b *Buffer, off, n int64) error {
+	if err := s.usable(op); err != nil {
+		return err
+	}
+	if err := s.own(op, role, b); err != nil {
+		return err
+	}
+	return s.rangeErr(op, role, off, n, b)
+}
+
 func (s *Stream) rangeErr(op, role string, off, n int64, b *Buffer) error {
 	if err := checkRange(off, n, b.size); err != nil {
 		return s.dev.errorf(errors.InvalidArgument, op, "%s: %v", role, err)
@@ -75,18 +97,9 @@ func (s *Stream) rangeErr(op, role string, off, n int64, b *Buffer) error {
 // src is a no-op.
 func (s *Stream) Write(dst *Buffer, off int64, src []byte) error {
 	const op = "write"
-	if err := s.usable(op); err != nil {
-		return err
-	}
-	if err := s.own(op, "destination", dst); err != nil {
-		return err
-	}
 	n := int64(len(src))
-	if err := s.rangeErr(op, "destination", off, n, dst); err != nil {
+	if err := s.bufferArgs(op, "destination", dst, off, n); err != nil || n == 0 {
 		return err
-	}
-	if n == 0 {
-		return nil
 	}
 	err := s.profiled(profiling.KindH2D, "", n, func() error { return s.impl.Write(dst.impl, off, src) })
 	return s.account(err, op, kindH2D, n, dst)
@@ -97,18 +110,9 @@ func (s *Stream) Write(dst *Buffer, off int64, src []byte) error {
 // Synchronize of the stream (or of an event recorded after the Read).
 func (s *Stream) Read(dst []byte, src *Buffer, off int64) error {
 	const op = "read"
-	if err := s.usable(op); err != nil {
-		return err
-	}
-	if err := s.own(op, "source", src); err != nil {
-		return err
-	}
 	n := int64(len(dst))
-	if err := s.rangeErr(op, "source", off, n, src); err != nil {
+	if err := s.bufferArgs(op, "source", src, off, n); err != nil || n == 0 {
 		return err
-	}
-	if n == 0 {
-		return nil
 	}
 	err := s.profiled(profiling.KindD2H, "", n, func() error { return s.impl.Read(dst, src.impl, off) })
 	return s.account(err, op, kindD2H, n, src)
@@ -236,13 +240,7 @@ func (s *Stream) copyPeer(dst *Buffer, dstOff int64, src *Buffer, srcOff, n int6
 // must be multiples of 4.
 func (s *Stream) Fill(dst *Buffer, off, n int64, value uint32) error {
 	const op = "fill"
-	if err := s.usable(op); err != nil {
-		return err
-	}
-	if err := s.own(op, "destination", dst); err != nil {
-		return err
-	}
-	if err := s.rangeErr(op, "destination", off, n, dst); err != nil {
+	if err := s.bufferArgs(op, "destination", dst, off, n); err != nil {
 		return err
 	}
 	if off%4 != 0 || n%4 != 0 {
@@ -290,9 +288,26 @@ func (s *Stream) Wait(e *Event) error {
 		return s.dev.record(err)
 	}
 	if e.dev != s.dev {
-		return s.waitOther(e) // openall.go
+		return s.waitOther(e)
 	}
 	return s.dev.wrap(s.impl.Wait(e.impl), op)
+}
+
+// waitOther makes s wait for e, an event of another device: on the device
+// where the backend can (backend.PeerWaiter), else on the host: it returns
+// once e has completed, which orders everything s is given afterwards.
+func (s *Stream) waitOther(e *Event) error {
+	const op = "wait"
+	if e.dev.backend == s.dev.backend && e.dev.simulated == s.dev.simulated {
+		if pw, ok := s.impl.(backend.PeerWaiter); ok {
+			return s.dev.wrap(pw.WaitPeer(e.impl), op)
+		}
+	}
+	s.dev.stats.fallbacks.Add(1)
+	if err := e.impl.Synchronize(context.Background()); err != nil {
+		return e.dev.wrap(err, fmt.Sprintf("wait (on the host, for %s's event)", e.dev.name))
+	}
+	return nil
 }
 
 // Synchronize waits for the stream's work or for ctx, and returns the first

@@ -52,8 +52,10 @@ func D1(x int) Dim3 { return Dim3{X: x, Y: 1, Z: 1} }
 func D2(x, y int) Dim3 { return Dim3{X: x, Y: y, Z: 1} }
 
 // Arg is a typed kernel argument: a buffer or a scalar. Build it with Buf,
-// F32, F64, I32, U32, I64 or U64; arguments are passed in the portable order
-// of DESIGN §7 (buffers bind at 0..n-1, scalars pack into one params block).
+// F32, F64, I32, U32, I64 or U64. Every backend passes arguments by one
+// portable rule: the buffers, in argument order, bind at slots 0..n-1, and
+// the scalars, in argument order, pack into one parameter block (each aligned
+// to its size).
 type Arg struct {
 	kind backend.ArgKind
 	buf  *Buffer

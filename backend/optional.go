@@ -1,27 +1,106 @@
 package backend
 
-// MemInfoer is implemented by devices that can report memory use.
+// Optional interfaces. The root package finds each by type assertion on the
+// object a backend returned, and says below what it does when the object does
+// not implement it. The contract of the package doc holds for their methods
+// too; each lists what the root guarantees beyond it.
+
+// MemInfoer is implemented by devices that can report memory use. Without it,
+// the root's Device.MemInfo returns an error of category NotSupported, with
+// DeviceInfo.MemoryBytes as the total.
 type MemInfoer interface {
 	MemInfo() (free, total int64, err error)
 }
 
-// PeerCopier is implemented by streams that can copy from a buffer of another
-// device (of the same backend) directly.
-type PeerCopier interface {
-	CopyPeer(dst Buffer, dstOff int64, src Buffer, srcOff, n int64) error
+// PeerEnabler is implemented by devices that can map the memory of another
+// device of the same backend for direct access (CUDA: cuCtxEnablePeerAccess,
+// over NVLink or PCIe). After EnablePeer, copies this device makes from
+// other's memory go peer to peer. Enabling twice is not an error; two devices
+// that cannot reach each other give an error of category NotSupported.
+//
+// The root calls it only from OpenAll, right after opening the devices and
+// before using them, with other an open device of the same backend that this
+// device's DeviceInfo.Peers lists. Without it, OpenAll enables nothing and
+// cross-device copies are whatever PeerCopier (or the staged path) does.
+type PeerEnabler interface {
+	EnablePeer(other Device) error
 }
 
-// NativeHandle is implemented by objects that expose their native handle
-// (CUdeviceptr, VkBuffer, GLuint, CUstream, ...), for interoperation.
+// NativeRunner is implemented by devices whose native API makes a context
+// current per OS thread (CUDA). RunNative runs f on a locked OS thread with
+// the device's context current, so that native libraries called from f (NCCL,
+// cuBLAS) act on this device. f is never nil. Without it, the root's
+// Device.RunNative runs f on a locked OS thread and makes nothing current.
+type NativeRunner interface {
+	RunNative(f func() error) error
+}
+
+// NativeHandle is implemented by buffers and streams that expose their native
+// handle (CUdeviceptr, VkBuffer, GLuint, CUstream, ...), for interoperation.
+// Without it, the root's Buffer.NativeHandle and Stream.NativeHandle return an
+// error of category NotSupported.
 type NativeHandle interface {
 	NativeHandle() uintptr
 }
 
 // HostMemory is implemented by buffers whose contents live in host memory the
 // calling process can address directly (the CPU and simulated backends). Go
-// kernels reach their buffer arguments through it.
+// kernels reach their buffer arguments through it (Arg.Bytes). The root
+// package itself does not use it: without it, a Go kernel sees nil buffers.
 type HostMemory interface {
 	Bytes() []byte
+}
+
+// HostCopier is implemented by streams that copy between device memory and a
+// HostBuffer of their own device asynchronously, without staging: the host
+// buffer must stay untouched until the stream passes the copy. The root
+// guarantees that the host buffer is the backend's own, open, of the stream's
+// device, and that both ranges are in range (see the package doc). Without
+// it, the root's Stream.WriteHost and Stream.ReadHost call Write and Read
+// with the host buffer's bytes.
+type HostCopier interface {
+	WriteHost(dst Buffer, off int64, src HostBuffer, srcOff, n int64) error
+	ReadHost(dst HostBuffer, dstOff int64, src Buffer, srcOff, n int64) error
+}
+
+// PeerCopier is implemented by streams that can copy from a buffer of another
+// device of the same backend directly. The root guarantees that dst is an
+// open buffer of the stream's device, src an open buffer of another device
+// opened through a driver of the same name, and both ranges in range with
+// n > 0. Without it, the root's Stream.Copy between devices reads the source
+// on its device, waits for it, and writes it here: a synchronous copy through
+// the host, counted in Stats.Fallbacks.
+type PeerCopier interface {
+	CopyPeer(dst Buffer, dstOff int64, src Buffer, srcOff, n int64) error
+}
+
+// PeerWaiter is implemented by streams that can make their later work wait,
+// on the device, for an event recorded on a stream of another device of the
+// same backend (CUDA: cuStreamWaitEvent accepts an event of another context).
+// The root guarantees that e is open and of another device of the same
+// backend. Without it, the root's Stream.Wait waits for such an event on the
+// host, counted in Stats.Fallbacks.
+type PeerWaiter interface {
+	WaitPeer(e Event) error
+}
+
+// ArgsCopier is implemented by streams whose Launch is done with its argument
+// slice once it returns (the CUDA backend copies the arguments into its
+// parameter block), so that the root may pass the slice in memory it reuses
+// for the next launch. The root asks once, when it creates the stream;
+// returning false is the same as not implementing it. Without it, the root
+// allocates a fresh argument slice for every launch, which the backend may
+// keep until the launch has run.
+type ArgsCopier interface {
+	LaunchCopiesArgs() bool
+}
+
+// HostTimer is implemented by events timed on the host clock rather than by
+// the device (a backend without timestamp queries). The profiler marks the
+// records it times with such events as HostTimed. Without it, records are
+// taken as timed by the device.
+type HostTimer interface {
+	HostTimed() bool
 }
 
 // KernelAttributes describes the resources a compiled kernel uses; it feeds the
@@ -39,30 +118,18 @@ type KernelAttributes struct {
 }
 
 // KernelAttributer is implemented by kernels that can report their resources.
+// Without it, the root's Kernel.Attributes returns an error of category
+// NotSupported and the profiler records no occupancy.
 type KernelAttributer interface {
 	Attributes() (KernelAttributes, error)
-}
-
-// HostCopier is implemented by streams that copy between device memory and a
-// HostBuffer of their own device asynchronously, without staging: the host
-// buffer must stay untouched until the stream passes the copy. Without it the
-// root package uses Write and Read on the host buffer's bytes.
-type HostCopier interface {
-	WriteHost(dst Buffer, off int64, src HostBuffer, srcOff, n int64) error
-	ReadHost(dst HostBuffer, dstOff int64, src Buffer, srcOff, n int64) error
 }
 
 // Simulator is implemented by a registered driver that can stand in for other
 // backends (backend/sim). When ANYGPU_FAKE names a backend, the root package
 // asks the Simulator for a driver that presents the listed presets under that
-// backend's name, and uses it in place of the real one.
+// backend's name, and uses it in place of the real one. Without a registered
+// Simulator, a set ANYGPU_FAKE makes Open fail, and Probe report every
+// backend, with category Unavailable.
 type Simulator interface {
 	Simulate(backendName string, presets []string) (Driver, error)
-}
-
-// HostTimer is implemented by events timed on the host clock rather than by
-// the device (a backend without timestamp queries). The profiler marks the
-// records it times with such events as HostTimed.
-type HostTimer interface {
-	HostTimed() bool
 }

@@ -46,7 +46,9 @@ func (d Dim3) String() string {
 // ArgKind is the type of a kernel argument.
 type ArgKind uint8
 
-// Argument kinds of the portable ABI (DESIGN §7).
+// Argument kinds of the portable ABI: a kernel's buffers bind at slots
+// 0..n-1 in argument order, and its scalars pack in argument order into one
+// parameter block (PackScalars).
 const (
 	ArgBuffer ArgKind = iota + 1
 	ArgF32

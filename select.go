@@ -185,3 +185,110 @@ type reason struct {
 
 // String is "name: message", without a repeated backend prefix or the hint.
 func (r reason) String() string { return r.name + ": " + reasonOf(r.err) }
+
+// Several devices in one process.
+//
+// OpenAll opens every device of a backend; each Device keeps its own pools,
+// streams, statistics and error history, and may be driven from its own
+// goroutine. Between devices of one backend:
+//
+//   - Stream.Copy takes a source buffer of another device: peer to peer where
+//     the backend can (CUDA: cuMemcpyPeerAsync, over NVLink or PCIe where
+//     DeviceInfo.Peers lists the source), else staged through host memory
+//     (counted in Stats.Fallbacks). A peer copy is ordered on the destination
+//     stream only: order it after the work that wrote the source with an
+//     event of the source device (below), and record an event after it
+//     before the source device overwrites the source.
+//   - Stream.Wait takes an event of another device: on the device where the
+//     backend can (CUDA: cuStreamWaitEvent across contexts), else Wait
+//     blocks the caller until the event completes (counted in
+//     Stats.Fallbacks), which orders the work just the same.
+//
+// Collectives over several devices (all-reduce, broadcast, ...) are in the
+// package github.com/anygpu/gpu/collective, over NCCL.
+
+// OpenAll opens every device of one backend: the first backend in the
+// selection order of Open (WithBackends, else ANYGPU_BACKEND, else
+// DefaultOrder) that has a usable device, with all its devices instead of
+// one, in ordinal order. Software renderers are passed over unless their
+// backend is named, as in Open; WithDevice and ANYGPU_DEVICE are ignored
+// (CUDA_VISIBLE_DEVICES still limits what CUDA shows). The other options
+// apply to every device: each gets its own pools of the configured sizes.
+//
+// Where the backend can, OpenAll enables direct access between every pair of
+// devices that DeviceInfo.Peers lists (CUDA: cuCtxEnablePeerAccess both
+// ways); a pair it cannot enable is logged and its copies are staged.
+//
+// When no GPU backend is usable OpenAll falls back to the CPU device, alone,
+// with the one warning Open logs (or, with WithFallback(false), returns an
+// error of category Unavailable joining every backend's reason). If one
+// device of the chosen backend fails to open, the ones already opened are
+// closed and the error names it. Close every device when done (CloseAll).
+func OpenAll(ctx context.Context, opts ...Option) ([]*Device, error) {
+	return choose(ctx, "open all", opts, func(o options, c candidate, st BackendStatus) ([]*Device, error) {
+		infos := st.Devices
+		if o.backends == nil {
+			infos = slices.DeleteFunc(slices.Clone(infos), func(d DeviceInfo) bool { return d.Type == backend.TypeSoftware })
+			if len(infos) == 0 {
+				return nil, softwareOnly(c.name, st.Devices[0].Name)
+			}
+		}
+		devs, err := openEvery(ctx, c, infos, o)
+		if err != nil {
+			return nil, err
+		}
+		connectPeers(devs, o)
+		return devs, nil
+	}, func(d *Device) []*Device { return []*Device{d} })
+}
+
+// openEvery opens each listed device of one backend, or none.
+func openEvery(ctx context.Context, c candidate, infos []DeviceInfo, o options) ([]*Device, error) {
+	devs := make([]*Device, 0, len(infos))
+	for _, info := range infos {
+		d, err := openDevice(ctx, c, info, o)
+		if err != nil {
+			_ = CloseAll(devs)
+			return nil, errors.Wrap(err, c.name, fmt.Sprintf("open all: device %d of %d", info.Ordinal, len(infos)))
+		}
+		devs = append(devs, d)
+	}
+	return devs, nil
+}
+
+// connectPeers enables direct access between the devices that list each
+// other as peers, where the backend can; failures are logged, not fatal:
+// copies between such devices are staged instead.
+func connectPeers(devs []*Device, o options) {
+	byOrdinal := make(map[int]*Device, len(devs))
+	for _, d := range devs {
+		byOrdinal[d.info.Ordinal] = d
+	}
+	for _, d := range devs {
+		pe, ok := d.impl.(backend.PeerEnabler)
+		if !ok {
+			continue
+		}
+		for _, j := range d.info.Peers {
+			p := byOrdinal[j]
+			if p == nil || p == d {
+				continue
+			}
+			if err := pe.EnablePeer(p.impl); err != nil {
+				o.logger.Warn("anygpu: peer access not enabled; copies between these devices are staged", "from", d.name, "to", p.name, "err", err)
+			}
+		}
+	}
+}
+
+// CloseAll closes every device (nil entries are skipped) and returns their
+// errors, joined.
+func CloseAll(devs []*Device) error {
+	var errs []error
+	for _, d := range devs {
+		if err := d.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
