@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/backend/webgpu/internal/wgpuc"
 	"github.com/anygpu/gpu/errors"
 	"github.com/anygpu/gpu/internal/memview"
 	"github.com/oliverbestmann/webgpu/wgpu"
@@ -32,7 +33,7 @@ var (
 func (b *buffer) Size() int64 { return b.size }
 
 // NativeHandle returns the WGPUBuffer.
-func (b *buffer) NativeHandle() uintptr { return uintptr(rawHandle(b.buf)) }
+func (b *buffer) NativeHandle() uintptr { return wgpuc.Handle(b.buf) }
 
 // Close releases the buffer. Work already enqueued that uses it keeps it
 // alive until it has run (wgpu counts references), so Close never waits.

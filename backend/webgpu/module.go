@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/backend/webgpu/internal/wgpuc"
 	"github.com/anygpu/gpu/errors"
 	"github.com/oliverbestmann/webgpu/wgpu"
 )
@@ -184,7 +185,7 @@ func (d *device) createShaderLocked(op, dialect string, desc *wgpu.ShaderModuleD
 			if len(desc.SPIRVSource.Code)%4 != 0 || len(desc.SPIRVSource.Code) < 20 {
 				return fmt.Errorf("SPIR-V of %d bytes is not a module (whole 32-bit words, a 5-word header)", len(desc.SPIRVSource.Code))
 			}
-			sm = createSPIRV(d.dev, desc.SPIRVSource.Code)
+			sm = wgpuc.CreateShaderModuleSPIRV(d.dev, desc.SPIRVSource.Code)
 			return nil
 		}
 		var err error
