@@ -531,13 +531,10 @@ func (d *device) NewStream() (backend.Stream, error) {
 	return &stream{d: d}, nil
 }
 
-// Close waits (up to 30 s) for the device's work, then releases it.
+// Close waits (up to 30 s) for the device's work, the backend's own
+// downloads included, then releases it. The root package calls it once.
 func (d *device) Close() error {
 	d.mu.Lock()
-	if d.closed || d.closing.Load() {
-		d.mu.Unlock()
-		return nil
-	}
 	_ = d.flushLocked()
 	target := d.seq
 	d.mu.Unlock()

@@ -5,7 +5,6 @@ package webgpu
 import (
 	"fmt"
 	"math/bits"
-	"sync"
 	"sync/atomic"
 
 	"github.com/anygpu/gpu/backend"
@@ -16,13 +15,13 @@ import (
 )
 
 // buffer is device memory: a storage buffer, padded to 16 bytes (copies and
-// bindings work in 32-bit words, and kernels may view it as vec4s).
+// bindings work in 32-bit words, and kernels may view it as vec4s). The
+// root package closes it once, before its device.
 type buffer struct {
 	d     *device
 	buf   *wgpu.Buffer
 	size  int64  // as allocated by the caller
 	alloc uint64 // padded size
-	once  sync.Once
 }
 
 var (
@@ -38,14 +37,12 @@ func (b *buffer) NativeHandle() uintptr { return wgpuc.Handle(b.buf) }
 // Close releases the buffer. Work already enqueued that uses it keeps it
 // alive until it has run (wgpu counts references), so Close never waits.
 func (b *buffer) Close() error {
-	b.once.Do(func() {
-		b.d.mu.Lock()
-		b.d.forgetBufferLocked(b.buf)
-		b.d.mu.Unlock()
-		_ = protect("free", func() error {
-			b.buf.Release()
-			return nil
-		})
+	b.d.mu.Lock()
+	b.d.forgetBufferLocked(b.buf)
+	b.d.mu.Unlock()
+	_ = protect("free", func() error {
+		b.buf.Release()
+		return nil
 	})
 	return nil
 }
@@ -55,9 +52,8 @@ const bufferUsage = wgpu.BufferUsageStorage | wgpu.BufferUsageCopySrc | wgpu.Buf
 
 func (d *device) Alloc(size int64) (backend.Buffer, error) {
 	op := "alloc " + byteSize(size)
-	if size <= 0 {
-		return nil, errors.E(errors.InvalidArgument, Name, op, "size must be positive")
-	}
+	// The root checked size against DeviceInfo.MaxBufferBytes; the padding
+	// may still take it past the limit.
 	alloc := (uint64(size) + 15) &^ 15
 	if alloc > or64(d.limits.MaxBufferSize, defaultMaxBufferSize) {
 		return nil, &errors.Error{
@@ -94,23 +90,20 @@ func (d *device) Alloc(size int64) (backend.Buffer, error) {
 // hostBuffer is host memory: WebGPU has no pinned memory, so transfers from
 // it go through the queue like any other.
 type hostBuffer struct {
-	mem  []byte
-	once sync.Once
+	mem []byte
 }
 
 var _ backend.HostBuffer = (*hostBuffer)(nil)
 
 func (h *hostBuffer) Bytes() []byte { return h.mem }
 
+// Close drops the memory, for the garbage collector.
 func (h *hostBuffer) Close() error {
-	h.once.Do(func() { h.mem = nil })
+	h.mem = nil
 	return nil
 }
 
 func (d *device) AllocHost(size int64) (backend.HostBuffer, error) {
-	if size <= 0 {
-		return nil, errors.E(errors.InvalidArgument, Name, "alloc host", "size must be positive")
-	}
 	if size > 1<<40 {
 		return nil, &errors.Error{Backend: Name, Op: "alloc host " + byteSize(size), Category: errors.OutOfMemory,
 			Msg: "larger than host memory", Hint: "process the data in smaller batches"}
