@@ -11,6 +11,7 @@ import (
 	"github.com/anygpu/gpu/backend/webgpu/internal/wgpuc"
 	"github.com/anygpu/gpu/errors"
 	"github.com/anygpu/gpu/internal/memview"
+	"github.com/anygpu/gpu/internal/units"
 	"github.com/oliverbestmann/webgpu/wgpu"
 )
 
@@ -51,14 +52,14 @@ func (b *buffer) Close() error {
 const bufferUsage = wgpu.BufferUsageStorage | wgpu.BufferUsageCopySrc | wgpu.BufferUsageCopyDst
 
 func (d *device) Alloc(size int64) (backend.Buffer, error) {
-	op := "alloc " + byteSize(size)
+	op := "alloc " + units.ByteSize(size)
 	// The root checked size against DeviceInfo.MaxBufferBytes; the padding
 	// may still take it past the limit.
 	alloc := (uint64(size) + 15) &^ 15
 	if alloc > or64(d.limits.MaxBufferSize, defaultMaxBufferSize) {
 		return nil, &errors.Error{
 			Backend: Name, Op: op, Category: errors.OutOfMemory,
-			Msg:  fmt.Sprintf("larger than the adapter's largest buffer, %s", byteSize(int64(min(d.info.MaxBufferBytes, 1<<62)))),
+			Msg:  fmt.Sprintf("larger than the adapter's largest buffer, %s", units.ByteSize(int64(min(d.info.MaxBufferBytes, 1<<62)))),
 			Hint: "split the data over several buffers",
 		}
 	}
@@ -105,7 +106,7 @@ func (h *hostBuffer) Close() error {
 
 func (d *device) AllocHost(size int64) (backend.HostBuffer, error) {
 	if size > 1<<40 {
-		return nil, &errors.Error{Backend: Name, Op: "alloc host " + byteSize(size), Category: errors.OutOfMemory,
+		return nil, &errors.Error{Backend: Name, Op: "alloc host " + units.ByteSize(size), Category: errors.OutOfMemory,
 			Msg: "larger than host memory", Hint: "process the data in smaller batches"}
 	}
 	return &hostBuffer{mem: memview.Aligned(int(size), 64)}, nil
@@ -257,18 +258,4 @@ func (r *pendingRead) finishLocked(d *device, err error) {
 			s.err = err
 		}
 	}
-}
-
-// byteSize formats a byte count the way error messages show it ("1.0 GiB").
-func byteSize(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 5; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

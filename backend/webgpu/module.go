@@ -15,6 +15,7 @@ import (
 	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/backend/webgpu/internal/wgpuc"
 	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/internal/units"
 	"github.com/oliverbestmann/webgpu/wgpu"
 )
 
@@ -324,7 +325,7 @@ func (s *stream) Launch(k backend.Kernel, grid, block backend.Dim3, args []backe
 		if b.alloc > d.maxBinding {
 			return &errors.Error{
 				Backend: Name, Op: op, Category: errors.Launch,
-				Msg:  fmt.Sprintf("argument %d is a buffer of %s; the adapter binds at most %s per storage buffer", i, byteSize(b.size), byteSize(int64(d.maxBinding))),
+				Msg:  fmt.Sprintf("argument %d is a buffer of %s; the adapter binds at most %s per storage buffer", i, units.ByteSize(b.size), units.ByteSize(int64(d.maxBinding))),
 				Hint: "split the data over several buffers or launches",
 			}
 		}
