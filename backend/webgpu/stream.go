@@ -251,7 +251,15 @@ func (s *stream) Wait(backend.Event) error {
 // has run and its downloads have landed.
 func (s *stream) Synchronize(ctx context.Context) error {
 	d := s.d
-	if err := s.waitWork(ctx, "synchronize"); err != nil {
+	d.mu.Lock()
+	if err := d.usableLocked(); err != nil {
+		d.mu.Unlock()
+		return err
+	}
+	_ = d.flushLocked()
+	target := s.seq
+	d.mu.Unlock()
+	if err := d.wait(ctx, "synchronize", func() bool { return d.completed.Load() >= target && s.reads == 0 }); err != nil {
 		return err
 	}
 	d.mu.Lock()
@@ -262,21 +270,6 @@ func (s *stream) Synchronize(ctx context.Context) error {
 		err = d.asyncErr()
 	}
 	return err
-}
-
-// waitWork submits the pending batch and waits until the stream's work has
-// run and its downloads have landed.
-func (s *stream) waitWork(ctx context.Context, op string) error {
-	d := s.d
-	d.mu.Lock()
-	if err := d.usableLocked(); err != nil {
-		d.mu.Unlock()
-		return err
-	}
-	_ = d.flushLocked()
-	target := s.seq
-	d.mu.Unlock()
-	return d.wait(ctx, op, func() bool { return d.completed.Load() >= target && s.reads == 0 })
 }
 
 // Close releases the stream, which holds nothing native: its work is the
