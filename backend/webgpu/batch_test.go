@@ -157,6 +157,4 @@ func TestBindGroupCache(t *testing.T) {
 	require.Equal(t, 0, holding(a))
 	require.NoError(t, m.Close())
 	require.Equal(t, 0, holding(b))
-	err = s.Launch(k, grid, block, addArgs(b, 64, 3))
-	require.Equal(t, errors.Closed, errors.CategoryOf(err), "%v", err)
 }

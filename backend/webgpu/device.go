@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/backend/webgpu/internal/wgpuc"
 	"github.com/anygpu/gpu/errors"
 	"github.com/oliverbestmann/webgpu/wgpu"
 )
@@ -32,8 +33,8 @@ type device struct {
 	adapter *wgpu.Adapter
 	dev     *wgpu.Device
 	queue   *wgpu.Queue
-	sc      *scopes
-	sink    sink // uncaptured errors and loss, filled by C callbacks
+	sc      *wgpuc.Scopes
+	sink    wgpuc.Sink // uncaptured errors and loss, filled by C callbacks
 	limits  wgpu.Limits
 
 	maxDim       uint32 // work groups per dispatch dimension
@@ -128,7 +129,7 @@ func open(ctx context.Context, ordinal int) (backend.Device, error) {
 }
 
 func newDevice(ordinal int, e adapterEntry) (*device, error) {
-	d := &device{adapter: e.adapter, sink: newSink(), lastParams: -1}
+	d := &device{adapter: e.adapter, sink: wgpuc.NewSink(), lastParams: -1}
 	limits := requiredLimits(e.limits)
 	var features []wgpu.FeatureName
 	if e.has(wgpu.FeatureNameTimestampQuery) {
@@ -137,20 +138,20 @@ func newDevice(ordinal int, e adapterEntry) (*device, error) {
 	if e.has(wgpu.FeatureNameShaderF16) {
 		features = append(features, wgpu.FeatureNameShaderF16)
 	}
-	dev, status, msg := requestDevice(e.adapter, limits, features, d.sink)
+	dev, status, msg := wgpuc.RequestDevice(e.adapter, limits, features, d.sink)
 	fallback := ""
 	if dev == nil {
 		// Some drivers refuse limits their adapter reports: fall back to
 		// WebGPU's defaults, which every adapter supports.
 		fallback = condense(msg)
 		limits = wgpu.DefaultLimits()
-		dev, status, msg = requestDevice(e.adapter, limits, features, d.sink)
+		dev, status, msg = wgpuc.RequestDevice(e.adapter, limits, features, d.sink)
 	}
 	if dev == nil {
-		return nil, nativeErr(requestDeviceStatuses, max(status, 3), "open", msg, errors.None)
+		return nil, nativeErr(requestDeviceStatuses, uint32(max(status, wgpu.RequestDeviceStatusError)), "open", msg, errors.None)
 	}
 	d.dev = dev
-	d.sc = newScopes(dev)
+	d.sc = wgpuc.NewScopes(dev)
 	err := protect("open", func() error {
 		d.queue = dev.GetQueue()
 		d.limits = dev.GetLimits()
@@ -213,10 +214,10 @@ func (d *device) Info() backend.DeviceInfo { return d.info }
 // driver shader-compiler failures), out-of-memory stays OutOfMemory. An
 // uncaptured error raised during fn is returned as fn's.
 func (d *device) call(op string, vcat errors.Category, fn func() error) error {
-	seq := d.sink.seq()
-	d.sc.push()
+	seq := d.sink.Seq()
+	d.sc.Push()
 	fnErr := protect(op, fn)
-	ty, msg := d.sc.pop()
+	ty, msg := d.sc.Pop()
 	switch {
 	case ty != 0:
 		return d.typedErr(op, ty, msg, vcat)
@@ -225,9 +226,9 @@ func (d *device) call(op string, vcat errors.Category, fn func() error) error {
 			return fnErr
 		}
 		// The binding's Try… calls capture validation errors, as text.
-		return d.typedErr(op, 2, fnErr.Error(), vcat)
+		return d.typedErr(op, wgpu.ErrorTypeValidation, fnErr.Error(), vcat)
 	}
-	if d.sink.seq() == seq {
+	if d.sink.Seq() == seq {
 		return nil
 	}
 	// Errors raised outside the scopes during fn (internal errors: wgpu has
@@ -239,23 +240,26 @@ func (d *device) call(op string, vcat errors.Category, fn func() error) error {
 	last := errs[len(errs)-1]
 	d.errMu.Lock()
 	for _, e := range errs[:len(errs)-1] {
-		d.uncapErrs = append(d.uncapErrs, nativeErr(errorTypes, e.errType, "uncaptured error", e.msg, errors.None))
+		d.uncapErrs = append(d.uncapErrs, uncapturedErr(e))
 	}
 	d.errMu.Unlock()
-	return d.typedErr(op, last.errType, last.msg, vcat)
+	return d.typedErr(op, last.Type, last.Msg, vcat)
 }
 
-func (d *device) typedErr(op string, ty uint32, msg string, vcat errors.Category) error {
+// typedErr is the error of type ty that wgpu reported with msg in op: a
+// validation error has category vcat, and so have internal and unknown ones
+// while compiling.
+func (d *device) typedErr(op string, ty wgpu.ErrorType, msg string, vcat errors.Category) error {
 	cat := errors.None
 	switch ty {
-	case 2: // validation
+	case wgpu.ErrorTypeValidation:
 		cat = vcat
-	case 4, 5: // internal, unknown
+	case wgpu.ErrorTypeInternal, wgpu.ErrorTypeUnknown:
 		if vcat == errors.Compilation {
 			cat = vcat
 		}
 	}
-	err := nativeErr(errorTypes, ty, op, msg, cat)
+	err := nativeErr(errorTypes, uint32(ty), op, msg, cat)
 	if e, ok := err.(*errors.Error); ok && cat == errors.Compilation {
 		e.Log = msg
 	}
@@ -264,10 +268,10 @@ func (d *device) typedErr(op string, ty uint32, msg string, vcat errors.Category
 
 // drainSink takes the uncaptured errors the C callbacks queued, and records
 // the device's loss.
-func (d *device) drainSink() []sinkError {
-	errs, reason, msg := d.sink.take()
+func (d *device) drainSink() []wgpuc.UncapturedError {
+	errs, reason, msg := d.sink.Take()
 	if reason != 0 && !d.closing.Load() {
-		err := nativeErr(deviceLostReasons, reason, "device lost", msg, errors.None)
+		err := nativeErr(deviceLostReasons, uint32(reason), "device lost", msg, errors.None)
 		if e, ok := err.(*errors.Error); ok {
 			e.Fatal = true
 			if e.Category == errors.Closed {
@@ -277,6 +281,11 @@ func (d *device) drainSink() []sinkError {
 		}
 	}
 	return errs
+}
+
+// uncapturedErr is the error of one uncaptured error.
+func uncapturedErr(e wgpuc.UncapturedError) error {
+	return nativeErr(errorTypes, uint32(e.Type), "uncaptured error", e.Msg, errors.None)
 }
 
 // collectAsync moves the uncaptured errors queued by the C callbacks into
@@ -290,7 +299,7 @@ func (d *device) collectAsync() {
 	defer d.errMu.Unlock()
 	for _, e := range errs {
 		if len(d.uncapErrs) < 64 {
-			d.uncapErrs = append(d.uncapErrs, nativeErr(errorTypes, e.errType, "uncaptured error", e.msg, errors.None))
+			d.uncapErrs = append(d.uncapErrs, uncapturedErr(e))
 		}
 	}
 }
@@ -452,7 +461,7 @@ func (d *device) pollLocked() {
 		return nil
 	})
 	d.finishReadsLocked()
-	if n := d.sink.seq(); n != d.sinkSeen {
+	if n := d.sink.Seq(); n != d.sinkSeen {
 		d.sinkSeen = n
 		d.collectAsync()
 	}
@@ -522,13 +531,10 @@ func (d *device) NewStream() (backend.Stream, error) {
 	return &stream{d: d}, nil
 }
 
-// Close waits (up to 30 s) for the device's work, then releases it.
+// Close waits (up to 30 s) for the device's work, the backend's own
+// downloads included, then releases it. The root package calls it once.
 func (d *device) Close() error {
 	d.mu.Lock()
-	if d.closed || d.closing.Load() {
-		d.mu.Unlock()
-		return nil
-	}
 	_ = d.flushLocked()
 	target := d.seq
 	d.mu.Unlock()
@@ -589,7 +595,7 @@ func (d *device) release() {
 		return nil
 	})
 	if d.sc != nil {
-		d.sc.free()
+		d.sc.Free()
 	}
 }
 

@@ -106,4 +106,29 @@
 // without error, never destroys buffers, and maps staging buffers only
 // after their copies are submitted) but a device lost in the middle of one
 // can.
+//
+// # What the backend trusts
+//
+// The root package validates arguments and owns lifecycle: the backend is
+// handed only open buffers, events and kernels of its own device, ranges
+// inside them and sizes above zero, and each of its objects is closed once,
+// before its device. It checks none of that again. What it does check is
+// what only it can know: wgpu's validation errors, its limits (the largest
+// storage binding, the dispatch size), and the device's loss, which wgpu
+// reports asynchronously. The device also refuses work once it is closed,
+// as its background poller and a wait in progress may outlive a Close.
+//
+// # Files
+//
+// The common file map of the backends: driver.go (registration), device.go
+// (opening a device, error scopes, submission and polling), memory.go
+// (buffers and download staging), stream.go, event.go (events and their
+// timestamp slots), module.go (compiling and launching kernels), errors.go
+// (the WebGPU enums' table of categories and hints), info.go (adapters and
+// DeviceInfo) and internal/wgpuc, the cgo shim for the few webgpu.h calls
+// the binding lacks. Files for ideas of this backend alone: batch.go
+// (recording dispatches into one shared compute pass per submission),
+// guard.go (turning the binding's panics into errors, and running probing
+// and opening under a context), internal.go (the WGSL kernels behind
+// unaligned writes, copies and fills) and nocgo.go (the build without cgo).
 package webgpu

@@ -17,7 +17,8 @@ import (
 // submission holding it is (the queue's work-done callback reports
 // submissions). Its time is a GPU timestamp written by an empty compute pass
 // when the adapter has timestamp queries, else the host clock when the
-// work-done callback ran (HostTimed).
+// work-done callback ran (HostTimed). The root package closes it once, and
+// compares only events of one device.
 type event struct {
 	d *device
 	// Guarded by d.mu.
@@ -25,7 +26,6 @@ type event struct {
 	slot      int    // timestamp query slot, -1 when none
 	ticks     uint64 // the GPU timestamp, once fetched
 	haveTicks bool
-	closed    bool
 
 	host     bool // timed on the host clock
 	hostAt   atomic.Int64
@@ -88,14 +88,7 @@ func (e *event) Done() (bool, error) {
 // download).
 func (e *event) Elapsed(start backend.Event) (time.Duration, error) {
 	const op = "elapsed"
-	s, ok := start.(*event)
-	if !ok || s == nil {
-		return 0, errors.E(errors.InvalidArgument, Name, op, "event %T does not belong to the WebGPU backend", start)
-	}
-	d := e.d
-	if s.d != d {
-		return 0, errors.E(errors.InvalidArgument, Name, op, "the events belong to different devices, which share no clock")
-	}
+	s, d := start.(*event), e.d
 	d.mu.Lock()
 	if !s.doneLocked() || !e.doneLocked() {
 		d.pollLocked()
@@ -120,14 +113,12 @@ func (e *event) Elapsed(start backend.Event) (time.Duration, error) {
 	return time.Duration(float64(t1-t0) * d.tsPeriod), nil
 }
 
+// Close gives the event's timestamp slot back.
 func (e *event) Close() error {
 	d := e.d
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if !e.closed {
-		e.closed = true
-		d.ts.freeLocked(e)
-	}
+	d.ts.freeLocked(e)
 	return nil
 }
 

@@ -136,7 +136,9 @@ func TestHostTimedEvents(t *testing.T) {
 	require.NoError(t, e1.Close())
 }
 
-// TestCloseWithPendingWork closes a device with downloads still in flight.
+// TestCloseWithPendingWork closes a device with downloads still in flight
+// (and, as the root package does, leaves a buffer still open to the
+// device).
 func TestCloseWithPendingWork(t *testing.T) {
 	backendtest.SkipUnlessAvailable(t, Driver{})
 	dv, err := open(context.Background(), 0)
@@ -151,8 +153,5 @@ func TestCloseWithPendingWork(t *testing.T) {
 	require.NoError(t, s.Read(dst, b, 0))
 	require.NoError(t, d.Close())
 	require.Equal(t, byte(7), dst[0], "Close waited for the download")
-	require.NoError(t, d.Close())
-	require.NoError(t, b.Close())
-	require.Equal(t, errors.Closed, errors.CategoryOf(s.Synchronize(context.Background())))
-	require.NoError(t, s.Close())
+	require.Equal(t, errors.Closed, errors.CategoryOf(s.Synchronize(context.Background())), "a stream racing its device's Close")
 }

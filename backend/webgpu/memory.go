@@ -5,23 +5,24 @@ package webgpu
 import (
 	"fmt"
 	"math/bits"
-	"sync"
 	"sync/atomic"
 
 	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/backend/webgpu/internal/wgpuc"
 	"github.com/anygpu/gpu/errors"
 	"github.com/anygpu/gpu/internal/memview"
+	"github.com/anygpu/gpu/internal/units"
 	"github.com/oliverbestmann/webgpu/wgpu"
 )
 
 // buffer is device memory: a storage buffer, padded to 16 bytes (copies and
-// bindings work in 32-bit words, and kernels may view it as vec4s).
+// bindings work in 32-bit words, and kernels may view it as vec4s). The
+// root package closes it once, before its device.
 type buffer struct {
 	d     *device
 	buf   *wgpu.Buffer
 	size  int64  // as allocated by the caller
 	alloc uint64 // padded size
-	once  sync.Once
 }
 
 var (
@@ -32,19 +33,17 @@ var (
 func (b *buffer) Size() int64 { return b.size }
 
 // NativeHandle returns the WGPUBuffer.
-func (b *buffer) NativeHandle() uintptr { return uintptr(rawHandle(b.buf)) }
+func (b *buffer) NativeHandle() uintptr { return wgpuc.Handle(b.buf) }
 
 // Close releases the buffer. Work already enqueued that uses it keeps it
 // alive until it has run (wgpu counts references), so Close never waits.
 func (b *buffer) Close() error {
-	b.once.Do(func() {
-		b.d.mu.Lock()
-		b.d.forgetBufferLocked(b.buf)
-		b.d.mu.Unlock()
-		_ = protect("free", func() error {
-			b.buf.Release()
-			return nil
-		})
+	b.d.mu.Lock()
+	b.d.forgetBufferLocked(b.buf)
+	b.d.mu.Unlock()
+	_ = protect("free", func() error {
+		b.buf.Release()
+		return nil
 	})
 	return nil
 }
@@ -53,15 +52,14 @@ func (b *buffer) Close() error {
 const bufferUsage = wgpu.BufferUsageStorage | wgpu.BufferUsageCopySrc | wgpu.BufferUsageCopyDst
 
 func (d *device) Alloc(size int64) (backend.Buffer, error) {
-	op := "alloc " + byteSize(size)
-	if size <= 0 {
-		return nil, errors.E(errors.InvalidArgument, Name, op, "size must be positive")
-	}
+	op := "alloc " + units.ByteSize(size)
+	// The root checked size against DeviceInfo.MaxBufferBytes; the padding
+	// may still take it past the limit.
 	alloc := (uint64(size) + 15) &^ 15
 	if alloc > or64(d.limits.MaxBufferSize, defaultMaxBufferSize) {
 		return nil, &errors.Error{
 			Backend: Name, Op: op, Category: errors.OutOfMemory,
-			Msg:  fmt.Sprintf("larger than the adapter's largest buffer, %s", byteSize(int64(min(d.info.MaxBufferBytes, 1<<62)))),
+			Msg:  fmt.Sprintf("larger than the adapter's largest buffer, %s", units.ByteSize(int64(min(d.info.MaxBufferBytes, 1<<62)))),
 			Hint: "split the data over several buffers",
 		}
 	}
@@ -93,25 +91,22 @@ func (d *device) Alloc(size int64) (backend.Buffer, error) {
 // hostBuffer is host memory: WebGPU has no pinned memory, so transfers from
 // it go through the queue like any other.
 type hostBuffer struct {
-	mem  []byte
-	once sync.Once
+	mem []byte
 }
 
 var _ backend.HostBuffer = (*hostBuffer)(nil)
 
 func (h *hostBuffer) Bytes() []byte { return h.mem }
 
+// Close drops the memory, for the garbage collector.
 func (h *hostBuffer) Close() error {
-	h.once.Do(func() { h.mem = nil })
+	h.mem = nil
 	return nil
 }
 
 func (d *device) AllocHost(size int64) (backend.HostBuffer, error) {
-	if size <= 0 {
-		return nil, errors.E(errors.InvalidArgument, Name, "alloc host", "size must be positive")
-	}
 	if size > 1<<40 {
-		return nil, &errors.Error{Backend: Name, Op: "alloc host " + byteSize(size), Category: errors.OutOfMemory,
+		return nil, &errors.Error{Backend: Name, Op: "alloc host " + units.ByteSize(size), Category: errors.OutOfMemory,
 			Msg: "larger than host memory", Hint: "process the data in smaller batches"}
 	}
 	return &hostBuffer{mem: memview.Aligned(int(size), 64)}, nil
@@ -263,18 +258,4 @@ func (r *pendingRead) finishLocked(d *device, err error) {
 			s.err = err
 		}
 	}
-}
-
-// byteSize formats a byte count the way error messages show it ("1.0 GiB").
-func byteSize(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 5; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

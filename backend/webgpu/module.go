@@ -13,18 +13,20 @@ import (
 	"strings"
 
 	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/backend/webgpu/internal/wgpuc"
 	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/internal/units"
 	"github.com/oliverbestmann/webgpu/wgpu"
 )
 
 // module is compiled device code: WGSL (one shader module, an entry point
-// per kernel), GLSL (one shader module per kernel) or SPIR-V.
+// per kernel), GLSL (one shader module per kernel) or SPIR-V. The root
+// package closes it once, and launches none of its kernels after that.
 type module struct {
 	d       *device
 	name    string
 	shader  *wgpu.ShaderModule // the module whose entry points are the kernels; nil for per-kernel modules
 	kernels map[string]*kernel // guarded by d.mu
-	closed  bool               // guarded by d.mu
 	coarsen map[string]int     // anygpu_coarsen_<entry> constants of the WGSL
 	// lazy: kernels are made on first use (a module without Params, whose
 	// entry points the backend cannot list).
@@ -94,54 +96,24 @@ func (d *device) Compile(ctx context.Context, src backend.Source, opts backend.C
 			names = []string{src.Name}
 		}
 		code := glsl450(src.GLSL)
-		for _, name := range names {
+		err = m.compileEachLocked(op, "GLSL", names, func(name string) *wgpu.ShaderModuleDescriptor {
 			defs := map[string]string{"ANYGPU_KERNEL_" + name: "1"}
-			for k, v := range opts.Defines {
-				defs[k] = v
-			}
-			var sm *wgpu.ShaderModule
-			sm, err = d.createShaderLocked(op, "GLSL", &wgpu.ShaderModuleDescriptor{
+			maps.Copy(defs, opts.Defines)
+			return &wgpu.ShaderModuleDescriptor{
 				Label: src.Name + "/" + name, GLSLSource: &wgpu.ShaderSourceGLSL{Code: code, Defines: defs, ShaderStage: wgpu.ShaderStageCompute},
-			})
-			if err != nil {
-				break
 			}
-			k := &kernel{m: m, name: name, shader: sm}
-			if err = d.pipelineLocked(op, k, sm, "main"); err != nil {
-				k.release()
-				break
-			}
-			m.kernels[name] = k
-		}
-		if err != nil {
-			m.releaseLocked()
-			return nil, err
-		}
-		return m, nil
+		})
+		names = nil // made
 	case len(src.SPIRV) > 0:
 		m.shader, err = d.createShaderLocked(op, "SPIR-V", &wgpu.ShaderModuleDescriptor{Label: src.Name, SPIRVSource: &wgpu.ShaderSourceSPIRV{Code: src.SPIRV}})
 		if len(names) == 0 {
 			names = []string{src.Name}
 		}
 	case len(src.SPIRVKernels) > 0:
-		for _, name := range slices.Sorted(maps.Keys(src.SPIRVKernels)) {
-			var sm *wgpu.ShaderModule
-			sm, err = d.createShaderLocked(op, "SPIR-V", &wgpu.ShaderModuleDescriptor{Label: src.Name + "/" + name, SPIRVSource: &wgpu.ShaderSourceSPIRV{Code: src.SPIRVKernels[name]}})
-			if err != nil {
-				break
-			}
-			k := &kernel{m: m, name: name, shader: sm}
-			if err = d.pipelineLocked(op, k, sm, "main"); err != nil {
-				k.release()
-				break
-			}
-			m.kernels[name] = k
-		}
-		if err != nil {
-			m.releaseLocked()
-			return nil, err
-		}
-		return m, nil
+		err = m.compileEachLocked(op, "SPIR-V", slices.Sorted(maps.Keys(src.SPIRVKernels)), func(name string) *wgpu.ShaderModuleDescriptor {
+			return &wgpu.ShaderModuleDescriptor{Label: src.Name + "/" + name, SPIRVSource: &wgpu.ShaderSourceSPIRV{Code: src.SPIRVKernels[name]}}
+		})
+		names = nil // made
 	default:
 		return nil, &errors.Error{
 			Backend: Name, Op: op, Category: errors.NotSupported,
@@ -152,6 +124,7 @@ func (d *device) Compile(ctx context.Context, src backend.Source, opts backend.C
 	if err != nil {
 		return nil, err
 	}
+	// The kernels of the one shader module, by entry point.
 	for _, name := range names {
 		k := &kernel{m: m, name: name}
 		if err := d.pipelineLocked(op, k, m.shader, name); err != nil {
@@ -162,6 +135,27 @@ func (d *device) Compile(ctx context.Context, src backend.Source, opts backend.C
 		m.kernels[name] = k
 	}
 	return m, nil
+}
+
+// compileEachLocked makes a shader module of dialect per kernel of names,
+// from the descriptor desc returns for it, and the kernel's pipeline from
+// its entry point main. On failure it releases what the module holds.
+func (m *module) compileEachLocked(op, dialect string, names []string, desc func(name string) *wgpu.ShaderModuleDescriptor) error {
+	d := m.d
+	for _, name := range names {
+		sm, err := d.createShaderLocked(op, dialect, desc(name))
+		if err == nil {
+			k := &kernel{m: m, name: name, shader: sm}
+			if err = d.pipelineLocked(op, k, sm, "main"); err == nil {
+				m.kernels[name] = k
+				continue
+			}
+			k.release()
+		}
+		m.releaseLocked()
+		return err
+	}
+	return nil
 }
 
 // glsl450 raises "#version 430" to 450: wgpu's GLSL front end (naga) takes
@@ -184,7 +178,7 @@ func (d *device) createShaderLocked(op, dialect string, desc *wgpu.ShaderModuleD
 			if len(desc.SPIRVSource.Code)%4 != 0 || len(desc.SPIRVSource.Code) < 20 {
 				return fmt.Errorf("SPIR-V of %d bytes is not a module (whole 32-bit words, a 5-word header)", len(desc.SPIRVSource.Code))
 			}
-			sm = createSPIRV(d.dev, desc.SPIRVSource.Code)
+			sm = wgpuc.CreateShaderModuleSPIRV(d.dev, desc.SPIRVSource.Code)
 			return nil
 		}
 		var err error
@@ -238,9 +232,6 @@ func (m *module) Kernel(name string) (backend.Kernel, error) {
 	d := m.d
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if m.closed {
-		return nil, &errors.Error{Backend: Name, Op: "kernel", Category: errors.Closed, Msg: "module is closed", Hint: "compile the source again"}
-	}
 	if k, ok := m.kernels[name]; ok {
 		return k, nil
 	}
@@ -273,10 +264,6 @@ func (m *module) Close() error {
 }
 
 func (m *module) releaseLocked() {
-	if m.closed {
-		return
-	}
-	m.closed = true
 	for _, k := range m.kernels {
 		m.d.forgetLayoutLocked(k.layout)
 		k.release()
@@ -321,15 +308,9 @@ func (m *module) coarsenOf(entry string) int {
 // kernels compute their group from the linear dispatch index (see package
 // kernels).
 func (s *stream) Launch(k backend.Kernel, grid, block backend.Dim3, args []backend.Arg) error {
-	kern, ok := k.(*kernel)
-	if !ok || kern == nil {
-		return errors.E(errors.InvalidArgument, Name, "launch", "kernel %T does not belong to the WebGPU backend", k)
-	}
+	kern := k.(*kernel)
 	op := "launch " + kern.name
 	d := s.d
-	if kern.m.d != d {
-		return errors.E(errors.InvalidArgument, Name, op, "the kernel was compiled for another WebGPU device")
-	}
 	grid, block = grid.Norm(), block.Norm()
 	px, py, pz, err := dispatchSize(grid, kern.coarsen, d.maxDim)
 	if err != nil {
@@ -340,14 +321,11 @@ func (s *stream) Launch(k backend.Kernel, grid, block backend.Dim3, args []backe
 		if a.Kind != backend.ArgBuffer {
 			continue
 		}
-		b, err := s.own(op, a.Buffer)
-		if err != nil {
-			return err
-		}
+		b := a.Buffer.(*buffer)
 		if b.alloc > d.maxBinding {
 			return &errors.Error{
 				Backend: Name, Op: op, Category: errors.Launch,
-				Msg:  fmt.Sprintf("argument %d is a buffer of %s; the adapter binds at most %s per storage buffer", i, byteSize(b.size), byteSize(int64(d.maxBinding))),
+				Msg:  fmt.Sprintf("argument %d is a buffer of %s; the adapter binds at most %s per storage buffer", i, units.ByteSize(b.size), units.ByteSize(int64(d.maxBinding))),
 				Hint: "split the data over several buffers or launches",
 			}
 		}
@@ -364,24 +342,13 @@ func (s *stream) Launch(k backend.Kernel, grid, block backend.Dim3, args []backe
 		params = binary.LittleEndian.AppendUint32(params, uint32(block.Z))
 		params = binary.LittleEndian.AppendUint32(params, 0)
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if err := s.usableLocked(); err != nil {
-		return err
-	}
-	if kern.m.closed {
-		return &errors.Error{Backend: Name, Op: op, Category: errors.Closed, Msg: "the kernel's module is closed", Hint: "compile the source again"}
-	}
-	if len(params) > 0 {
-		off := d.paramsLocked(params)
-		entries = append(entries, wgpu.BindGroupEntry{Binding: uint32(len(entries)), Buffer: d.arena, Offset: off, Size: uint64(len(params))})
-	}
-	if err := d.dispatchLocked(op, errors.Launch, s, kern.pipe, kern.layout, entries, px, py, pz); err != nil {
-		return err
-	}
-	d.touchLocked(s)
-	d.afterWorkLocked()
-	return nil
+	return s.enqueue(func(d *device) error {
+		if len(params) > 0 {
+			off := d.paramsLocked(params)
+			entries = append(entries, wgpu.BindGroupEntry{Binding: uint32(len(entries)), Buffer: d.arena, Offset: off, Size: uint64(len(params))})
+		}
+		return d.dispatchLocked(op, errors.Launch, s, kern.pipe, kern.layout, entries, px, py, pz)
+	})
 }
 
 // dispatchSize returns the dispatch for a launch over grid of a kernel that

@@ -15,10 +15,13 @@ import (
 // streams run in the order they were enqueued, which satisfies any ordering
 // streams and events could ask for (Wait has nothing left to do) at the
 // price of no overlap between streams.
+//
+// The root package hands a stream only open buffers, events and kernels of
+// its own device, ranges inside them and sizes above zero, and closes it
+// once, after synchronizing it: the stream checks none of that again.
 type stream struct {
 	d *device
 	// Guarded by d.mu.
-	closed  bool
 	pending bool   // has work in the device's pending batch
 	seq     uint64 // the last submission with work of this stream
 	reads   int    // downloads not yet complete
@@ -27,25 +30,22 @@ type stream struct {
 
 var _ backend.Stream = (*stream)(nil)
 
-var errStreamClosed = &errors.Error{Backend: Name, Op: "stream", Category: errors.Closed, Msg: "stream is closed", Hint: "create a new stream with Device.NewStream"}
-
-func (s *stream) usableLocked() error {
-	if s.closed {
-		return errStreamClosed
+// enqueue runs encode, which adds one operation of s to the device's pending
+// batch, with the device locked and usable (not closed, not lost), then lets
+// the batch go if it should.
+func (s *stream) enqueue(encode func(d *device) error) error {
+	d := s.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.usableLocked(); err != nil {
+		return err
 	}
-	return s.d.usableLocked()
-}
-
-// own returns b as a buffer of this stream's device.
-func (s *stream) own(op string, b backend.Buffer) (*buffer, error) {
-	bb, ok := b.(*buffer)
-	if !ok || bb == nil {
-		return nil, errors.E(errors.InvalidArgument, Name, op, "buffer %T does not belong to the WebGPU backend", b)
+	if err := encode(d); err != nil {
+		return err
 	}
-	if bb.d != s.d {
-		return nil, errors.E(errors.InvalidArgument, Name, op, "the buffer belongs to another WebGPU device")
-	}
-	return bb, nil
+	d.touchLocked(s)
+	d.afterWorkLocked()
+	return nil
 }
 
 // Write enqueues a copy of src to dst at off. The queue stages src at once,
@@ -53,23 +53,18 @@ func (s *stream) own(op string, b backend.Buffer) (*buffer, error) {
 // queue's buffer write; a partial word at either end is merged into the
 // buffer by a one-thread kernel, in stream order.
 func (s *stream) Write(dst backend.Buffer, off int64, src []byte) error {
+	return s.enqueue(func(d *device) error { return d.writeLocked(dst.(*buffer), uint64(off), src) })
+}
+
+// writeLocked is Write's work.
+func (d *device) writeLocked(b *buffer, o uint64, src []byte) error {
 	const op = "write"
-	b, err := s.own(op, dst)
-	if err != nil || len(src) == 0 {
-		return err
-	}
-	d := s.d
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if err := s.usableLocked(); err != nil {
-		return err
-	}
 	// Queue writes run before the command buffers of the next submission:
 	// submit the work enqueued before this write first.
 	if err := d.flushLocked(); err != nil {
 		return err
 	}
-	o, n := uint64(off), uint64(len(src))
+	n := uint64(len(src))
 	lo, hi := (o+3)&^3, (o+n)&^3
 	if lo < hi {
 		err := d.call(op, errors.InvalidArgument, func() error {
@@ -91,8 +86,6 @@ func (s *stream) Write(dst backend.Buffer, off int64, src []byte) error {
 			return err
 		}
 	}
-	d.touchLocked(s)
-	d.afterWorkLocked()
 	return nil
 }
 
@@ -114,18 +107,13 @@ func edgeWords(o, n uint64) []uint64 {
 // words into a mappable staging buffer; when the stream is synchronized the
 // staging buffer has been mapped and dst holds the data.
 func (s *stream) Read(dst []byte, src backend.Buffer, off int64) error {
+	return s.enqueue(func(d *device) error { return d.readLocked(s, dst, src.(*buffer), uint64(off)) })
+}
+
+// readLocked is Read's work.
+func (d *device) readLocked(s *stream, dst []byte, b *buffer, o uint64) error {
 	const op = "read"
-	b, err := s.own(op, src)
-	if err != nil || len(dst) == 0 {
-		return err
-	}
-	d := s.d
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if err := s.usableLocked(); err != nil {
-		return err
-	}
-	o, n := uint64(off), uint64(len(dst))
+	n := uint64(len(dst))
 	lo, hi := o&^3, (o+n+3)&^3
 	staging, class, err := d.acquireStagingLocked(op, hi-lo)
 	if err != nil {
@@ -140,8 +128,6 @@ func (s *stream) Read(dst []byte, src backend.Buffer, off int64) error {
 	}
 	d.toMap = append(d.toMap, &pendingRead{s: s, dst: dst, staging: staging, class: class, skip: o - lo, size: hi - lo})
 	s.reads++
-	d.touchLocked(s)
-	d.afterWorkLocked()
 	return nil
 }
 
@@ -152,72 +138,45 @@ func (s *stream) Read(dst []byte, src backend.Buffer, off int64) error {
 // kernel for the rest (and for copies within one buffer, which WebGPU's copy
 // command refuses).
 func (s *stream) Copy(dst backend.Buffer, dstOff int64, src backend.Buffer, srcOff, n int64) error {
+	return s.enqueue(func(d *device) error {
+		return d.copyLocked(dst.(*buffer), uint64(dstOff), src.(*buffer), uint64(srcOff), uint64(n))
+	})
+}
+
+// copyLocked is Copy's work.
+func (d *device) copyLocked(db *buffer, dstOff uint64, sb *buffer, srcOff, n uint64) error {
 	const op = "copy"
-	db, err := s.own(op, dst)
-	if err != nil {
-		return err
-	}
-	sb, err := s.own(op, src)
-	if err != nil || n == 0 {
-		return err
-	}
-	d := s.d
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if err := s.usableLocked(); err != nil {
-		return err
-	}
 	aligned := dstOff%4 == 0 && srcOff%4 == 0 && n%4 == 0
+	vec4 := dstOff%16 == 0 && srcOff%16 == 0 && n%16 == 0 && d.storageAlign%16 == 0
 	switch {
-	case db != sb && aligned && d.info.Type == backend.TypeSoftware:
-		// On a CPU the queue's copy is a memcpy, faster than any kernel.
-		err = d.encodeLocked(op, errors.InvalidArgument, func(enc *wgpu.CommandEncoder) error {
-			return enc.TryCopyBufferToBuffer(sb.buf, uint64(srcOff), db.buf, uint64(dstOff), uint64(n))
-		})
-	case dstOff%16 == 0 && srcOff%16 == 0 && n%16 == 0 && d.storageAlign%16 == 0:
-		err = d.copyVec4Locked(op, db, uint64(dstOff), sb, uint64(srcOff), uint64(n))
+	case vec4 && d.info.Type != backend.TypeSoftware:
+		return d.copyVec4Locked(op, db, dstOff, sb, srcOff, n)
 	case db != sb && aligned:
-		err = d.encodeLocked(op, errors.InvalidArgument, func(enc *wgpu.CommandEncoder) error {
-			return enc.TryCopyBufferToBuffer(sb.buf, uint64(srcOff), db.buf, uint64(dstOff), uint64(n))
+		// The queue's copy command (on a CPU a memcpy, faster than any
+		// kernel).
+		return d.encodeLocked(op, errors.InvalidArgument, func(enc *wgpu.CommandEncoder) error {
+			return enc.TryCopyBufferToBuffer(sb.buf, srcOff, db.buf, dstOff, n)
 		})
+	case vec4:
+		return d.copyVec4Locked(op, db, dstOff, sb, srcOff, n)
 	default:
-		err = d.copyBytesLocked(op, db, uint64(dstOff), sb, uint64(srcOff), uint64(n))
+		return d.copyBytesLocked(op, db, dstOff, sb, srcOff, n)
 	}
-	if err != nil {
-		return err
-	}
-	d.touchLocked(s)
-	d.afterWorkLocked()
-	return nil
 }
 
 // Fill enqueues setting n bytes at off (both multiples of 4) to the repeated
 // value v: the queue's clear command for 0, a fill kernel otherwise.
 func (s *stream) Fill(dst backend.Buffer, off, n int64, v uint32) error {
 	const op = "fill"
-	b, err := s.own(op, dst)
-	if err != nil || n == 0 {
-		return err
-	}
-	d := s.d
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if err := s.usableLocked(); err != nil {
-		return err
-	}
-	if v == 0 {
-		err = d.encodeLocked(op, errors.InvalidArgument, func(enc *wgpu.CommandEncoder) error {
-			return enc.TryClearBuffer(b.buf, uint64(off), uint64(n))
-		})
-	} else {
-		err = d.fillWordsLocked(op, b, uint64(off), uint64(n), v)
-	}
-	if err != nil {
-		return err
-	}
-	d.touchLocked(s)
-	d.afterWorkLocked()
-	return nil
+	b := dst.(*buffer)
+	return s.enqueue(func(d *device) error {
+		if v == 0 {
+			return d.encodeLocked(op, errors.InvalidArgument, func(enc *wgpu.CommandEncoder) error {
+				return enc.TryClearBuffer(b.buf, uint64(off), uint64(n))
+			})
+		}
+		return d.fillWordsLocked(op, b, uint64(off), uint64(n), v)
+	})
 }
 
 // encodeLocked records one command buffer with fn and adds it to the
@@ -244,7 +203,7 @@ func (s *stream) Record() (backend.Event, error) {
 	d := s.d
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if err := s.usableLocked(); err != nil {
+	if err := d.usableLocked(); err != nil {
 		return nil, err
 	}
 	e := &event{d: d, slot: -1}
@@ -280,18 +239,12 @@ func (s *stream) Record() (backend.Event, error) {
 }
 
 // Wait orders the stream after e. All streams of a device share one queue
-// in enqueue order, so work enqueued after Wait already runs after e.
-func (s *stream) Wait(ev backend.Event) error {
-	e, ok := ev.(*event)
-	if !ok || e == nil {
-		return errors.E(errors.InvalidArgument, Name, "wait", "event %T does not belong to the WebGPU backend", ev)
-	}
-	if e.d != s.d {
-		return errors.E(errors.InvalidArgument, Name, "wait", "the event belongs to another WebGPU device")
-	}
+// in enqueue order, so work enqueued after Wait already runs after e: Wait
+// only reports a device that cannot take work.
+func (s *stream) Wait(backend.Event) error {
 	s.d.mu.Lock()
 	defer s.d.mu.Unlock()
-	return s.usableLocked()
+	return s.d.usableLocked()
 }
 
 // Synchronize submits the pending work and waits until the stream's work
@@ -299,7 +252,7 @@ func (s *stream) Wait(ev backend.Event) error {
 func (s *stream) Synchronize(ctx context.Context) error {
 	d := s.d
 	d.mu.Lock()
-	if err := s.usableLocked(); err != nil {
+	if err := d.usableLocked(); err != nil {
 		d.mu.Unlock()
 		return err
 	}
@@ -319,27 +272,6 @@ func (s *stream) Synchronize(ctx context.Context) error {
 	return err
 }
 
-// Close waits (up to 30 s) for the stream's work, then closes it.
-func (s *stream) Close() error {
-	d := s.d
-	d.mu.Lock()
-	if s.closed {
-		d.mu.Unlock()
-		return nil
-	}
-	if d.closed {
-		s.closed = true
-		d.mu.Unlock()
-		return nil
-	}
-	_ = d.flushLocked()
-	target := s.seq
-	d.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), closeWait)
-	defer cancel()
-	_ = d.wait(ctx, "close stream", func() bool { return d.completed.Load() >= target && s.reads == 0 })
-	d.mu.Lock()
-	s.closed = true
-	d.mu.Unlock()
-	return nil
-}
+// Close releases the stream, which holds nothing native: its work is the
+// device's, and the root package synchronizes the stream before closing it.
+func (s *stream) Close() error { return nil }

@@ -127,41 +127,6 @@ func errNoAdapter(op string) error {
 	}
 }
 
-// runCtx runs fn on its own goroutine and returns its result, or ctx's error
-// (category Timeout) if ctx ends first; cleanup then receives fn's result
-// when it comes.
-func runCtx[T any](ctx context.Context, op string, fn func() (T, error), cleanup func(T)) (T, error) {
-	var zero T
-	if err := ctx.Err(); err != nil {
-		return zero, errors.Wrap(err, Name, op)
-	}
-	type result struct {
-		v   T
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		var r result
-		r.err = protect(op, func() error {
-			var err error
-			r.v, err = fn()
-			return err
-		})
-		ch <- r
-	}()
-	select {
-	case r := <-ch:
-		return r.v, r.err
-	case <-ctx.Done():
-		go func() {
-			if r := <-ch; r.err == nil && cleanup != nil {
-				cleanup(r.v)
-			}
-		}()
-		return zero, errors.Wrap(ctx.Err(), Name, op)
-	}
-}
-
 func probe(ctx context.Context) ([]backend.DeviceInfo, error) {
 	return runCtx(ctx, "probe", func() ([]backend.DeviceInfo, error) {
 		list, err := enumerate()

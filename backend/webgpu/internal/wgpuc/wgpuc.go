@@ -1,18 +1,9 @@
 //go:build cgo
 
-package webgpu
+package wgpuc
 
-// The few C entry points of wgpu-native that the binding does not expose or
-// gets wrong: creating a device with uncaptured-error and device-lost
-// callbacks (without the first, wgpu-native panics across the FFI boundary,
-// which aborts the process, on the first error outside an error scope),
-// typed error scopes (the binding's Try… calls capture validation errors
-// only, as text), and SPIR-V shader modules (the binding passes the code size
-// in bytes where webgpu.h wants 32-bit words). The
-// declarations mirror webgpu.h of wgpu-native 29 as shipped with
-// github.com/oliverbestmann/webgpu v1.36.0; the static assertions below pin
-// their layout to that header's (checked with its real definitions), and the
-// library itself is linked by the binding's libs-* packages.
+// The C side: declarations of webgpu.h, the callbacks and the wrappers the
+// Go side calls.
 
 /*
 #include <stdint.h>
@@ -196,20 +187,22 @@ typedef struct ag_result {
 	char message[agMessageMax];
 } ag_result;
 
-static void ag_copy_message(ag_result* r, WGPUStringView m) {
+// ag_copy copies a message into dst, a buffer of cap bytes, truncated and
+// NUL-terminated.
+static void ag_copy(char* dst, size_t cap, WGPUStringView m) {
 	size_t n = m.length;
 	if (m.data == NULL) {
 		n = 0;
 	} else if (n == SIZE_MAX) {
 		n = strlen(m.data);
 	}
-	if (n > agMessageMax - 1) {
-		n = agMessageMax - 1;
+	if (n > cap - 1) {
+		n = cap - 1;
 	}
 	if (n > 0) {
-		memcpy(r->message, m.data, n);
+		memcpy(dst, m.data, n);
 	}
-	r->message[n] = 0;
+	dst[n] = 0;
 }
 
 static void ag_request_device_cb(uint32_t status, WGPUDevice device, WGPUStringView message, void* u1, void* u2) {
@@ -217,7 +210,7 @@ static void ag_request_device_cb(uint32_t status, WGPUDevice device, WGPUStringV
 	r->called = 1;
 	r->status = status;
 	r->device = device;
-	ag_copy_message(r, message);
+	ag_copy(r->message, agMessageMax, message);
 }
 
 // ag_sink collects a device's uncaptured errors and its loss. The callbacks
@@ -240,29 +233,13 @@ typedef struct ag_sink {
 static void ag_lock(ag_sink* s) { while (__sync_lock_test_and_set(&s->lock, 1)) { } }
 static void ag_unlock(ag_sink* s) { __sync_lock_release(&s->lock); }
 
-static void ag_copy(char* dst, WGPUStringView m) {
-	size_t n = m.length;
-	if (m.data == NULL) {
-		n = 0;
-	} else if (n == SIZE_MAX) {
-		n = strlen(m.data);
-	}
-	if (n > agSinkMsg - 1) {
-		n = agSinkMsg - 1;
-	}
-	if (n > 0) {
-		memcpy(dst, m.data, n);
-	}
-	dst[n] = 0;
-}
-
 static void ag_uncaptured_cb(WGPUDevice const * device, uint32_t type, WGPUStringView message, void* u1, void* u2) {
 	ag_sink* s = (ag_sink*)u1;
 	ag_lock(s);
 	s->seq++;
 	if (s->count < agSinkErrors) {
 		s->types[s->count] = type;
-		ag_copy(s->msgs[s->count], message);
+		ag_copy(s->msgs[s->count], agSinkMsg, message);
 		s->count++;
 	}
 	ag_unlock(s);
@@ -274,7 +251,7 @@ static void ag_lost_cb(WGPUDevice const * device, uint32_t reason, WGPUStringVie
 	s->seq++;
 	if (s->lost == 0) {
 		s->lost = reason;
-		ag_copy(s->lostMsg, message);
+		ag_copy(s->lostMsg, agSinkMsg, message);
 	}
 	ag_unlock(s);
 }
@@ -300,7 +277,7 @@ static void ag_sink_take(ag_sink* s, ag_sink* out) {
 
 // ag_request_device creates a device on adapter with the given limits and
 // features, and the uncaptured-error and device-lost callbacks reporting to
-// the Go side under id.
+// sink.
 static void ag_request_device(WGPUAdapter adapter, WGPULimits* limits, uint32_t* features, size_t nfeatures, ag_sink* sink, ag_result* r) {
 	WGPUDeviceDescriptor desc;
 	memset(&desc, 0, sizeof desc);
@@ -330,7 +307,7 @@ static void ag_pop_cb(uint32_t status, uint32_t type, WGPUStringView message, vo
 	r->status = status;
 	if (type != agErrorTypeNoError && r->type == 0) {
 		r->type = type;
-		ag_copy_message(r, message);
+		ag_copy(r->message, agMessageMax, message);
 	}
 }
 
@@ -371,11 +348,6 @@ import (
 	"unsafe"
 
 	"github.com/oliverbestmann/webgpu/wgpu"
-)
-
-// Native values of webgpu.h this file uses.
-const (
-	requestDeviceSuccess = 1
 )
 
 // limitsC converts binding limits to the C struct; a zero maxBindGroupsPlus…
@@ -427,46 +399,55 @@ func rawHandle[T any](obj *T) unsafe.Pointer {
 	return *(*unsafe.Pointer)(unsafe.Pointer(obj))
 }
 
-// wrapDevice makes a binding Device of a C handle this package created; the
-// caller releases it with Release.
-func wrapDevice(h unsafe.Pointer) *wgpu.Device {
-	d := new(wgpu.Device)
-	*(*unsafe.Pointer)(unsafe.Pointer(d)) = h
-	return d
+// wrap makes a binding object of type T around a C handle this package
+// created; the caller releases it with the object's Release.
+func wrap[T any](h unsafe.Pointer) *T {
+	obj := new(T)
+	*(*unsafe.Pointer)(unsafe.Pointer(obj)) = h
+	return obj
 }
 
-// sink is a device's C-side record of uncaptured errors and loss.
-type sink struct{ c *C.ag_sink }
+// Handle returns the C handle (WGPUBuffer, WGPUDevice, ...) that a binding
+// object wraps, 0 for nil.
+func Handle[T any](obj *T) uintptr { return uintptr(rawHandle(obj)) }
 
-func newSink() sink { return sink{C.ag_new_sink()} }
+// Sink is a device's C-side record of uncaptured errors and loss, filled by
+// the callbacks RequestDevice installs. It is never freed: wgpu may report
+// the loss of a device after the device was released.
+type Sink struct{ c *C.ag_sink }
 
-// seq counts the uncaptured errors and losses reported so far.
-func (s sink) seq() uint64 { return uint64(C.ag_sink_seq(s.c)) }
+// NewSink allocates an empty sink.
+func NewSink() Sink { return Sink{C.ag_new_sink()} }
 
-// sinkError is one uncaptured error.
-type sinkError struct {
-	errType uint32
-	msg     string
+// Seq counts the uncaptured errors and losses reported so far.
+func (s Sink) Seq() uint64 { return uint64(C.ag_sink_seq(s.c)) }
+
+// UncapturedError is one error raised outside any error scope.
+type UncapturedError struct {
+	Type wgpu.ErrorType
+	Msg  string
 }
 
-// take returns and removes the queued uncaptured errors, and reports the
-// device's loss (reason 0 while it is not lost).
-func (s sink) take() (errs []sinkError, lostReason uint32, lostMsg string) {
+// Take returns and removes the queued uncaptured errors (at most 8 are
+// kept between calls), and reports the device's loss: lostReason is 0 while
+// the device is not lost.
+func (s Sink) Take() (errs []UncapturedError, lostReason wgpu.DeviceLostReason, lostMsg string) {
 	out := (*C.ag_sink)(C.malloc(C.size_t(unsafe.Sizeof(C.ag_sink{}))))
 	defer C.free(unsafe.Pointer(out))
 	C.ag_sink_take(s.c, out)
 	for i := 0; i < int(out.count); i++ {
-		errs = append(errs, sinkError{uint32(out.types[i]), C.GoString(&out.msgs[i][0])})
+		errs = append(errs, UncapturedError{wgpu.ErrorType(out.types[i]), C.GoString(&out.msgs[i][0])})
 	}
 	if out.lost != 0 {
-		lostReason, lostMsg = uint32(out.lost), C.GoString(&out.lostMsg[0])
+		lostReason, lostMsg = wgpu.DeviceLostReason(out.lost), C.GoString(&out.lostMsg[0])
 	}
 	return errs, lostReason, lostMsg
 }
 
-// requestDevice creates a device whose uncaptured errors and loss go to
-// sink. It returns the device, or the status and wgpu's message.
-func requestDevice(adapter *wgpu.Adapter, limits wgpu.Limits, features []wgpu.FeatureName, s sink) (*wgpu.Device, uint32, string) {
+// RequestDevice creates a device on adapter with the given limits and
+// features, whose uncaptured errors and loss go to sink. It returns the
+// device (nil on failure), the request's status and wgpu's message.
+func RequestDevice(adapter *wgpu.Adapter, limits wgpu.Limits, features []wgpu.FeatureName, sink Sink) (*wgpu.Device, wgpu.RequestDeviceStatus, string) {
 	r := C.ag_new_result()
 	defer C.ag_free_result(r)
 	cl := (*C.WGPULimits)(C.malloc(C.size_t(unsafe.Sizeof(C.WGPULimits{}))))
@@ -481,23 +462,24 @@ func requestDevice(adapter *wgpu.Adapter, limits wgpu.Limits, features []wgpu.Fe
 			fs[i] = C.uint32_t(f)
 		}
 	}
-	C.ag_request_device(C.WGPUAdapter(rawHandle(adapter)), cl, cf, C.size_t(len(features)), s.c, r)
+	C.ag_request_device(C.WGPUAdapter(rawHandle(adapter)), cl, cf, C.size_t(len(features)), sink.c, r)
 	if r.called == 0 {
 		return nil, 0, "the device request did not complete"
 	}
-	msg := C.GoString(&r.message[0])
-	if uint32(r.status) != requestDeviceSuccess || r.device == nil {
+	status, msg := wgpu.RequestDeviceStatus(r.status), C.GoString(&r.message[0])
+	if status != wgpu.RequestDeviceStatusSuccess || r.device == nil {
 		if r.device != nil {
 			C.wgpuDeviceRelease(r.device)
 		}
-		return nil, uint32(r.status), msg
+		return nil, status, msg
 	}
-	return wrapDevice(unsafe.Pointer(r.device)), uint32(r.status), msg
+	return wrap[wgpu.Device](unsafe.Pointer(r.device)), status, msg
 }
 
-// createSPIRV creates a shader module from SPIR-V (whole 32-bit words, in
-// the machine's byte order); call it inside error scopes.
-func createSPIRV(dev *wgpu.Device, code []byte) *wgpu.ShaderModule {
+// CreateShaderModuleSPIRV creates a shader module from SPIR-V (whole 32-bit
+// words, in the machine's byte order); nil when code holds no word or wgpu
+// returns none. Call it inside error scopes, which catch wgpu's report.
+func CreateShaderModuleSPIRV(dev *wgpu.Device, code []byte) *wgpu.ShaderModule {
 	n := len(code) / 4
 	if n == 0 {
 		return nil
@@ -509,25 +491,25 @@ func createSPIRV(dev *wgpu.Device, code []byte) *wgpu.ShaderModule {
 	if h == nil {
 		return nil
 	}
-	m := new(wgpu.ShaderModule)
-	*(*unsafe.Pointer)(unsafe.Pointer(m)) = unsafe.Pointer(h)
-	return m
+	return wrap[wgpu.ShaderModule](unsafe.Pointer(h))
 }
 
-// scopes pushes and pops typed error scopes on one device. Error scopes of
-// wgpu are per thread, so a scope holds its goroutine's OS thread from push
-// to pop.
-type scopes struct {
+// Scopes pushes and pops typed error scopes (out of memory, validation) on
+// one device. Error scopes of wgpu are per thread, so Push locks the calling
+// goroutine to its OS thread until Pop.
+type Scopes struct {
 	dev unsafe.Pointer // C.WGPUDevice
 	mu  sync.Mutex     // guards res
 	res *C.ag_result
 }
 
-func newScopes(dev *wgpu.Device) *scopes {
-	return &scopes{dev: rawHandle(dev), res: C.ag_new_result()}
+// NewScopes returns the scopes of dev; Free releases them.
+func NewScopes(dev *wgpu.Device) *Scopes {
+	return &Scopes{dev: rawHandle(dev), res: C.ag_new_result()}
 }
 
-func (s *scopes) free() {
+// Free releases the scopes' C memory; Pop then reports nothing.
+func (s *Scopes) Free() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.res != nil {
@@ -536,15 +518,15 @@ func (s *scopes) free() {
 	}
 }
 
-// push opens the scopes on the calling thread, which it locks.
-func (s *scopes) push() {
+// Push opens the scopes on the calling thread, which it locks.
+func (s *Scopes) Push() {
 	runtime.LockOSThread()
 	C.ag_push(C.WGPUDevice(s.dev))
 }
 
-// pop closes the scopes of push and returns the first error they caught:
-// its WGPUErrorType (0 when none) and message.
-func (s *scopes) pop() (uint32, string) {
+// Pop closes the scopes of Push and returns the first error they caught:
+// its type (0 when none) and wgpu's message.
+func (s *Scopes) Pop() (wgpu.ErrorType, string) {
 	defer runtime.UnlockOSThread()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -555,5 +537,5 @@ func (s *scopes) pop() (uint32, string) {
 	if s.res._type == 0 {
 		return 0, ""
 	}
-	return uint32(s.res._type), C.GoString(&s.res.message[0])
+	return wgpu.ErrorType(s.res._type), C.GoString(&s.res.message[0])
 }
