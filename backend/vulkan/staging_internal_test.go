@@ -30,49 +30,32 @@ func BenchmarkPageableStaged(b *testing.B) {
 	ctx := context.Background()
 	for _, dir := range []string{"write", "read"} {
 		b.Run(dir, func(b *testing.B) {
-			devs, err := Driver{}.Probe(ctx)
-			if err != nil || len(devs) == 0 {
-				b.Skipf("no Vulkan device: %v", err)
-			}
+			backendtest.SkipUnlessAvailable(b, Driver{})
 			bd, err := Driver{stageHost: true}.Open(ctx, 0)
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			defer bd.Close()
 			buf, err := bd.Alloc(n)
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			defer buf.Close()
 			st, err := bd.NewStream()
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			defer st.Close()
 			host := make([]byte, n)
 			for i := range host {
 				host[i] = byte(i * 7)
 			}
-			op := func() {
+			backendtest.TimeWall(b, n, func() error {
 				var err error
 				if dir == "write" {
 					err = st.Write(buf, 0, host)
 				} else {
 					err = st.Read(host, buf, 0)
 				}
-				if err == nil {
-					err = st.Synchronize(ctx)
-				}
 				if err != nil {
-					b.Fatal(err)
+					return err
 				}
-			}
-			op()
-			b.SetBytes(n)
-			b.ResetTimer()
-			for range b.N {
-				op()
-			}
+				return st.Synchronize(ctx)
+			})
 		})
 	}
 }
@@ -83,11 +66,7 @@ func BenchmarkPageableStaged(b *testing.B) {
 // device work and ordered across streams, at odd offsets and sizes.
 func TestPipelinedTransfers(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(12))
-	ctx := context.Background()
-	devs, err := Driver{}.Probe(ctx)
-	if err != nil || len(devs) == 0 {
-		t.Skipf("no Vulkan device: %v", err)
-	}
+	backendtest.SkipUnlessAvailable(t, Driver{})
 	t.Run("default", func(t *testing.T) { testPipelined(t, Driver{stageHost: true}) })
 	t.Run("transfer-lane", func(t *testing.T) { testPipelined(t, Driver{stageHost: true, transferOnCompute: true}) })
 }
