@@ -15,4 +15,10 @@
 // A backend that is unavailable on this machine is skipped with the probe's
 // reason, unless ANYGPU_TEST_REQUIRE lists it ("cpu,vulkan"): then the skip is
 // a failure. Under -short the largest round trips are left out.
+//
+// The package also holds what the backends' own tests share: Bench, the
+// benchmark harness every backend's bench test calls with its driver and
+// sizes (launch round trip and throughput, pageable transfers, saxpy, sgemm,
+// reduce, device work timed between events, as `gpu bench` measures), and
+// the helpers CheckFloats and RunConcurrently.
 package backendtest

@@ -3,7 +3,6 @@ package backendtest
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -165,20 +164,7 @@ func (s *suite) testConcurrency(t *testing.T) {
 	bk := s.builtins(t, s.dev)
 	axpy := bk.kernel(t, kernels.OpAxpy)
 	const workers, n = 32, 1 << 14
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs <- s.worker(ctx, axpy, w, n)
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		require.NoError(t, err)
-	}
+	RunConcurrently(t, workers, func(w int) error { return s.worker(ctx, axpy, w, n) })
 }
 
 func (s *suite) worker(ctx context.Context, axpy *gpu.Kernel, w, n int) error {
@@ -212,17 +198,8 @@ func (s *suite) worker(ctx context.Context, axpy *gpu.Kernel, w, n int) error {
 			return err
 		}
 	}
-	got := make([]float32, n)
-	if err := gpu.Download(st, got, by); err != nil {
-		return err
-	}
-	if err := st.Synchronize(ctx); err != nil {
-		return err
-	}
-	for i, v := range got {
-		if v != float32(8*w) {
-			return fmt.Errorf("worker %d: y[%d] = %v, want %v", w, i, v, 8*w)
-		}
+	if err := CheckFloats(ctx, st, by, n, func(int) float32 { return float32(8 * w) }); err != nil {
+		return fmt.Errorf("worker %d: %w", w, err)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/backend/backendtest"
 	"github.com/anygpu/gpu/backend/cuda/internal/cu"
 	"github.com/anygpu/gpu/kernels"
 )
@@ -209,24 +210,7 @@ func BenchmarkLaunchThreading(b *testing.B) {
 		sync(b)
 	})
 	b.Run("public", func(b *testing.B) { // through package gpu: gpu bench's launch_us (fill, grid 1, block 1)
-		dev, err := gpu.OpenDriver(context.Background(), Driver{}, 0)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer dev.Close()
-		mod, err := dev.Compile(context.Background(), kernels.Source())
-		if err != nil {
-			b.Fatal(err)
-		}
-		fill, _ := mod.Kernel(kernels.OpFill)
-		y, _ := dev.Alloc(4)
-		st := dev.DefaultStream()
-		for b.Loop() {
-			if err := st.Launch(fill, gpu.D1(1), gpu.D1(1), gpu.Buf(y), gpu.U32(1), gpu.F32(1)); err != nil {
-				b.Fatal(err)
-			}
-		}
-		st.Synchronize(context.Background())
+		backendtest.OpenBench(b, Driver{}).LaunchThroughput(b)
 	})
 	b.Run("api", func(b *testing.B) { // the backend's Launch
 		for b.Loop() {

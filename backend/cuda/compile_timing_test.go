@@ -3,7 +3,6 @@ package cuda
 import (
 	"context"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -21,9 +20,7 @@ import (
 // diagnostic for the first compile on a fresh machine; it asserts nothing
 // about speed.
 func TestCompileTimings(t *testing.T) {
-	if os.Getenv("ANYGPU_COMPILE_TIMINGS") == "" {
-		t.Skip("set ANYGPU_COMPILE_TIMINGS=1")
-	}
+	skipUnlessSet(t, "ANYGPU_COMPILE_TIMINGS", "the compile timings")
 	d := openRaw(t)
 	start := time.Now()
 	require.NoError(t, nvrtc.Available())

@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -85,22 +84,12 @@ func TestHammer(t *testing.T) {
 	axpy, err := mod.Kernel(kernels.OpAxpy)
 	require.NoError(t, err)
 	const workers, rounds = 64, 12
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := hammer(ctx, dev, axpy, w, rounds); err != nil {
-				errs <- fmt.Errorf("worker %d: %w", w, err)
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		require.NoError(t, err)
-	}
+	backendtest.RunConcurrently(t, workers, func(w int) error {
+		if err := hammer(ctx, dev, axpy, w, rounds); err != nil {
+			return fmt.Errorf("worker %d: %w", w, err)
+		}
+		return nil
+	})
 	require.NoError(t, dev.Synchronize(ctx))
 	t.Logf("stats: %+v", dev.Stats())
 }
@@ -161,17 +150,8 @@ func hammer(ctx context.Context, dev *gpu.Device, axpy *gpu.Kernel, w, rounds in
 			if err := other.Wait(ev); err != nil { // read on the other stream, after the kernels
 				return err
 			}
-			got := make([]float32, n)
-			if err := gpu.Download(other, got, by); err != nil {
-				return err
-			}
-			if err := other.Synchronize(ctx); err != nil {
-				return err
-			}
-			for i, v := range got {
-				if want := 3 * x[i]; v != want {
-					return fmt.Errorf("round %d: y[%d] = %v, want %v", r, i, v, want)
-				}
+			if err := backendtest.CheckFloats(ctx, other, by, n, func(i int) float32 { return 3 * x[i] }); err != nil {
+				return fmt.Errorf("round %d: %w", r, err)
 			}
 			if _, _, err := dev.MemInfo(); err != nil {
 				return err

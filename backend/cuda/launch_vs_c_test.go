@@ -37,9 +37,7 @@ import (
 // ANYGPU_LAUNCH_VS_C=1; the result goes to the log and to
 // $OUT/launch_vs_c.json. It reports and asserts nothing about the timings.
 func TestLaunchVsC(t *testing.T) {
-	if os.Getenv("ANYGPU_LAUNCH_VS_C") == "" {
-		t.Skip("set ANYGPU_LAUNCH_VS_C=1 to compare launches with a C loop in this process")
-	}
+	skipUnlessSet(t, "ANYGPU_LAUNCH_VS_C", "the comparison of launches with a C loop in this process")
 	launches, rounds := 10000, 15
 	if v := envInts("ANYGPU_LAUNCH_VS_C_ROUNDS", nil); len(v) == 1 {
 		rounds = v[0]

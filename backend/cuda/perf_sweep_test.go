@@ -16,8 +16,10 @@ import (
 	"time"
 
 	"github.com/anygpu/gpu"
+	"github.com/anygpu/gpu/backend/backendtest"
 	"github.com/anygpu/gpu/backend/cuda/internal/cu"
 	"github.com/anygpu/gpu/kernels"
+	"github.com/stretchr/testify/require"
 )
 
 // sweepMedian runs f once to warm up, then reps times, and returns the
@@ -61,9 +63,7 @@ func envInts(name string, def []int) []int {
 // host's own copy rate with as many goroutines, and logs one table. It runs
 // only when ANYGPU_STAGING_SWEEP is set (it takes seconds of a GPU).
 func TestStagingSweep(t *testing.T) {
-	if os.Getenv("ANYGPU_STAGING_SWEEP") == "" {
-		t.Skip("set ANYGPU_STAGING_SWEEP=1 to run the staging sweep")
-	}
+	skipUnlessSet(t, envSweep, "the staging sweep")
 	d := openRaw(t)
 	const n = 256 << 20
 	reps := 5
@@ -71,20 +71,14 @@ func TestStagingSweep(t *testing.T) {
 		reps = v[0]
 	}
 	bs, err := d.NewStream()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	s := bs.(*stream)
 	defer s.Close()
 	db, err := d.Alloc(n)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer db.Close()
 	hb, err := d.AllocHost(n)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer hb.Close()
 	src := make([]byte, n)
 	for i := range src {
@@ -212,10 +206,7 @@ func TestStagingSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	fmt.Fprintf(&b, "  gpu.Open device, parallel-filled    %6.1f GB/s\n", pubH2D(par))
-	t.Log(b.String())
-	if dir := os.Getenv("OUT"); dir != "" {
-		_ = os.WriteFile(filepath.Join(dir, "staging_sweep.txt"), []byte(b.String()), 0o644)
-	}
+	logTable(t, "staging_sweep.txt", b.String())
 }
 
 // hostCopyRate is the host alone: w goroutines copying src into chunk-sized
@@ -266,22 +257,16 @@ func dropStaging(d *device) {
 // plain io.Reader, against the pinned H2D copy, with progress counted. It runs
 // only when ANYGPU_STAGING_SWEEP is set.
 func TestReadFromSweep(t *testing.T) {
-	if os.Getenv("ANYGPU_STAGING_SWEEP") == "" {
-		t.Skip("set ANYGPU_STAGING_SWEEP=1 to run the ReadFrom sweep")
-	}
+	skipUnlessSet(t, envSweep, "the ReadFrom sweep")
 	dev := openGPU(t)
 	ctx := context.Background()
 	const n = 256 << 20
 	const reps = 5
 	buf, err := dev.Alloc(n)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer buf.Close()
 	hb, err := dev.AllocHost(n)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer hb.Close()
 	data := make([]byte, n)
 	for i := range data {
@@ -338,10 +323,7 @@ func TestReadFromSweep(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "%-18s %7.1f GB/s  %.2f× pinned  progress calls %d, last %d\n", tc.name, gbpsOf(n, d), float64(pinned)/float64(d), calls, last)
 	}
-	t.Log(b.String())
-	if dir := os.Getenv("OUT"); dir != "" {
-		_ = os.WriteFile(filepath.Join(dir, "readfrom_sweep.txt"), []byte(b.String()), 0o644)
-	}
+	logTable(t, "readfrom_sweep.txt", b.String())
 }
 
 // TestKernelSweep times the built-in axpy (64 Mi float32s, 12 bytes per
@@ -349,9 +331,7 @@ func TestReadFromSweep(t *testing.T) {
 // (ANYGPU_CUDA_EW_MODE) and several grids, with device events, median of 20,
 // and checks each mode's result. It runs only when ANYGPU_STAGING_SWEEP is set.
 func TestKernelSweep(t *testing.T) {
-	if os.Getenv("ANYGPU_STAGING_SWEEP") == "" {
-		t.Skip("set ANYGPU_STAGING_SWEEP=1 to run the kernel sweep")
-	}
+	skipUnlessSet(t, envSweep, "the kernel sweep")
 	dev := openGPU(t)
 	ctx := context.Background()
 	st, err := dev.NewStream()
@@ -391,21 +371,7 @@ func TestKernelSweep(t *testing.T) {
 			}
 			var ds []time.Duration
 			for i := 0; i <= reps; i++ {
-				e0, _ := st.Record()
-				if err := launch(); err != nil {
-					t.Fatal(err)
-				}
-				e1, _ := st.Record()
-				if err := st.Synchronize(ctx); err != nil {
-					t.Fatal(err)
-				}
-				d, err := e1.Elapsed(e0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				e0.Close()
-				e1.Close()
-				if i > 0 {
+				if d := backendtest.DeviceTime(t, st, launch); i > 0 {
 					ds = append(ds, d)
 				}
 			}
@@ -425,9 +391,28 @@ func TestKernelSweep(t *testing.T) {
 		b.WriteString("\n")
 		_ = mod.Close()
 	}
-	t.Log(b.String())
+	logTable(t, "kernel_sweep.txt", b.String())
+}
+
+// envSweep turns on the sweeps: they take seconds of a GPU.
+const envSweep = "ANYGPU_STAGING_SWEEP"
+
+// skipUnlessSet skips t unless the environment variable env is set: the
+// diagnostics that take a GPU for seconds run only when asked for.
+func skipUnlessSet(t *testing.T, env, what string) {
+	t.Helper()
+	if os.Getenv(env) == "" {
+		t.Skipf("set %s=1 to run %s", env, what)
+	}
+}
+
+// logTable logs a diagnostic's table and, where OUT names a folder (as on
+// the GPU machine), writes it there as name.
+func logTable(t *testing.T, name, table string) {
+	t.Helper()
+	t.Log(table)
 	if dir := os.Getenv("OUT"); dir != "" {
-		_ = os.WriteFile(filepath.Join(dir, "kernel_sweep.txt"), []byte(b.String()), 0o644)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(table), 0o644))
 	}
 }
 

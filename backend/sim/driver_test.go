@@ -9,6 +9,7 @@ import (
 
 	gpu "github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/backend/backendtest"
 	"github.com/anygpu/gpu/backend/sim"
 	"github.com/anygpu/gpu/errors"
 )
@@ -165,12 +166,6 @@ func TestNewDriver(t *testing.T) {
 func TestConcurrentUse(t *testing.T) {
 	cleanEnv(t)
 	dev := open(t, gpu.WithFake("cuda:h100+memlimit=64MiB"))
-	errs := make(chan error)
-	for i := 0; i < 8; i++ {
-		go func() { errs <- saxpyOn(dev, 4096) }()
-	}
-	for i := 0; i < 8; i++ {
-		assert.NoError(t, <-errs)
-	}
+	backendtest.RunConcurrently(t, 8, func(int) error { return saxpyOn(dev, 4096) })
 	assert.Equal(t, int64(8), dev.Stats().KernelLaunches)
 }

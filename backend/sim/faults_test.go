@@ -2,7 +2,6 @@ package sim_test
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -11,6 +10,7 @@ import (
 
 	gpu "github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/backend/backendtest"
 	"github.com/anygpu/gpu/backend/sim"
 	"github.com/anygpu/gpu/errors"
 )
@@ -77,19 +77,7 @@ func saxpyOn(dev *gpu.Device, n int) error {
 	if err := s.Launch(k, gpu.D1((n+block-1)/block), gpu.D1(block), gpu.I32(int32(n)), gpu.F32(2), gpu.Buf(x), gpu.Buf(y)); err != nil {
 		return err
 	}
-	got := make([]float32, n)
-	if err := gpu.Download(s, got, y); err != nil {
-		return err
-	}
-	if err := s.Synchronize(ctx); err != nil {
-		return err
-	}
-	for i, v := range got {
-		if want := 2*float32(i) + 1; v != want {
-			return fmt.Errorf("y[%d] = %v, want %v", i, v, want)
-		}
-	}
-	return nil
+	return backendtest.CheckFloats(ctx, s, y, n, func(i int) float32 { return 2*float32(i) + 1 })
 }
 
 func TestKernelsCompute(t *testing.T) {

@@ -4,41 +4,31 @@ import (
 	"context"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/backend/backendtest"
 	"github.com/anygpu/gpu/backend/vulkan"
 	"github.com/anygpu/gpu/kernels"
 	"github.com/stretchr/testify/require"
 )
 
 // The benchmarks report device time (timestamp queries around the work, as
-// `gpu bench` measures) as GB/s, at the sizes of DESIGN §11 on a GPU and at
+// `gpu bench` measures) as GB/s, at the sizes `gpu bench` uses on a GPU
+// (64 Mi float32s for the kernels, 256 MiB for copies and transfers) and at
 // a quarter of them on a software driver.
 
+// benchEnv is the shared harness and whether the device is a software
+// driver (smaller sizes).
 type benchEnv struct {
-	dev *gpu.Device
-	st  *gpu.Stream
-	mod *gpu.Module
-	sw  bool // software driver: smaller sizes
+	*backendtest.Bench
+	sw bool
 }
 
 func newBenchEnv(b *testing.B, drv vulkan.Driver) *benchEnv {
-	b.Helper()
-	ctx := context.Background()
-	if _, err := drv.Probe(ctx); err != nil {
-		b.Skip("no Vulkan:", err)
-	}
-	dev, err := gpu.OpenDriver(ctx, drv, 0)
-	require.NoError(b, err)
-	b.Cleanup(func() { _ = dev.Close() })
-	st, err := dev.NewStream()
-	require.NoError(b, err)
-	mod, err := dev.Compile(ctx, kernels.Source())
-	require.NoError(b, err)
-	t := dev.Info().Type
-	return &benchEnv{dev: dev, st: st, mod: mod, sw: t == backend.TypeSoftware || t == backend.TypeCPU}
+	e := backendtest.OpenBench(b, drv)
+	t := e.Dev.Info().Type
+	return &benchEnv{Bench: e, sw: t == backend.TypeSoftware || t == backend.TypeCPU}
 }
 
 func (e *benchEnv) size(full int64) int64 {
@@ -48,45 +38,15 @@ func (e *benchEnv) size(full int64) int64 {
 	return full
 }
 
-// timed runs fn between two events and returns the device time.
-func (e *benchEnv) timed(b *testing.B, fn func() error) time.Duration {
-	ctx := context.Background()
-	require.NoError(b, e.st.Synchronize(ctx))
-	start, err := e.st.Record()
-	require.NoError(b, err)
-	defer start.Close()
-	require.NoError(b, fn())
-	end, err := e.st.Record()
-	require.NoError(b, err)
-	defer end.Close()
-	require.NoError(b, e.st.Synchronize(ctx))
-	d, err := end.Elapsed(start)
-	require.NoError(b, err)
-	return d
-}
-
-// run times b.N runs of fn (after one warm-up) and reports bytes/ns as GB/s.
+// run times b.N runs of fn on the device (after one warm-up) and reports
+// bytes per ns as GB/s and the device time of one run.
 func (e *benchEnv) run(b *testing.B, bytes int64, fn func() error) {
-	e.timed(b, fn)
-	var total time.Duration
-	b.ResetTimer()
-	for range b.N {
-		total += e.timed(b, fn)
-	}
-	b.StopTimer()
-	b.ReportMetric(float64(bytes)*float64(b.N)/float64(total.Nanoseconds()), "GB/s")
-	b.ReportMetric(float64(total.Microseconds())/float64(b.N), "us/op")
+	report(b, bytes, e.TimeOnDevice(b, 1, fn))
 }
 
-func (e *benchEnv) kernel(b *testing.B, op string) *gpu.Kernel {
-	k, err := e.mod.Kernel(op)
-	require.NoError(b, err)
-	return k
-}
-
-func (e *benchEnv) grid(n int) gpu.Dim3 {
-	g := (n + 255) / 256
-	return gpu.D1(min(g, e.dev.Info().MaxGridDim.X))
+func report(b *testing.B, bytes int64, t backendtest.Timing) {
+	b.ReportMetric(t.DeviceRate(float64(bytes))/1e9, "GB/s")
+	b.ReportMetric(t.DeviceMicros(), "us/op")
 }
 
 // BenchmarkSaxpy: y = a·x + y over 64 Mi float32 (12 bytes per element),
@@ -99,22 +59,19 @@ func BenchmarkSaxpy(b *testing.B) {
 		b.Run(variant, func(b *testing.B) {
 			e := newBenchEnv(b, vulkan.Driver{})
 			n := int(e.size(64 << 20))
-			x, err := gpu.AllocSlice[float32](e.dev, n)
-			require.NoError(b, err)
-			y, err := gpu.AllocSlice[float32](e.dev, n)
-			require.NoError(b, err)
-			require.NoError(b, e.st.Fill(x, 0, int64(4*n), 0x3f800000))
-			require.NoError(b, e.st.Fill(y, 0, int64(4*n), 0))
-			k := e.kernel(b, kernels.OpAxpy)
+			saxpy := e.NewSaxpy(b, n, 0.5)
+			k := e.Kernel(b, kernels.OpAxpy)
 			if variant == "scalar" {
-				mod, err := e.dev.Compile(context.Background(), gpu.Source{Name: "axpy", SPIRV: scalar})
+				mod, err := e.Dev.Compile(context.Background(), gpu.Source{Name: "axpy", SPIRV: scalar})
 				require.NoError(b, err)
+				b.Cleanup(func() { _ = mod.Close() })
 				k, err = mod.Kernel("axpy")
 				require.NoError(b, err)
 			}
-			e.run(b, 12*int64(n), func() error {
-				return e.st.Launch(k, e.grid(n), gpu.D1(256), gpu.Buf(y), gpu.Buf(x), gpu.U32(uint32(n)), gpu.F32(0.5))
-			})
+			report(b, saxpy.Bytes(), saxpy.Time(b, k, (n+255)/256, 1))
+			if variant == "builtin" { // the scalar kernel covers only the largest grid's threads
+				saxpy.Check(b)
+			}
 		})
 	}
 }
@@ -123,60 +80,29 @@ func BenchmarkSaxpy(b *testing.B) {
 func BenchmarkReduce(b *testing.B) {
 	e := newBenchEnv(b, vulkan.Driver{})
 	n := int(e.size(64 << 20))
-	x, err := gpu.AllocSlice[float32](e.dev, n)
-	require.NoError(b, err)
-	require.NoError(b, e.st.Fill(x, 0, int64(4*n), 0x3f800000))
-	g := gpu.D1(min(e.grid(n).X, 1024))
-	part, err := gpu.AllocSlice[float32](e.dev, g.X)
-	require.NoError(b, err)
-	total, err := gpu.AllocSlice[float32](e.dev, 1)
-	require.NoError(b, err)
-	k := e.kernel(b, kernels.OpReduceSum)
-	e.run(b, 4*int64(n), func() error {
-		if err := e.st.Launch(k, g, gpu.D1(256), gpu.Buf(part), gpu.Buf(x), gpu.U32(uint32(n))); err != nil {
-			return err
-		}
-		return e.st.Launch(k, gpu.D1(1), gpu.D1(256), gpu.Buf(total), gpu.Buf(part), gpu.U32(uint32(g.X)))
-	})
+	report(b, 4*int64(n), e.Reduce(b, n))
 }
 
-// BenchmarkSgemm: 4096³ (1024³ on software), reported as TFLOP/s in GB/s's
-// place would be misleading: see the tflops metric.
+// BenchmarkSgemm: 4096³ (512³ on software), reported as TFLOP/s (GB/s would
+// be misleading).
 func BenchmarkSgemm(b *testing.B) {
 	e := newBenchEnv(b, vulkan.Driver{})
 	n := 4096
 	if e.sw {
 		n = 512
 	}
-	a, err := gpu.AllocSlice[float32](e.dev, n*n)
-	require.NoError(b, err)
-	c, err := gpu.AllocSlice[float32](e.dev, n*n)
-	require.NoError(b, err)
-	require.NoError(b, e.st.Fill(a, 0, int64(4*n*n), 0x3f800000))
-	k := e.kernel(b, kernels.OpSgemm)
-	launch := func() error {
-		return e.st.Launch(k, gpu.D2(n/16, n/16), gpu.D2(16, 16), gpu.Buf(c), gpu.Buf(a), gpu.Buf(a),
-			gpu.U32(uint32(n)), gpu.U32(uint32(n)), gpu.U32(uint32(n)), gpu.F32(1), gpu.F32(0))
-	}
-	e.timed(b, launch)
-	var total time.Duration
-	b.ResetTimer()
-	for range b.N {
-		total += e.timed(b, launch)
-	}
-	b.ReportMetric(2*float64(n)*float64(n)*float64(n)*float64(b.N)/float64(total.Nanoseconds())/1e3, "TFLOP/s")
+	t := e.Sgemm(b, n)
+	b.ReportMetric(t.DeviceRate(2*float64(n)*float64(n)*float64(n))/1e12, "TFLOP/s")
 }
 
+// transferPair allocates two device buffers and a host buffer of 256 MiB (a
+// quarter on software); they close with b.
 func transferPair(b *testing.B, e *benchEnv) (*gpu.Buffer, *gpu.Buffer, *gpu.HostBuffer, int64) {
 	n := e.size(256 << 20)
-	d1, err := e.dev.Alloc(n)
+	h, err := e.Dev.AllocHost(n)
 	require.NoError(b, err)
-	d2, err := e.dev.Alloc(n)
-	require.NoError(b, err)
-	h, err := e.dev.AllocHost(n)
-	require.NoError(b, err)
-	b.Cleanup(func() { d1.Close(); d2.Close(); h.Close() })
-	return d1, d2, h, n
+	b.Cleanup(func() { _ = h.Close() })
+	return e.Alloc(b, n), e.Alloc(b, n), h, n
 }
 
 // queues runs f on the default driver (large host transfers on the transfer
@@ -195,17 +121,17 @@ func BenchmarkCopyD2D(b *testing.B) {
 			b.Setenv(vulkan.EnvD2D, mode)
 			e := newBenchEnv(b, vulkan.Driver{})
 			d1, d2, _, n := transferPair(b, e)
-			require.NoError(b, e.st.Fill(d1, 0, n, 1))
-			e.run(b, n, func() error { return e.st.Copy(d2, 0, d1, 0, n) })
+			require.NoError(b, e.Stream.Fill(d1, 0, n, 1))
+			e.run(b, n, func() error { return e.Stream.Copy(d2, 0, d1, 0, n) })
 		})
 	}
 	b.Run("builtin", func(b *testing.B) {
 		e := newBenchEnv(b, vulkan.Driver{})
 		d1, d2, _, n := transferPair(b, e)
-		k := e.kernel(b, kernels.OpCopy)
+		k := e.Kernel(b, kernels.OpCopy)
 		floats := int(n / 4)
 		e.run(b, n, func() error {
-			return e.st.Launch(k, e.grid(floats), gpu.D1(256), gpu.Buf(d2), gpu.Buf(d1), gpu.U32(uint32(floats)))
+			return e.Stream.Launch(k, e.Grid(floats), gpu.D1(256), gpu.Buf(d2), gpu.Buf(d1), gpu.U32(uint32(floats)))
 		})
 	})
 }
@@ -214,7 +140,7 @@ func BenchmarkCopyD2D(b *testing.B) {
 func BenchmarkH2DPinned(b *testing.B) {
 	queues(b, func(b *testing.B, e *benchEnv) {
 		d1, _, h, n := transferPair(b, e)
-		e.run(b, n, func() error { return e.st.WriteHost(d1, 0, h, 0, n) })
+		e.run(b, n, func() error { return e.Stream.WriteHost(d1, 0, h, 0, n) })
 	})
 }
 
@@ -222,7 +148,7 @@ func BenchmarkH2DPinned(b *testing.B) {
 func BenchmarkD2HPinned(b *testing.B) {
 	queues(b, func(b *testing.B, e *benchEnv) {
 		d1, _, h, n := transferPair(b, e)
-		e.run(b, n, func() error { return e.st.ReadHost(h, 0, d1, 0, n) })
+		e.run(b, n, func() error { return e.Stream.ReadHost(h, 0, d1, 0, n) })
 	})
 }
 
@@ -231,14 +157,7 @@ func BenchmarkD2HPinned(b *testing.B) {
 func BenchmarkH2DPageable(b *testing.B) {
 	queues(b, func(b *testing.B, e *benchEnv) {
 		d1, _, _, n := transferPair(b, e)
-		src := make([]byte, n)
-		ctx := context.Background()
-		b.SetBytes(n)
-		b.ResetTimer()
-		for range b.N {
-			require.NoError(b, e.st.Write(d1, 0, src))
-			require.NoError(b, e.st.Synchronize(ctx))
-		}
+		e.Pageable(b, backendtest.H2D, d1, make([]byte, n))
 	})
 }
 
@@ -246,33 +165,12 @@ func BenchmarkH2DPageable(b *testing.B) {
 func BenchmarkD2HPageable(b *testing.B) {
 	queues(b, func(b *testing.B, e *benchEnv) {
 		d1, _, _, n := transferPair(b, e)
-		dst := make([]byte, n)
-		ctx := context.Background()
-		b.SetBytes(n)
-		b.ResetTimer()
-		for range b.N {
-			require.NoError(b, e.st.Read(dst, d1, 0))
-			require.NoError(b, e.st.Synchronize(ctx))
-		}
+		e.Pageable(b, backendtest.D2H, d1, make([]byte, n))
 	})
 }
 
 // BenchmarkLaunch: back-to-back launches of a one-element fill, one
 // Synchronize at the end; wall time per launch.
 func BenchmarkLaunch(b *testing.B) {
-	e := newBenchEnv(b, vulkan.Driver{})
-	y, err := gpu.AllocSlice[float32](e.dev, 1)
-	require.NoError(b, err)
-	k := e.kernel(b, kernels.OpFill)
-	ctx := context.Background()
-	require.NoError(b, e.st.Launch(k, gpu.D1(1), gpu.D1(1), gpu.Buf(y), gpu.U32(1), gpu.F32(1)))
-	require.NoError(b, e.st.Synchronize(ctx))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		if err := e.st.Launch(k, gpu.D1(1), gpu.D1(1), gpu.Buf(y), gpu.U32(1), gpu.F32(1)); err != nil {
-			b.Fatal(err)
-		}
-	}
-	require.NoError(b, e.st.Synchronize(ctx))
+	newBenchEnv(b, vulkan.Driver{}).LaunchThroughput(b)
 }

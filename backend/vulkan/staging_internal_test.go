@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/backend/backendtest"
 	"github.com/stretchr/testify/require"
 )
@@ -30,49 +31,25 @@ func BenchmarkPageableStaged(b *testing.B) {
 	ctx := context.Background()
 	for _, dir := range []string{"write", "read"} {
 		b.Run(dir, func(b *testing.B) {
-			devs, err := Driver{}.Probe(ctx)
-			if err != nil || len(devs) == 0 {
-				b.Skipf("no Vulkan device: %v", err)
-			}
-			bd, err := Driver{stageHost: true}.Open(ctx, 0)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer bd.Close()
-			buf, err := bd.Alloc(n)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer buf.Close()
-			st, err := bd.NewStream()
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer st.Close()
+			backendtest.SkipUnlessAvailable(b, Driver{})
+			buf, streams := openRaw(b, Driver{stageHost: true}, n, 1)
+			st := streams[0]
 			host := make([]byte, n)
 			for i := range host {
 				host[i] = byte(i * 7)
 			}
-			op := func() {
+			backendtest.TimeWall(b, n, func() error {
 				var err error
 				if dir == "write" {
 					err = st.Write(buf, 0, host)
 				} else {
 					err = st.Read(host, buf, 0)
 				}
-				if err == nil {
-					err = st.Synchronize(ctx)
-				}
 				if err != nil {
-					b.Fatal(err)
+					return err
 				}
-			}
-			op()
-			b.SetBytes(n)
-			b.ResetTimer()
-			for range b.N {
-				op()
-			}
+				return st.Synchronize(ctx)
+			})
 		})
 	}
 }
@@ -83,30 +60,16 @@ func BenchmarkPageableStaged(b *testing.B) {
 // device work and ordered across streams, at odd offsets and sizes.
 func TestPipelinedTransfers(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(12))
-	ctx := context.Background()
-	devs, err := Driver{}.Probe(ctx)
-	if err != nil || len(devs) == 0 {
-		t.Skipf("no Vulkan device: %v", err)
-	}
+	backendtest.SkipUnlessAvailable(t, Driver{})
 	t.Run("default", func(t *testing.T) { testPipelined(t, Driver{stageHost: true}) })
 	t.Run("transfer-lane", func(t *testing.T) { testPipelined(t, Driver{stageHost: true, transferOnCompute: true}) })
 }
 
 func testPipelined(t *testing.T, drv Driver) {
 	ctx := context.Background()
-	bd, err := drv.Open(ctx, 0)
-	require.NoError(t, err)
-	defer bd.Close()
 	const size = 96<<20 + 12
-	buf, err := bd.Alloc(size)
-	require.NoError(t, err)
-	defer buf.Close()
-	s1, err := bd.NewStream()
-	require.NoError(t, err)
-	defer s1.Close()
-	s2, err := bd.NewStream()
-	require.NoError(t, err)
-	defer s2.Close()
+	buf, streams := openRaw(t, drv, size, 2)
+	s1, s2 := streams[0], streams[1]
 	want := make([]byte, size)
 	for i := range want {
 		want[i] = byte(i*131 + i>>16)
@@ -142,6 +105,25 @@ func testPipelined(t *testing.T, drv Driver) {
 	require.NoError(t, s2.Synchronize(ctx))
 	require.True(t, bytes.Equal(got[:8<<20], make([]byte, 8<<20)))
 	require.Empty(t, ValidationMessages())
+}
+
+// openRaw opens device 0 of drv at the backend level, allocates size bytes
+// on it and creates the given number of streams; all close with tb.
+func openRaw(tb testing.TB, drv Driver, size int64, streams int) (backend.Buffer, []backend.Stream) {
+	tb.Helper()
+	bd, err := drv.Open(context.Background(), 0)
+	require.NoError(tb, err)
+	tb.Cleanup(func() { _ = bd.Close() })
+	buf, err := bd.Alloc(size)
+	require.NoError(tb, err)
+	tb.Cleanup(func() { _ = buf.Close() })
+	sts := make([]backend.Stream, streams)
+	for i := range sts {
+		sts[i], err = bd.NewStream()
+		require.NoError(tb, err)
+		tb.Cleanup(func() { _ = sts[i].Close() })
+	}
+	return buf, sts
 }
 
 func firstDiff(a, b []byte) int {
