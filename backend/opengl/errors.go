@@ -124,3 +124,30 @@ func withHint(e *errors.Error, hint string) *errors.Error {
 	e.Hint = hint
 	return e
 }
+
+// unavailable is an Unavailable error of op.
+func unavailable(op, msg, hint string) *errors.Error {
+	return &errors.Error{Backend: Name, Op: op, Category: errors.Unavailable, Msg: msg, Hint: hint}
+}
+
+const (
+	hintInstall = "install an EGL loader with a vendor driver: `apt-get install libegl1 libegl-mesa0 libgl1-mesa-dri` " +
+		"(Mesa, with the llvmpipe software renderer) or the NVIDIA driver; or set " + EnvLibrary + " to a libEGL.so.1"
+	hintVendor = "no EGL vendor library was found: install libegl-mesa0 or the NVIDIA driver's EGL library, " +
+		"and check __EGL_VENDOR_LIBRARY_FILENAMES / __EGL_VENDOR_LIBRARY_DIRS"
+)
+
+// probeError is why one display failed, with the hint of its EGL error.
+type probeError struct{ msg, hint string }
+
+// Error is the reason.
+func (e *probeError) Error() string { return e.msg }
+
+// eglFail describes a failed EGL call by its error code.
+func eglFail(what string, code int) error {
+	c, ok := eglErrorTable.Lookup(int64(code))
+	if !ok || c.IsSuccess() {
+		return &probeError{msg: fmt.Sprintf("%s failed (EGL error 0x%04X)", what, code)}
+	}
+	return &probeError{msg: fmt.Sprintf("%s failed: %s (%s)", what, c.Msg, c.Name), hint: c.Hint}
+}
