@@ -110,7 +110,7 @@ var quietPrimed bool
 // until one display has been initialised.
 //
 // Thread safety: os.Setenv also changes the C environment (through cgo or
-// purego's fake cgo), and C's setenv is not safe against a concurrent getenv
+// its cgo-free stand-in), and C's setenv is not safe against a concurrent getenv
 // on another thread: a native library that reads the environment at that very
 // moment (another backend probing concurrently) could read a stale entry. The
 // window is a few microseconds, once per process, and only when
