@@ -229,7 +229,13 @@ func (m *module) release() {
 		k.variants = nil
 		k.mu.Unlock()
 	}
-	_ = m.dev.submit(task{fn: func(t *thread) error {
+	m.dev.deletePrograms(ids...)
+}
+
+// deletePrograms deletes programs after the work queued before it (a closed
+// device has deleted them with its context).
+func (d *device) deletePrograms(ids ...uint32) {
+	_ = d.submit(task{fn: func(t *thread) error {
 		for _, id := range ids {
 			t.deleteProgram(id)
 		}
@@ -287,7 +293,7 @@ func (k *kernel) program(block backend.Dim3) (*program, error) {
 		return nil, err
 	}
 	if p.wg != block {
-		_ = k.mod.dev.submit(task{fn: func(t *thread) error { t.deleteProgram(p.id); return nil }})
+		k.mod.dev.deletePrograms(p.id)
 		return nil, mismatch(p.wg)
 	}
 	if k.variants == nil {
@@ -344,8 +350,7 @@ func (k *kernel) Attributes() (backend.KernelAttributes, error) {
 			if p.wg == probe {
 				k.variants[probe] = p
 			} else {
-				id := p.id
-				_ = k.mod.dev.submit(task{fn: func(t *thread) error { t.deleteProgram(id); return nil }})
+				k.mod.dev.deletePrograms(p.id)
 			}
 		}
 		k.follows = -1
