@@ -5,7 +5,7 @@
 // # Loading
 //
 // Nothing is linked: libEGL.so.1 (or the file ANYGPU_EGL_LIBRARY names) is
-// opened at run time through purego, and every GL entry point is resolved
+// opened at run time without cgo, and every GL entry point is resolved
 // with eglGetProcAddress, so programs build with CGO_ENABLED=0 and start on
 // machines without EGL. (go-gl/gl links libGL at link time: such a binary
 // does not even start where libGL is missing.) The backend works on Linux;
@@ -103,4 +103,15 @@
 //
 // Errors are *errors.Error values with Backend "opengl"; GL and EGL error
 // codes map to categories and hints through the package's code tables.
+//
+// # Files
+//
+// The package has every backend's file map: driver.go (registration),
+// device.go (the context and its thread), memory.go (buffers), stream.go
+// (transfers and launches), event.go (fences and timestamps), module.go
+// (compiling and kernels), errors.go (the GL and EGL code tables), info.go
+// (probing and DeviceInfo). The foreign calls live in internal/egl and
+// internal/gl. Two more files hold what only this backend has: glsl.go, how a
+// GLSL text is prepared for one kernel (kernel, define and block macros), and
+// unsupported.go, what the backend reports on systems other than Linux.
 package opengl

@@ -2,10 +2,11 @@
 // headless compute context needs (EGL_EXT_platform_base,
 // EGL_EXT_platform_device, EGL_EXT_device_enumeration, EGL_EXT_device_query,
 // EGL_MESA_platform_surfaceless, EGL_KHR_create_context,
-// EGL_KHR_surfaceless_context, EGL_KHR_no_config_context), through purego:
-// libEGL.so.1 is opened at run time, never linked, so a binary that imports
-// this package builds with CGO_ENABLED=0 and starts on a machine without EGL.
+// EGL_KHR_surfaceless_context, EGL_KHR_no_config_context): libEGL.so.1 is
+// opened at run time through internal/dl, never linked, so a binary that
+// imports this package builds with CGO_ENABLED=0 and starts on a machine
+// without EGL.
 //
-// The binding is Linux-only; on other systems Open reports that EGL is not
-// available there.
+// The binding is built on Linux only; elsewhere the package is empty and the
+// OpenGL backend reports that it is not available.
 package egl

@@ -5,10 +5,9 @@ package egl
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"unsafe"
 
-	"github.com/ebitengine/purego"
+	"github.com/anygpu/gpu/internal/dl"
 )
 
 // Handles are opaque EGL pointers.
@@ -84,124 +83,111 @@ const (
 	ContextOpenGLRobustAccess = 0x31B2
 )
 
+// sym names one EGL function of the library's symbol table.
+type sym int
+
+const (
+	symGetError sym = iota
+	symGetProcAddress
+	symQueryString
+	symGetDisplay
+	symInitialize
+	symTerminate
+	symBindAPI
+	symChooseConfig
+	symCreateContext
+	symDestroyContext
+	symMakeCurrent
+	symReleaseThread
+	numSyms
+)
+
+// symNames are the exported functions every EGL library has (EGL 1.4).
+var symNames = [numSyms]string{
+	symGetError:       "eglGetError",
+	symGetProcAddress: "eglGetProcAddress",
+	symQueryString:    "eglQueryString",
+	symGetDisplay:     "eglGetDisplay",
+	symInitialize:     "eglInitialize",
+	symTerminate:      "eglTerminate",
+	symBindAPI:        "eglBindAPI",
+	symChooseConfig:   "eglChooseConfig",
+	symCreateContext:  "eglCreateContext",
+	symDestroyContext: "eglDestroyContext",
+	symMakeCurrent:    "eglMakeCurrent",
+	symReleaseThread:  "eglReleaseThread",
+}
+
 // Lib is an opened libEGL and its entry points. It is never closed: driver
 // libraries do not survive being unloaded, and their state is per process.
 type Lib struct {
 	Path string // the file that was opened
 
-	getError, getProcAddress, queryString, getDisplay, initialize, terminate uintptr
-	bindAPI, chooseConfig, createContext, destroyContext, makeCurrent        uintptr
-	releaseThread                                                            uintptr
-	// extensions, resolved by Load through eglGetProcAddress (0 if absent)
+	fn [numSyms]uintptr
+	// extensions, resolved by Open through eglGetProcAddress (0 if absent)
 	getPlatformDisplayEXT, getPlatformDisplay, queryDevicesEXT, queryDeviceStringEXT uintptr
 	queryDeviceAttribEXT                                                             uintptr
 }
 
-var (
-	libsMu sync.Mutex
-	libs   = map[string]*Lib{}
-)
+// libs is the outcome of opening the library, by the path Open was given.
+var libs dl.Memo[*Lib]
 
 // Open opens the EGL library at path (the default libEGL.so.1, then
-// libEGL.so, when path is empty) and resolves its entry points. A library is
-// opened once per process and path.
+// libEGL.so, when path is empty) with its symbols global (EGL vendor
+// libraries look up the loader's), and resolves its entry points. The
+// outcome, success or failure, is kept per path for the life of the
+// process.
 func Open(path string) (*Lib, error) {
-	libsMu.Lock()
-	defer libsMu.Unlock()
-	if l, ok := libs[path]; ok {
+	return libs.Get(path, func() (*Lib, error) {
+		candidates := []string{path}
+		if path == "" {
+			candidates = []string{defaultLibrary, fallbackLibrary}
+		}
+		l := &Lib{}
+		found, err := dl.Load(dl.Spec{Candidates: candidates, Mode: dl.Now | dl.Global, Accept: l.resolve})
+		if err != nil {
+			return nil, err
+		}
+		l.Path = found.Path
+		l.getPlatformDisplayEXT = l.GetProcAddress("eglGetPlatformDisplayEXT")
+		l.getPlatformDisplay = l.GetProcAddress("eglGetPlatformDisplay")
+		l.queryDevicesEXT = l.GetProcAddress("eglQueryDevicesEXT")
+		l.queryDeviceStringEXT = l.GetProcAddress("eglQueryDeviceStringEXT")
+		l.queryDeviceAttribEXT = l.GetProcAddress("eglQueryDeviceAttribEXT")
 		return l, nil
-	}
-	candidates := []string{path}
-	if path == "" {
-		candidates = []string{defaultLibrary, fallbackLibrary}
-	}
-	var (
-		handle uintptr
-		used   string
-		errs   []string
-	)
-	for _, c := range candidates {
-		h, err := purego.Dlopen(c, purego.RTLD_NOW|purego.RTLD_GLOBAL)
-		if err == nil {
-			handle, used = h, c
-			break
-		}
-		errs = append(errs, err.Error())
-	}
-	if handle == 0 {
-		return nil, fmt.Errorf("%s", strings.Join(errs, "; "))
-	}
-	l := &Lib{Path: used}
-	for _, s := range []struct {
-		name string
-		p    *uintptr
-	}{
-		{"eglGetError", &l.getError},
-		{"eglGetProcAddress", &l.getProcAddress},
-		{"eglQueryString", &l.queryString},
-		{"eglGetDisplay", &l.getDisplay},
-		{"eglInitialize", &l.initialize},
-		{"eglTerminate", &l.terminate},
-		{"eglBindAPI", &l.bindAPI},
-		{"eglChooseConfig", &l.chooseConfig},
-		{"eglCreateContext", &l.createContext},
-		{"eglDestroyContext", &l.destroyContext},
-		{"eglMakeCurrent", &l.makeCurrent},
-		{"eglReleaseThread", &l.releaseThread},
-	} {
-		p, err := purego.Dlsym(handle, s.name)
-		if err != nil || p == 0 {
-			return nil, fmt.Errorf("%s: symbol %s not found: the library is not a usable EGL implementation", used, s.name)
-		}
-		*s.p = p
-	}
-	l.getPlatformDisplayEXT = l.GetProcAddress("eglGetPlatformDisplayEXT")
-	l.getPlatformDisplay = l.GetProcAddress("eglGetPlatformDisplay")
-	l.queryDevicesEXT = l.GetProcAddress("eglQueryDevicesEXT")
-	l.queryDeviceStringEXT = l.GetProcAddress("eglQueryDeviceStringEXT")
-	l.queryDeviceAttribEXT = l.GetProcAddress("eglQueryDeviceAttribEXT")
-	libs[path] = l
-	return l, nil
+	})
 }
 
-// cstr returns s as a NUL-terminated byte slice.
-func cstr(s string) []byte {
-	b := make([]byte, len(s)+1)
-	copy(b, s)
-	return b
+// resolve fills l's symbol table from the library candidate path opened as
+// handle; it fails naming the first function the library lacks.
+func (l *Lib) resolve(handle uintptr, path string) error {
+	if dl.Resolve(handle, path, l.fn[:], symNames[:], int(numSyms)) == nil {
+		return nil
+	}
+	for i, p := range l.fn {
+		if p == 0 {
+			return fmt.Errorf("%s: symbol %s not found: the library is not a usable EGL implementation", path, symNames[i])
+		}
+	}
+	return nil
 }
 
-// GoString copies the NUL-terminated C string at p ("" for NULL).
-func GoString(p uintptr) string {
-	if p == 0 {
-		return ""
-	}
-	ptr := *(*unsafe.Pointer)(unsafe.Pointer(&p))
-	n := 0
-	for *(*byte)(unsafe.Add(ptr, n)) != 0 {
-		n++
-	}
-	return string(unsafe.Slice((*byte)(ptr), n))
-}
+// ok reports whether an EGLBoolean result is EGL_TRUE.
+func ok(r uintptr) bool { return uint32(r) == eglTrue }
 
 // GetError returns the calling thread's last EGL error (EGL_SUCCESS if none).
-func (l *Lib) GetError() int {
-	r, _, _ := purego.SyscallN(l.getError)
-	return int(int32(r))
-}
+func (l *Lib) GetError() int { return int(int32(dl.Call(l.fn[symGetError]))) }
 
 // GetProcAddress resolves an EGL or client API (GL) function; 0 if unknown.
 func (l *Lib) GetProcAddress(name string) uintptr {
-	b := cstr(name)
-	r, _, _ := purego.SyscallN(l.getProcAddress, uintptr(unsafe.Pointer(&b[0])))
-	return r
+	b := dl.CString(name)
+	return dl.Call(l.fn[symGetProcAddress], uintptr(unsafe.Pointer(&b[0])))
 }
 
 // QueryString returns eglQueryString(dpy, name); "" when it returns NULL.
 // With NoDisplay and Extensions it lists the client extensions.
 func (l *Lib) QueryString(dpy Display, name int) string {
-	r, _, _ := purego.SyscallN(l.queryString, uintptr(dpy), uintptr(name))
-	return GoString(r)
+	return dl.GoString(dl.Call(l.fn[symQueryString], uintptr(dpy), uintptr(name)))
 }
 
 // HasPlatformDisplay reports whether eglGetPlatformDisplay(EXT) is there.
@@ -220,22 +206,18 @@ func (l *Lib) GetPlatformDisplay(platform int, native uintptr) Display {
 	if fn == 0 {
 		return NoDisplay
 	}
-	r, _, _ := purego.SyscallN(fn, uintptr(platform), native, 0)
-	return Display(r)
+	return Display(dl.Call(fn, uintptr(platform), native, 0))
 }
 
 // Initialize initializes dpy and returns its EGL version.
-func (l *Lib) Initialize(dpy Display) (major, minor int, ok bool) {
+func (l *Lib) Initialize(dpy Display) (major, minor int, success bool) {
 	var v [2]int32
-	r, _, _ := purego.SyscallN(l.initialize, uintptr(dpy), uintptr(unsafe.Pointer(&v[0])), uintptr(unsafe.Pointer(&v[1])))
-	return int(v[0]), int(v[1]), uint32(r) == eglTrue
+	r := dl.Call(l.fn[symInitialize], uintptr(dpy), uintptr(unsafe.Pointer(&v[0])), uintptr(unsafe.Pointer(&v[1])))
+	return int(v[0]), int(v[1]), ok(r)
 }
 
 // Terminate releases dpy's resources.
-func (l *Lib) Terminate(dpy Display) bool {
-	r, _, _ := purego.SyscallN(l.terminate, uintptr(dpy))
-	return uint32(r) == eglTrue
-}
+func (l *Lib) Terminate(dpy Display) bool { return ok(dl.Call(l.fn[symTerminate], uintptr(dpy))) }
 
 // HasDevices reports whether device enumeration (EGL_EXT_device_enumeration)
 // is there.
@@ -248,8 +230,8 @@ func (l *Lib) QueryDevices() ([]Device, bool) {
 	}
 	var n int32
 	devs := make([]Device, maxDevices)
-	r, _, _ := purego.SyscallN(l.queryDevicesEXT, uintptr(len(devs)), uintptr(unsafe.Pointer(&devs[0])), uintptr(unsafe.Pointer(&n)))
-	if uint32(r) != eglTrue {
+	r := dl.Call(l.queryDevicesEXT, uintptr(len(devs)), uintptr(unsafe.Pointer(&devs[0])), uintptr(unsafe.Pointer(&n)))
+	if !ok(r) {
 		return nil, false
 	}
 	return devs[:n], true
@@ -260,12 +242,11 @@ func (l *Lib) QueryDeviceString(dev Device, name int) string {
 	if l.queryDeviceStringEXT == 0 {
 		return ""
 	}
-	r, _, _ := purego.SyscallN(l.queryDeviceStringEXT, uintptr(dev), uintptr(name))
-	s := GoString(r)
+	r := dl.Call(l.queryDeviceStringEXT, uintptr(dev), uintptr(name))
 	if r == 0 {
 		l.GetError() // clear EGL_BAD_PARAMETER for an unsupported name
 	}
-	return s
+	return dl.GoString(r)
 }
 
 // QueryDeviceAttrib returns eglQueryDeviceAttribEXT(dev, attr).
@@ -274,8 +255,7 @@ func (l *Lib) QueryDeviceAttrib(dev Device, attr int) (int64, bool) {
 		return 0, false
 	}
 	var v int64 // EGLAttrib is intptr_t
-	r, _, _ := purego.SyscallN(l.queryDeviceAttribEXT, uintptr(dev), uintptr(attr), uintptr(unsafe.Pointer(&v)))
-	if uint32(r) != eglTrue {
+	if !ok(dl.Call(l.queryDeviceAttribEXT, uintptr(dev), uintptr(attr), uintptr(unsafe.Pointer(&v)))) {
 		l.GetError()
 		return 0, false
 	}
@@ -283,48 +263,43 @@ func (l *Lib) QueryDeviceAttrib(dev Device, attr int) (int64, bool) {
 }
 
 // BindAPI sets the calling thread's client API (OpenGLAPI).
-func (l *Lib) BindAPI(api int) bool {
-	r, _, _ := purego.SyscallN(l.bindAPI, uintptr(api))
-	return uint32(r) == eglTrue
-}
+func (l *Lib) BindAPI(api int) bool { return ok(dl.Call(l.fn[symBindAPI], uintptr(api))) }
+
+// attribList returns attribs (a list of name, value pairs) with the closing
+// None appended.
+func attribList(attribs []int32) []int32 { return append(append([]int32(nil), attribs...), None) }
 
 // ChooseConfig returns the first config of dpy matching attribs (a list of
 // name, value pairs; None is appended).
 func (l *Lib) ChooseConfig(dpy Display, attribs []int32) (Config, bool) {
-	list := append(append([]int32(nil), attribs...), None)
+	list := attribList(attribs)
 	var cfg Config
 	var n int32
-	r, _, _ := purego.SyscallN(l.chooseConfig, uintptr(dpy), uintptr(unsafe.Pointer(&list[0])),
+	r := dl.Call(l.fn[symChooseConfig], uintptr(dpy), uintptr(unsafe.Pointer(&list[0])),
 		uintptr(unsafe.Pointer(&cfg)), 1, uintptr(unsafe.Pointer(&n)))
-	return cfg, uint32(r) == eglTrue && n > 0
+	return cfg, ok(r) && n > 0
 }
 
 // CreateContext creates a context of the thread's bound API (attribs as for
 // ChooseConfig).
 func (l *Lib) CreateContext(dpy Display, cfg Config, share Context, attribs []int32) Context {
-	list := append(append([]int32(nil), attribs...), None)
-	r, _, _ := purego.SyscallN(l.createContext, uintptr(dpy), uintptr(cfg), uintptr(share), uintptr(unsafe.Pointer(&list[0])))
-	return Context(r)
+	list := attribList(attribs)
+	return Context(dl.Call(l.fn[symCreateContext], uintptr(dpy), uintptr(cfg), uintptr(share), uintptr(unsafe.Pointer(&list[0]))))
 }
 
 // DestroyContext destroys ctx (deferred by EGL while it is current).
 func (l *Lib) DestroyContext(dpy Display, ctx Context) bool {
-	r, _, _ := purego.SyscallN(l.destroyContext, uintptr(dpy), uintptr(ctx))
-	return uint32(r) == eglTrue
+	return ok(dl.Call(l.fn[symDestroyContext], uintptr(dpy), uintptr(ctx)))
 }
 
 // MakeCurrent binds ctx to the calling thread with no surface (ctx NoContext
 // releases the current one).
 func (l *Lib) MakeCurrent(dpy Display, ctx Context) bool {
-	r, _, _ := purego.SyscallN(l.makeCurrent, uintptr(dpy), uintptr(NoSurface), uintptr(NoSurface), uintptr(ctx))
-	return uint32(r) == eglTrue
+	return ok(dl.Call(l.fn[symMakeCurrent], uintptr(dpy), uintptr(NoSurface), uintptr(NoSurface), uintptr(ctx)))
 }
 
 // ReleaseThread releases the calling thread's EGL state.
-func (l *Lib) ReleaseThread() bool {
-	r, _, _ := purego.SyscallN(l.releaseThread)
-	return uint32(r) == eglTrue
-}
+func (l *Lib) ReleaseThread() bool { return ok(dl.Call(l.fn[symReleaseThread])) }
 
 // HasExtension reports whether the space-separated list exts names ext.
 func HasExtension(exts, ext string) bool {

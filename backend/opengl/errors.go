@@ -6,6 +6,17 @@ import (
 	"github.com/anygpu/gpu/errors"
 )
 
+// reportIt ends the hint of a code that means a bug in anygpu or the driver.
+const reportIt = "report it with `gpu info --json`"
+
+// unusedEGL is the code of an EGL object anygpu never creates (surfaces,
+// pixmaps, windows, streams, output layers and ports): an Internal error
+// whose hint says so; what is "a surface error" and the like.
+func unusedEGL(name string, value int64, msg, what string) errors.Code {
+	return errors.Code{Name: name, Value: value, Category: errors.Internal, Msg: msg,
+		Hint: "EGL reported " + what + " though anygpu uses none: " + reportIt}
+}
+
 // glErrorTable maps every glGetError value of OpenGL 4.6 core (and
 // GL_CONTEXT_LOST of GL_KHR_robustness) to anygpu's categories and hints.
 var glErrorTable = errors.NewCodeTable(Name, "GL error", "GL_ERROR_UNKNOWN_CODE_", []errors.Code{
@@ -14,7 +25,7 @@ var glErrorTable = errors.NewCodeTable(Name, "GL error", "GL_ERROR_UNKNOWN_CODE_
 		Hint: "nothing to do"},
 	{Name: "GL_INVALID_ENUM", Value: 0x0500, Category: errors.Internal,
 		Msg:  "invalid enum",
-		Hint: "the driver rejected an enum value anygpu passed: the driver may lack a GL 4.3 feature it claims; report it with `gpu info --json`"},
+		Hint: "the driver rejected an enum value anygpu passed: the driver may lack a GL 4.3 feature it claims; " + reportIt},
 	{Name: "GL_INVALID_VALUE", Value: 0x0501, Category: errors.InvalidArgument,
 		Msg:  "invalid value",
 		Hint: "a size, offset or count is out of range for the driver: check the buffer sizes and the grid against DeviceInfo limits"},
@@ -23,16 +34,16 @@ var glErrorTable = errors.NewCodeTable(Name, "GL error", "GL_ERROR_UNKNOWN_CODE_
 		Hint: "the driver refused the command in the current state, e.g. a kernel whose buffer or uniform bindings do not match its arguments: check the kernel's bindings against the portable ABI (buffers at 0..n-1, scalars at binding n)"},
 	{Name: "GL_STACK_OVERFLOW", Value: 0x0503, Category: errors.Internal,
 		Msg:  "stack overflow",
-		Hint: "a debug-group or matrix stack overflowed, which anygpu never pushes: report it with `gpu info --json`"},
+		Hint: "a debug-group or matrix stack overflowed, which anygpu never pushes: " + reportIt},
 	{Name: "GL_STACK_UNDERFLOW", Value: 0x0504, Category: errors.Internal,
 		Msg:  "stack underflow",
-		Hint: "a debug-group or matrix stack underflowed, which anygpu never pops: report it with `gpu info --json`"},
+		Hint: "a debug-group or matrix stack underflowed, which anygpu never pops: " + reportIt},
 	{Name: "GL_OUT_OF_MEMORY", Value: 0x0505, Category: errors.OutOfMemory, Retryable: true,
 		Msg:  "out of memory",
 		Hint: "the driver could not allocate video or host memory: free buffers, trim the pools, or use smaller batches; the OpenGL state is undefined after this error, so reopen the device if later calls misbehave"},
 	{Name: "GL_INVALID_FRAMEBUFFER_OPERATION", Value: 0x0506, Category: errors.Internal,
 		Msg:  "invalid framebuffer operation",
-		Hint: "a framebuffer command failed, which a compute-only context never issues: report it with `gpu info --json`"},
+		Hint: "a framebuffer command failed, which a compute-only context never issues: " + reportIt},
 	{Name: "GL_CONTEXT_LOST", Value: 0x0507, Category: errors.DeviceLost, Fatal: true,
 		Msg:  "context lost",
 		Hint: "the GPU was reset (a kernel ran too long or faulted, or the driver restarted): close the Device and open a new one; check dmesg or nvidia-smi if it repeats"},
@@ -61,46 +72,32 @@ var eglErrorTable = errors.NewCodeTable(Name, "EGL error", "EGL_ERROR_UNKNOWN_CO
 		Hint: "the display offers no config for a desktop OpenGL context: the driver may support only OpenGL ES; use another backend (ANYGPU_BACKEND)"},
 	{Name: "EGL_BAD_CONTEXT", Value: 0x3006, Category: errors.Internal,
 		Msg:  "bad context",
-		Hint: "EGL does not know the context anygpu used: report it with `gpu info --json`"},
+		Hint: "EGL does not know the context anygpu used: " + reportIt},
 	{Name: "EGL_BAD_CURRENT_SURFACE", Value: 0x3007, Category: errors.Internal,
 		Msg:  "bad current surface",
-		Hint: "a surface of the current context is no longer valid, though anygpu uses none: report it with `gpu info --json`"},
+		Hint: "a surface of the current context is no longer valid, though anygpu uses none: " + reportIt},
 	{Name: "EGL_BAD_DISPLAY", Value: 0x3008, Category: errors.Unavailable,
 		Msg:  "bad display",
 		Hint: "the EGL display does not exist: the vendor library may not support headless displays; install Mesa (libegl-mesa0) or the NVIDIA driver, or check __EGL_VENDOR_LIBRARY_FILENAMES"},
 	{Name: "EGL_BAD_MATCH", Value: 0x3009, Category: errors.NotSupported,
 		Msg:  "bad match",
 		Hint: "the driver cannot create an OpenGL 4.3 core context without a surface: update the driver, or use another backend (ANYGPU_BACKEND)"},
-	{Name: "EGL_BAD_NATIVE_PIXMAP", Value: 0x300A, Category: errors.Internal,
-		Msg:  "bad native pixmap",
-		Hint: "EGL reported a native pixmap error though anygpu uses none: report it with `gpu info --json`"},
-	{Name: "EGL_BAD_NATIVE_WINDOW", Value: 0x300B, Category: errors.Internal,
-		Msg:  "bad native window",
-		Hint: "EGL reported a native window error though anygpu uses none: report it with `gpu info --json`"},
+	unusedEGL("EGL_BAD_NATIVE_PIXMAP", 0x300A, "bad native pixmap", "a native pixmap error"),
+	unusedEGL("EGL_BAD_NATIVE_WINDOW", 0x300B, "bad native window", "a native window error"),
 	{Name: "EGL_BAD_PARAMETER", Value: 0x300C, Category: errors.NotSupported,
 		Msg:  "bad parameter",
 		Hint: "the EGL implementation rejected a platform or device anygpu passed: it may lack EGL_EXT_platform_device or EGL_MESA_platform_surfaceless; update Mesa or the driver"},
-	{Name: "EGL_BAD_SURFACE", Value: 0x300D, Category: errors.Internal,
-		Msg:  "bad surface",
-		Hint: "EGL reported a surface error though anygpu uses none: report it with `gpu info --json`"},
+	unusedEGL("EGL_BAD_SURFACE", 0x300D, "bad surface", "a surface error"),
 	{Name: "EGL_CONTEXT_LOST", Value: 0x300E, Category: errors.DeviceLost, Fatal: true,
 		Msg:  "context lost",
 		Hint: "a power-management event or GPU reset destroyed the context: close the Device and open a new one"},
-	{Name: "EGL_BAD_STREAM_KHR", Value: 0x321B, Category: errors.Internal,
-		Msg:  "bad stream",
-		Hint: "EGL reported an EGLStream error though anygpu uses none: report it with `gpu info --json`"},
-	{Name: "EGL_BAD_STATE_KHR", Value: 0x321C, Category: errors.Internal,
-		Msg:  "bad stream state",
-		Hint: "EGL reported an EGLStream state error though anygpu uses none: report it with `gpu info --json`"},
+	unusedEGL("EGL_BAD_STREAM_KHR", 0x321B, "bad stream", "an EGLStream error"),
+	unusedEGL("EGL_BAD_STATE_KHR", 0x321C, "bad stream state", "an EGLStream state error"),
 	{Name: "EGL_BAD_DEVICE_EXT", Value: 0x322B, Category: errors.Unavailable,
 		Msg:  "bad device",
 		Hint: "the EGL device cannot be used, e.g. a GPU without a working driver or one the process may not open: check permissions on /dev/dri and /dev/nvidia*, or pick another device (ANYGPU_DEVICE)"},
-	{Name: "EGL_BAD_OUTPUT_LAYER_EXT", Value: 0x322D, Category: errors.Internal,
-		Msg:  "bad output layer",
-		Hint: "EGL reported an output-layer error though anygpu uses none: report it with `gpu info --json`"},
-	{Name: "EGL_BAD_OUTPUT_PORT_EXT", Value: 0x322E, Category: errors.Internal,
-		Msg:  "bad output port",
-		Hint: "EGL reported an output-port error though anygpu uses none: report it with `gpu info --json`"},
+	unusedEGL("EGL_BAD_OUTPUT_LAYER_EXT", 0x322D, "bad output layer", "an output-layer error"),
+	unusedEGL("EGL_BAD_OUTPUT_PORT_EXT", 0x322E, "bad output port", "an output-port error"),
 })
 
 // glError converts a glGetError value met by op into an error (nil for
@@ -123,4 +120,31 @@ func hexName(t *errors.CodeTable, v int64) string {
 func withHint(e *errors.Error, hint string) *errors.Error {
 	e.Hint = hint
 	return e
+}
+
+// unavailable is an Unavailable error of op.
+func unavailable(op, msg, hint string) *errors.Error {
+	return &errors.Error{Backend: Name, Op: op, Category: errors.Unavailable, Msg: msg, Hint: hint}
+}
+
+const (
+	hintInstall = "install an EGL loader with a vendor driver: `apt-get install libegl1 libegl-mesa0 libgl1-mesa-dri` " +
+		"(Mesa, with the llvmpipe software renderer) or the NVIDIA driver; or set " + EnvLibrary + " to a libEGL.so.1"
+	hintVendor = "no EGL vendor library was found: install libegl-mesa0 or the NVIDIA driver's EGL library, " +
+		"and check __EGL_VENDOR_LIBRARY_FILENAMES / __EGL_VENDOR_LIBRARY_DIRS"
+)
+
+// probeError is why one display failed, with the hint of its EGL error.
+type probeError struct{ msg, hint string }
+
+// Error is the reason.
+func (e *probeError) Error() string { return e.msg }
+
+// eglFail describes a failed EGL call by its error code.
+func eglFail(what string, code int) error {
+	c, ok := eglErrorTable.Lookup(int64(code))
+	if !ok || c.IsSuccess() {
+		return &probeError{msg: fmt.Sprintf("%s failed (EGL error 0x%04X)", what, code)}
+	}
+	return &probeError{msg: fmt.Sprintf("%s failed: %s (%s)", what, c.Msg, c.Name), hint: c.Hint}
 }

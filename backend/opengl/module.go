@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/backend/opengl/internal/gl"
@@ -193,7 +192,6 @@ type module struct {
 	dev     *device
 	name    string
 	kernels map[string]*kernel
-	closed  atomic.Bool
 }
 
 var _ backend.Module = (*module)(nil)
@@ -214,12 +212,12 @@ func (m *module) Kernel(name string) (backend.Kernel, error) {
 
 // Close deletes the programs after the work queued before it.
 func (m *module) Close() error {
-	if m.closed.CompareAndSwap(false, true) {
-		m.release()
-	}
+	m.release()
 	return nil
 }
 
+// release deletes the programs of every kernel and its variants after the
+// work queued before it.
 func (m *module) release() {
 	var ids []uint32
 	for _, k := range m.kernels {
@@ -231,7 +229,13 @@ func (m *module) release() {
 		k.variants = nil
 		k.mu.Unlock()
 	}
-	_ = m.dev.submit(task{fn: func(t *thread) error {
+	m.dev.deletePrograms(ids...)
+}
+
+// deletePrograms deletes programs after the work queued before it (a closed
+// device has deleted them with its context).
+func (d *device) deletePrograms(ids ...uint32) {
+	_ = d.submit(task{fn: func(t *thread) error {
 		for _, id := range ids {
 			t.deleteProgram(id)
 		}
@@ -284,15 +288,12 @@ func (k *kernel) program(block backend.Dim3) (*program, error) {
 	if p, ok := k.variants[block]; ok {
 		return p, nil
 	}
-	if k.mod.closed.Load() {
-		return nil, withHint(errors.E(errors.Closed, Name, k.launchOp, "module %q is closed", k.mod.name), "compile the source again: kernels of a closed module cannot be launched")
-	}
 	p, err := k.variant(block)
 	if err != nil {
 		return nil, err
 	}
 	if p.wg != block {
-		_ = k.mod.dev.submit(task{fn: func(t *thread) error { t.deleteProgram(p.id); return nil }})
+		k.mod.dev.deletePrograms(p.id)
 		return nil, mismatch(p.wg)
 	}
 	if k.variants == nil {
@@ -349,8 +350,7 @@ func (k *kernel) Attributes() (backend.KernelAttributes, error) {
 			if p.wg == probe {
 				k.variants[probe] = p
 			} else {
-				id := p.id
-				_ = k.mod.dev.submit(task{fn: func(t *thread) error { t.deleteProgram(id); return nil }})
+				k.mod.dev.deletePrograms(p.id)
 			}
 		}
 		k.follows = -1
@@ -362,4 +362,13 @@ func (k *kernel) Attributes() (backend.KernelAttributes, error) {
 		a.WorkGroupSize = backend.Dim3{}
 	}
 	return a, nil
+}
+
+// deleteProgram deletes a program and forgets it as the current one.
+func (t *thread) deleteProgram(id uint32) {
+	if t.program == id {
+		t.gl.UseProgram(0)
+		t.program = 0
+	}
+	t.gl.DeleteProgram(id)
 }

@@ -99,17 +99,6 @@ func candidates(ctx context.Context, op string) ([]*candidate, error) {
 	}
 }
 
-func unavailable(op, msg, hint string) *errors.Error {
-	return &errors.Error{Backend: Name, Op: op, Category: errors.Unavailable, Msg: msg, Hint: hint}
-}
-
-const (
-	hintInstall = "install an EGL loader with a vendor driver: `apt-get install libegl1 libegl-mesa0 libgl1-mesa-dri` " +
-		"(Mesa, with the llvmpipe software renderer) or the NVIDIA driver; or set " + EnvLibrary + " to a libEGL.so.1"
-	hintVendor = "no EGL vendor library was found: install libegl-mesa0 or the NVIDIA driver's EGL library, " +
-		"and check __EGL_VENDOR_LIBRARY_FILENAMES / __EGL_VENDOR_LIBRARY_DIRS"
-)
-
 // quietPrimed records that Mesa's EGL logger has been initialised (it reads
 // EGL_LOG_LEVEL once, at its first message) while EGL_LOG_LEVEL was set.
 var quietPrimed bool
@@ -121,7 +110,7 @@ var quietPrimed bool
 // until one display has been initialised.
 //
 // Thread safety: os.Setenv also changes the C environment (through cgo or
-// purego's fake cgo), and C's setenv is not safe against a concurrent getenv
+// its cgo-free stand-in), and C's setenv is not safe against a concurrent getenv
 // on another thread: a native library that reads the environment at that very
 // moment (another backend probing concurrently) could read a stale entry. The
 // window is a few microseconds, once per process, and only when
@@ -296,50 +285,6 @@ func (c *candidate) initDisplay() error {
 		}
 	}
 	return nil
-}
-
-// newContext makes an OpenGL 4.3 core context current on the calling
-// thread, with no surface. The display is initialised.
-func (c *candidate) newContext() (egl.Context, error) {
-	l := c.lib
-	if !l.BindAPI(egl.OpenGLAPI) { // per thread
-		return 0, eglFail("eglBindAPI(EGL_OPENGL_API)", l.GetError())
-	}
-	ctx := l.CreateContext(c.dpy, c.config, egl.NoContext, []int32{
-		egl.ContextMajorVersion, wantMajor, egl.ContextMinorVersion, wantMinor,
-		egl.ContextOpenGLProfileMask, egl.ContextOpenGLCoreProfile,
-	})
-	if ctx == egl.NoContext {
-		return 0, eglFail(fmt.Sprintf("eglCreateContext(OpenGL %d.%d core)", wantMajor, wantMinor), l.GetError())
-	}
-	if !l.MakeCurrent(c.dpy, ctx) {
-		code := l.GetError()
-		l.DestroyContext(c.dpy, ctx)
-		return 0, eglFail("eglMakeCurrent without a surface", code)
-	}
-	return ctx, nil
-}
-
-// destroyContext releases ctx from the calling thread and destroys it.
-func (c *candidate) destroyContext(ctx egl.Context) {
-	c.lib.MakeCurrent(c.dpy, egl.NoContext)
-	c.lib.DestroyContext(c.dpy, ctx)
-	c.lib.ReleaseThread()
-}
-
-// probeError is why one display failed, with the hint of its EGL error.
-type probeError struct{ msg, hint string }
-
-// Error is the reason.
-func (e *probeError) Error() string { return e.msg }
-
-// eglFail describes a failed EGL call by its error code.
-func eglFail(what string, code int) error {
-	c, ok := eglErrorTable.Lookup(int64(code))
-	if !ok || c.IsSuccess() {
-		return &probeError{msg: fmt.Sprintf("%s failed (EGL error 0x%04X)", what, code)}
-	}
-	return &probeError{msg: fmt.Sprintf("%s failed: %s (%s)", what, c.Msg, c.Name), hint: c.Hint}
 }
 
 // limits are the context's numbers the backend works with.

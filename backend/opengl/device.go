@@ -10,13 +10,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/backend/opengl/internal/egl"
 	"github.com/anygpu/gpu/backend/opengl/internal/gl"
 	"github.com/anygpu/gpu/errors"
-	"github.com/anygpu/gpu/internal/memview"
 )
 
 const (
@@ -29,9 +27,6 @@ const (
 	// fenceWait is how long the idle thread blocks in glClientWaitSync on the
 	// oldest pending fence before it looks for new work again.
 	fenceWait = 200 * time.Microsecond
-	// stageLimit is the largest Write that is copied and enqueued; larger
-	// ones hand the caller's slice to the driver and return once it copied.
-	stageLimit = 1 << 20
 	// uniformRing is the size of the ring the scalar parameters of launches
 	// are written to.
 	uniformRing = 256 << 10
@@ -53,12 +48,11 @@ type device struct {
 	lim  *limits
 
 	sendMu sync.RWMutex // senders hold it for reading; Close for writing
-	closed bool
+	closed bool         // the work queue is closed: a late sender gets Closed, not a panic
 	work   chan task
 	exited chan struct{}
 
 	lost     atomic.Pointer[error] // set once the context is lost
-	live     atomic.Int64          // bytes of open buffers
 	eglCtx   egl.Context
 	software bool
 }
@@ -79,9 +73,8 @@ type thread struct {
 	ssbo    [maxBindings]uint32
 	ubo     uint32
 	uboOff  int64
-	dirty   bool // commands issued since the last flush
-	u32     uint32
-	u64     uint64
+	dirty   bool   // commands issued since the last flush
+	u64     uint64 // a query result, read by GL into the heap
 }
 
 func open(ctx context.Context, ordinal int) (backend.Device, error) {
@@ -135,7 +128,7 @@ func (d *device) run(ready chan<- error) {
 	}
 	t.ubo = f.GenBuffer()
 	f.BindBuffer(gl.UniformBuffer, t.ubo)
-	f.BufferData(gl.UniformBuffer, uniformRing, nil, gl.DynamicDraw)
+	f.BufferData(gl.UniformBuffer, uniformRing, gl.DynamicDraw)
 	if err := t.check("open: uniform buffer"); err != nil {
 		ready <- err
 		return
@@ -245,44 +238,6 @@ func (t *thread) check(op string) error {
 	return err
 }
 
-// poll completes, in order, the pending events whose fences have signaled.
-func (t *thread) poll() {
-	n := 0
-	for _, e := range t.pending {
-		r := t.gl.ClientWaitSync(e.sync, 0, 0)
-		if r == gl.TimeoutExpired {
-			break
-		}
-		if r == gl.WaitFailed && e.s != nil {
-			e.s.note(t.check("wait for fence"))
-		}
-		t.complete(e)
-		n++
-	}
-	if n > 0 {
-		rest := copy(t.pending, t.pending[n:])
-		clear(t.pending[rest:])
-		t.pending = t.pending[:rest]
-	}
-}
-
-// complete reads e's timestamp, recycles its query and fence, and marks it
-// done.
-func (t *thread) complete(e *event) {
-	if e.query != 0 {
-		t.gl.QueryResult64(e.query, gl.QueryResult, &t.u64)
-		e.ts = t.u64
-		t.queries = append(t.queries, e.query)
-		e.query = 0
-	}
-	if e.sync != 0 {
-		t.gl.DeleteSync(e.sync)
-		e.sync = 0
-	}
-	e.done.Store(true)
-	close(e.ch)
-}
-
 // submit hands tk to the context's thread.
 func (d *device) submit(tk task) error {
 	d.sendMu.RLock()
@@ -337,80 +292,13 @@ func (d *device) MemInfo() (free, total int64, err error) {
 	return free, total, err
 }
 
-func oom(op string, size, avail int64, what string) error {
-	return &errors.Error{Backend: Name, Op: op, Category: errors.OutOfMemory, Retryable: size <= avail,
-		Msg:  fmt.Sprintf("out of memory: %s requested, %s %s", byteSize(size), byteSize(avail), what),
-		Hint: "free buffers, trim the pools, or process the data in smaller batches"}
-}
-
-// Alloc creates a buffer object of size bytes (immutable storage where
-// GL_ARB_buffer_storage is there). Buffers larger than the largest shader
-// storage block can be copied, filled and transferred, but not passed to a
-// kernel.
-func (d *device) Alloc(size int64) (backend.Buffer, error) {
-	op := "alloc " + byteSize(size)
-	if size > d.info.MemoryBytes {
-		return nil, oom(op, size, d.info.MemoryBytes, "is all the device has")
-	}
-	if d.software {
-		if avail := meminfo("MemAvailable"); avail > 0 && size > avail {
-			return nil, oom(op, size, avail, "of host memory is available to the software renderer")
-		}
-	}
-	b := &buffer{dev: d, size: size}
-	err := d.call(func(t *thread) error {
-		f := t.gl
-		b.id = f.GenBuffer()
-		f.BindBuffer(gl.CopyWriteBuffer, b.id)
-		if d.lim.bufferStorage {
-			f.BufferStorage(gl.CopyWriteBuffer, size, nil, gl.DynamicStorageBit)
-		} else {
-			f.BufferData(gl.CopyWriteBuffer, size, nil, gl.DynamicCopy)
-		}
-		if err := t.check(op); err != nil {
-			t.deleteBuffer(b.id)
-			b.id = 0
-			return err
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	d.live.Add(size)
-	return b, nil
-}
-
-// AllocHost allocates 64-byte-aligned Go memory: OpenGL has no pinned host
-// memory of its own; the driver stages transfers itself.
-func (d *device) AllocHost(size int64) (backend.HostBuffer, error) {
-	op := "alloc host " + byteSize(size)
-	if avail := meminfo("MemAvailable"); avail > 0 && size > avail {
-		return nil, oom(op, size, avail, "of host memory is available")
-	}
-	if size > int64(^uint(0)>>1) {
-		return nil, oom(op, size, int64(^uint(0)>>1), "is the most this process can address")
-	}
-	return &hostBuffer{mem: memview.Aligned(int(size), 64)}, nil
-}
-
 // NewStream returns an ordered queue onto the device's one context.
-func (d *device) NewStream() (backend.Stream, error) {
-	d.sendMu.RLock()
-	defer d.sendMu.RUnlock()
-	if d.closed {
-		return nil, errDeviceClosed
-	}
-	return &stream{dev: d}, nil
-}
+func (d *device) NewStream() (backend.Stream, error) { return &stream{dev: d}, nil }
 
 // Close runs the queued work, destroys the context and stops its thread.
+// The root package calls it once, after closing the device's streams.
 func (d *device) Close() error {
 	d.sendMu.Lock()
-	if d.closed {
-		d.sendMu.Unlock()
-		return nil
-	}
 	d.closed = true
 	close(d.work)
 	d.sendMu.Unlock()
@@ -418,84 +306,31 @@ func (d *device) Close() error {
 	return nil
 }
 
-// deleteBuffer deletes a buffer and forgets it in the binding cache (GL
-// unbinds a deleted buffer, and may hand its name out again).
-func (t *thread) deleteBuffer(id uint32) {
-	for i, b := range t.ssbo {
-		if b == id {
-			t.ssbo[i] = 0
-		}
+// newContext makes an OpenGL 4.3 core context current on the calling
+// thread, with no surface. The display is initialised.
+func (c *candidate) newContext() (egl.Context, error) {
+	l := c.lib
+	if !l.BindAPI(egl.OpenGLAPI) { // per thread
+		return 0, eglFail("eglBindAPI(EGL_OPENGL_API)", l.GetError())
 	}
-	t.gl.DeleteBuffer(id)
+	ctx := l.CreateContext(c.dpy, c.config, egl.NoContext, []int32{
+		egl.ContextMajorVersion, wantMajor, egl.ContextMinorVersion, wantMinor,
+		egl.ContextOpenGLProfileMask, egl.ContextOpenGLCoreProfile,
+	})
+	if ctx == egl.NoContext {
+		return 0, eglFail(fmt.Sprintf("eglCreateContext(OpenGL %d.%d core)", wantMajor, wantMinor), l.GetError())
+	}
+	if !l.MakeCurrent(c.dpy, ctx) {
+		code := l.GetError()
+		l.DestroyContext(c.dpy, ctx)
+		return 0, eglFail("eglMakeCurrent without a surface", code)
+	}
+	return ctx, nil
 }
 
-// deleteProgram deletes a program and forgets it as the current one.
-func (t *thread) deleteProgram(id uint32) {
-	if t.program == id {
-		t.gl.UseProgram(0)
-		t.program = 0
-	}
-	t.gl.DeleteProgram(id)
-}
-
-// buffer is a GL buffer object.
-type buffer struct {
-	dev    *device
-	id     uint32
-	size   int64
-	closed atomic.Bool
-}
-
-var (
-	_ backend.Buffer       = (*buffer)(nil)
-	_ backend.NativeHandle = (*buffer)(nil)
-)
-
-// Size is the buffer's size in bytes.
-func (b *buffer) Size() int64 { return b.size }
-
-// NativeHandle returns the GL buffer name.
-func (b *buffer) NativeHandle() uintptr { return uintptr(b.id) }
-
-// Close deletes the buffer object after the work queued before it (GL keeps
-// it alive while queued commands use it).
-func (b *buffer) Close() error {
-	if !b.closed.CompareAndSwap(false, true) {
-		return nil
-	}
-	b.dev.live.Add(-b.size)
-	id := b.id
-	_ = b.dev.submit(task{fn: func(t *thread) error { t.deleteBuffer(id); return nil }}) // a closed device freed it
-	return nil
-}
-
-// hostBuffer is host memory (see AllocHost).
-type hostBuffer struct{ mem []byte }
-
-var _ backend.HostBuffer = (*hostBuffer)(nil)
-
-// Bytes is the host memory.
-func (h *hostBuffer) Bytes() []byte { return h.mem }
-
-// Close lets the memory go to the garbage collector.
-func (h *hostBuffer) Close() error { h.mem = nil; return nil }
-
-// ptr returns the address of b's first byte as an unsafe.Pointer.
-func ptr(b []byte) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(b)) }
-
-// ptrU32 returns p as an unsafe.Pointer.
-func ptrU32(p *uint32) unsafe.Pointer { return unsafe.Pointer(p) }
-
-// byteSize formats a byte count the way error messages show it ("1.0 GiB").
-func byteSize(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 5; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+// destroyContext releases ctx from the calling thread and destroys it.
+func (c *candidate) destroyContext(ctx egl.Context) {
+	c.lib.MakeCurrent(c.dpy, egl.NoContext)
+	c.lib.DestroyContext(c.dpy, ctx)
+	c.lib.ReleaseThread()
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/ebitengine/purego"
+	"github.com/anygpu/gpu/internal/dl"
 )
 
 // GL enums used by the backend.
@@ -116,6 +116,8 @@ type Funcs struct {
 
 	// optional
 	bufferStorage, maxShaderCompilerThreads, getUnsignedBytei_v uintptr
+
+	clearValue uint32 // ClearBufferSubData's value, read by GL during the call
 }
 
 // Load resolves every entry point through getProc. It fails naming the first
@@ -163,33 +165,17 @@ func Load(getProc func(name string) uintptr) (*Funcs, error) {
 	return f, nil
 }
 
-func call(fn uintptr, args ...uintptr) uintptr {
-	r, _, _ := purego.SyscallN(fn, args...)
-	return r
-}
-
-// GoString copies the NUL-terminated C string at p ("" for NULL).
-func GoString(p uintptr) string {
-	if p == 0 {
-		return ""
-	}
-	ptr := *(*unsafe.Pointer)(unsafe.Pointer(&p))
-	n := 0
-	for *(*byte)(unsafe.Add(ptr, n)) != 0 {
-		n++
-	}
-	return string(unsafe.Slice((*byte)(ptr), n))
-}
-
 // GetError returns and clears one error flag.
-func (f *Funcs) GetError() uint32 { return uint32(call(f.getError)) }
+func (f *Funcs) GetError() uint32 { return uint32(dl.Call(f.getError)) }
 
 // GetString returns glGetString(name).
-func (f *Funcs) GetString(name uint32) string { return GoString(call(f.getString, uintptr(name))) }
+func (f *Funcs) GetString(name uint32) string {
+	return dl.GoString(dl.Call(f.getString, uintptr(name)))
+}
 
 // GetStringi returns glGetStringi(name, i).
 func (f *Funcs) GetStringi(name, i uint32) string {
-	return GoString(call(f.getStringi, uintptr(name), uintptr(i)))
+	return dl.GoString(dl.Call(f.getStringi, uintptr(name), uintptr(i)))
 }
 
 // Extensions lists the context's extensions.
@@ -206,14 +192,14 @@ func (f *Funcs) Extensions() map[string]bool {
 // driver does not know pname).
 func (f *Funcs) GetInteger(pname uint32) int64 {
 	var v int64
-	call(f.getInteger64v, uintptr(pname), uintptr(unsafe.Pointer(&v)))
+	dl.Call(f.getInteger64v, uintptr(pname), uintptr(unsafe.Pointer(&v)))
 	return v
 }
 
 // GetIntegerIndexed returns glGetIntegeri_v(pname, i).
 func (f *Funcs) GetIntegerIndexed(pname, i uint32) int32 {
 	var v int32
-	call(f.getIntegeri_v, uintptr(pname), uintptr(i), uintptr(unsafe.Pointer(&v)))
+	dl.Call(f.getIntegeri_v, uintptr(pname), uintptr(i), uintptr(unsafe.Pointer(&v)))
 	return v
 }
 
@@ -224,7 +210,7 @@ func (f *Funcs) DeviceUUID() []byte {
 		return nil
 	}
 	uuid := make([]byte, 16)
-	call(f.getUnsignedBytei_v, DeviceUUIDEXT, 0, uintptr(unsafe.Pointer(&uuid[0])))
+	dl.Call(f.getUnsignedBytei_v, DeviceUUIDEXT, 0, uintptr(unsafe.Pointer(&uuid[0])))
 	if f.GetError() != NoError {
 		return nil
 	}
@@ -232,72 +218,76 @@ func (f *Funcs) DeviceUUID() []byte {
 }
 
 // Flush submits queued commands.
-func (f *Funcs) Flush() { call(f.flush) }
+func (f *Funcs) Flush() { dl.Call(f.flush) }
 
 // Finish waits for every queued command.
-func (f *Funcs) Finish() { call(f.finish) }
+func (f *Funcs) Finish() { dl.Call(f.finish) }
 
 // GenBuffer creates one buffer name.
 func (f *Funcs) GenBuffer() uint32 {
 	var b uint32
-	call(f.genBuffers, 1, uintptr(unsafe.Pointer(&b)))
+	dl.Call(f.genBuffers, 1, uintptr(unsafe.Pointer(&b)))
 	return b
 }
 
 // DeleteBuffer deletes one buffer.
 func (f *Funcs) DeleteBuffer(b uint32) {
-	call(f.deleteBuffers, 1, uintptr(unsafe.Pointer(&b)))
+	dl.Call(f.deleteBuffers, 1, uintptr(unsafe.Pointer(&b)))
 }
 
 // BindBuffer binds b to target.
-func (f *Funcs) BindBuffer(target, b uint32) { call(f.bindBuffer, uintptr(target), uintptr(b)) }
+func (f *Funcs) BindBuffer(target, b uint32) { dl.Call(f.bindBuffer, uintptr(target), uintptr(b)) }
 
-// BufferData (re)allocates the buffer bound to target.
-func (f *Funcs) BufferData(target uint32, size int64, data unsafe.Pointer, usage uint32) {
-	call(f.bufferData, uintptr(target), uintptr(size), uintptr(data), uintptr(usage))
+// BufferData (re)allocates the buffer bound to target, size bytes with
+// undefined contents.
+func (f *Funcs) BufferData(target uint32, size int64, usage uint32) {
+	dl.Call(f.bufferData, uintptr(target), uintptr(size), 0, uintptr(usage))
 }
 
 // HasBufferStorage reports whether glBufferStorage is there.
 func (f *Funcs) HasBufferStorage() bool { return f.bufferStorage != 0 }
 
-// BufferStorage allocates immutable storage for the buffer bound to target.
-func (f *Funcs) BufferStorage(target uint32, size int64, data unsafe.Pointer, flags uint32) {
-	call(f.bufferStorage, uintptr(target), uintptr(size), uintptr(data), uintptr(flags))
+// BufferStorage allocates immutable storage of size bytes, with undefined
+// contents, for the buffer bound to target.
+func (f *Funcs) BufferStorage(target uint32, size int64, flags uint32) {
+	dl.Call(f.bufferStorage, uintptr(target), uintptr(size), 0, uintptr(flags))
 }
 
-// BufferSubData copies size bytes from data into the buffer bound to target.
-func (f *Funcs) BufferSubData(target uint32, off, size int64, data unsafe.Pointer) {
-	call(f.bufferSubData, uintptr(target), uintptr(off), uintptr(size), uintptr(data))
+// BufferSubData copies data into the buffer bound to target at off.
+func (f *Funcs) BufferSubData(target uint32, off int64, data []byte) {
+	dl.Call(f.bufferSubData, uintptr(target), uintptr(off), uintptr(len(data)), uintptr(unsafe.Pointer(unsafe.SliceData(data))))
 }
 
-// GetBufferSubData copies size bytes of the buffer bound to target into data.
-func (f *Funcs) GetBufferSubData(target uint32, off, size int64, data unsafe.Pointer) {
-	call(f.getBufferSubData, uintptr(target), uintptr(off), uintptr(size), uintptr(data))
+// GetBufferSubData copies len(data) bytes of the buffer bound to target at
+// off into data.
+func (f *Funcs) GetBufferSubData(target uint32, off int64, data []byte) {
+	dl.Call(f.getBufferSubData, uintptr(target), uintptr(off), uintptr(len(data)), uintptr(unsafe.Pointer(unsafe.SliceData(data))))
 }
 
 // CopyBufferSubData copies between the buffers bound to two targets.
 func (f *Funcs) CopyBufferSubData(readTarget, writeTarget uint32, readOff, writeOff, size int64) {
-	call(f.copyBufferSubData, uintptr(readTarget), uintptr(writeTarget), uintptr(readOff), uintptr(writeOff), uintptr(size))
+	dl.Call(f.copyBufferSubData, uintptr(readTarget), uintptr(writeTarget), uintptr(readOff), uintptr(writeOff), uintptr(size))
 }
 
-// ClearBufferSubData fills a range of the buffer bound to target with the
-// 32-bit value at data (internal format R32UI).
-func (f *Funcs) ClearBufferSubData(target uint32, off, size int64, data unsafe.Pointer) {
-	call(f.clearBufferSubData, uintptr(target), R32UI, uintptr(off), uintptr(size), RedInteger, UnsignedInt, uintptr(data))
+// ClearBufferSubData fills size bytes at off of the buffer bound to target
+// with the 32-bit value v (internal format R32UI).
+func (f *Funcs) ClearBufferSubData(target uint32, off, size int64, v uint32) {
+	f.clearValue = v // GL reads it during the call; a field, so no allocation
+	dl.Call(f.clearBufferSubData, uintptr(target), R32UI, uintptr(off), uintptr(size), RedInteger, UnsignedInt, uintptr(unsafe.Pointer(&f.clearValue)))
 }
 
 // BindBufferBase binds b to the indexed target.
 func (f *Funcs) BindBufferBase(target, index, b uint32) {
-	call(f.bindBufferBase, uintptr(target), uintptr(index), uintptr(b))
+	dl.Call(f.bindBufferBase, uintptr(target), uintptr(index), uintptr(b))
 }
 
 // BindBufferRange binds a range of b to the indexed target.
 func (f *Funcs) BindBufferRange(target, index, b uint32, off, size int64) {
-	call(f.bindBufferRange, uintptr(target), uintptr(index), uintptr(b), uintptr(off), uintptr(size))
+	dl.Call(f.bindBufferRange, uintptr(target), uintptr(index), uintptr(b), uintptr(off), uintptr(size))
 }
 
 // CreateShader creates a shader object of type typ.
-func (f *Funcs) CreateShader(typ uint32) uint32 { return uint32(call(f.createShader, uintptr(typ))) }
+func (f *Funcs) CreateShader(typ uint32) uint32 { return uint32(dl.Call(f.createShader, uintptr(typ))) }
 
 // ShaderSource sets a shader's source text.
 func (f *Funcs) ShaderSource(sh uint32, src string) {
@@ -307,97 +297,95 @@ func (f *Funcs) ShaderSource(sh uint32, src string) {
 	}
 	p := &b[0]
 	n := int32(len(src))
-	call(f.shaderSource, uintptr(sh), 1, uintptr(unsafe.Pointer(&p)), uintptr(unsafe.Pointer(&n)))
+	dl.Call(f.shaderSource, uintptr(sh), 1, uintptr(unsafe.Pointer(&p)), uintptr(unsafe.Pointer(&n)))
 }
 
 // CompileShader starts compiling sh.
-func (f *Funcs) CompileShader(sh uint32) { call(f.compileShader, uintptr(sh)) }
+func (f *Funcs) CompileShader(sh uint32) { dl.Call(f.compileShader, uintptr(sh)) }
 
 // GetShader returns glGetShaderiv(sh, pname).
 func (f *Funcs) GetShader(sh, pname uint32) int32 {
 	var v int32
-	call(f.getShaderiv, uintptr(sh), uintptr(pname), uintptr(unsafe.Pointer(&v)))
+	dl.Call(f.getShaderiv, uintptr(sh), uintptr(pname), uintptr(unsafe.Pointer(&v)))
 	return v
 }
 
 // ShaderInfoLog returns sh's info log.
 func (f *Funcs) ShaderInfoLog(sh uint32) string {
-	n := f.GetShader(sh, InfoLogLength)
+	return infoLog(f.GetShader(sh, InfoLogLength), f.getShaderInfoLog, sh)
+}
+
+// infoLog reads the info log of n bytes (NUL included) of object obj
+// through glGetShaderInfoLog or glGetProgramInfoLog (getLog).
+func infoLog(n int32, getLog uintptr, obj uint32) string {
 	if n <= 1 {
 		return ""
 	}
 	b := make([]byte, n)
 	var got int32
-	call(f.getShaderInfoLog, uintptr(sh), uintptr(n), uintptr(unsafe.Pointer(&got)), uintptr(unsafe.Pointer(&b[0])))
+	dl.Call(getLog, uintptr(obj), uintptr(n), uintptr(unsafe.Pointer(&got)), uintptr(unsafe.Pointer(&b[0])))
 	return strings.TrimRight(string(b[:max(0, min(int(got), len(b)))]), "\x00\n ")
 }
 
 // DeleteShader deletes sh.
-func (f *Funcs) DeleteShader(sh uint32) { call(f.deleteShader, uintptr(sh)) }
+func (f *Funcs) DeleteShader(sh uint32) { dl.Call(f.deleteShader, uintptr(sh)) }
 
 // CreateProgram creates a program object.
-func (f *Funcs) CreateProgram() uint32 { return uint32(call(f.createProgram)) }
+func (f *Funcs) CreateProgram() uint32 { return uint32(dl.Call(f.createProgram)) }
 
 // AttachShader attaches sh to p.
-func (f *Funcs) AttachShader(p, sh uint32) { call(f.attachShader, uintptr(p), uintptr(sh)) }
+func (f *Funcs) AttachShader(p, sh uint32) { dl.Call(f.attachShader, uintptr(p), uintptr(sh)) }
 
 // DetachShader detaches sh from p.
-func (f *Funcs) DetachShader(p, sh uint32) { call(f.detachShader, uintptr(p), uintptr(sh)) }
+func (f *Funcs) DetachShader(p, sh uint32) { dl.Call(f.detachShader, uintptr(p), uintptr(sh)) }
 
 // LinkProgram starts linking p.
-func (f *Funcs) LinkProgram(p uint32) { call(f.linkProgram, uintptr(p)) }
+func (f *Funcs) LinkProgram(p uint32) { dl.Call(f.linkProgram, uintptr(p)) }
 
 // GetProgram returns glGetProgramiv(p, pname).
 func (f *Funcs) GetProgram(p, pname uint32) int32 {
 	var v int32
-	call(f.getProgramiv, uintptr(p), uintptr(pname), uintptr(unsafe.Pointer(&v)))
+	dl.Call(f.getProgramiv, uintptr(p), uintptr(pname), uintptr(unsafe.Pointer(&v)))
 	return v
 }
 
 // WorkGroupSize returns the linked compute program's local size.
 func (f *Funcs) WorkGroupSize(p uint32) [3]int32 {
 	var v [3]int32
-	call(f.getProgramiv, uintptr(p), ComputeWorkGroupSize, uintptr(unsafe.Pointer(&v[0])))
+	dl.Call(f.getProgramiv, uintptr(p), ComputeWorkGroupSize, uintptr(unsafe.Pointer(&v[0])))
 	return v
 }
 
 // ProgramInfoLog returns p's info log.
 func (f *Funcs) ProgramInfoLog(p uint32) string {
-	n := f.GetProgram(p, InfoLogLength)
-	if n <= 1 {
-		return ""
-	}
-	b := make([]byte, n)
-	var got int32
-	call(f.getProgramInfoLog, uintptr(p), uintptr(n), uintptr(unsafe.Pointer(&got)), uintptr(unsafe.Pointer(&b[0])))
-	return strings.TrimRight(string(b[:max(0, min(int(got), len(b)))]), "\x00\n ")
+	return infoLog(f.GetProgram(p, InfoLogLength), f.getProgramInfoLog, p)
 }
 
 // DeleteProgram deletes p.
-func (f *Funcs) DeleteProgram(p uint32) { call(f.deleteProgram, uintptr(p)) }
+func (f *Funcs) DeleteProgram(p uint32) { dl.Call(f.deleteProgram, uintptr(p)) }
 
 // UseProgram makes p the current program.
-func (f *Funcs) UseProgram(p uint32) { call(f.useProgram, uintptr(p)) }
+func (f *Funcs) UseProgram(p uint32) { dl.Call(f.useProgram, uintptr(p)) }
 
 // DispatchCompute launches the current program over x×y×z work groups.
 func (f *Funcs) DispatchCompute(x, y, z uint32) {
-	call(f.dispatchCompute, uintptr(x), uintptr(y), uintptr(z))
+	dl.Call(f.dispatchCompute, uintptr(x), uintptr(y), uintptr(z))
 }
 
 // MemoryBarrier orders shader writes before later commands of the kinds in bits.
-func (f *Funcs) MemoryBarrier(bits uint32) { call(f.memoryBarrier, uintptr(bits)) }
+func (f *Funcs) MemoryBarrier(bits uint32) { dl.Call(f.memoryBarrier, uintptr(bits)) }
 
 // ActiveResources returns how many resources program interface iface of p has.
 func (f *Funcs) ActiveResources(p, iface uint32) int32 {
 	var v int32
-	call(f.getProgramInterfaceiv, uintptr(p), uintptr(iface), ActiveResources, uintptr(unsafe.Pointer(&v)))
+	dl.Call(f.getProgramInterfaceiv, uintptr(p), uintptr(iface), ActiveResources, uintptr(unsafe.Pointer(&v)))
 	return v
 }
 
 // ResourceProp returns one property of resource i of interface iface of p.
 func (f *Funcs) ResourceProp(p, iface, i, prop uint32) int32 {
 	var v, length int32
-	call(f.getProgramResourceiv, uintptr(p), uintptr(iface), uintptr(i), 1, uintptr(unsafe.Pointer(&prop)),
+	dl.Call(f.getProgramResourceiv, uintptr(p), uintptr(iface), uintptr(i), 1, uintptr(unsafe.Pointer(&prop)),
 		1, uintptr(unsafe.Pointer(&length)), uintptr(unsafe.Pointer(&v)))
 	return v
 }
@@ -409,48 +397,50 @@ func (f *Funcs) HasParallelCompile() bool { return f.maxShaderCompilerThreads !=
 // MaxShaderCompilerThreads sets how many threads the driver compiles on.
 func (f *Funcs) MaxShaderCompilerThreads(n uint32) {
 	if f.maxShaderCompilerThreads != 0 {
-		call(f.maxShaderCompilerThreads, uintptr(n))
+		dl.Call(f.maxShaderCompilerThreads, uintptr(n))
 	}
 }
 
 // FenceSync inserts a fence that signals when the commands before it are done.
-func (f *Funcs) FenceSync() uintptr { return call(f.fenceSync, SyncGPUCommandsComplete, 0) }
+func (f *Funcs) FenceSync() uintptr { return dl.Call(f.fenceSync, SyncGPUCommandsComplete, 0) }
 
 // ClientWaitSync waits up to timeout nanoseconds for s.
 func (f *Funcs) ClientWaitSync(s uintptr, flags uint32, timeout uint64) uint32 {
-	return uint32(call(f.clientWaitSync, s, uintptr(flags), uintptr(timeout)))
+	return uint32(dl.Call(f.clientWaitSync, s, uintptr(flags), uintptr(timeout)))
 }
 
 // DeleteSync deletes s.
-func (f *Funcs) DeleteSync(s uintptr) { call(f.deleteSync, s) }
+func (f *Funcs) DeleteSync(s uintptr) { dl.Call(f.deleteSync, s) }
 
 // GenQueries creates len(ids) query names.
 func (f *Funcs) GenQueries(ids []uint32) {
 	if len(ids) > 0 {
-		call(f.genQueries, uintptr(len(ids)), uintptr(unsafe.Pointer(&ids[0])))
+		dl.Call(f.genQueries, uintptr(len(ids)), uintptr(unsafe.Pointer(&ids[0])))
 	}
 }
 
 // DeleteQueries deletes queries.
 func (f *Funcs) DeleteQueries(ids []uint32) {
 	if len(ids) > 0 {
-		call(f.deleteQueries, uintptr(len(ids)), uintptr(unsafe.Pointer(&ids[0])))
+		dl.Call(f.deleteQueries, uintptr(len(ids)), uintptr(unsafe.Pointer(&ids[0])))
 	}
 }
 
 // QueryCounter records the GPU time into query id once the commands before
 // it are done (target Timestamp).
-func (f *Funcs) QueryCounter(id, target uint32) { call(f.queryCounter, uintptr(id), uintptr(target)) }
+func (f *Funcs) QueryCounter(id, target uint32) {
+	dl.Call(f.queryCounter, uintptr(id), uintptr(target))
+}
 
 // QueryResult64 reads a 64-bit query result into *dst (pname QueryResult
 // waits for it; QueryResultAvailable does not).
 func (f *Funcs) QueryResult64(id, pname uint32, dst *uint64) {
-	call(f.getQueryObjectui64v, uintptr(id), uintptr(pname), uintptr(unsafe.Pointer(dst)))
+	dl.Call(f.getQueryObjectui64v, uintptr(id), uintptr(pname), uintptr(unsafe.Pointer(dst)))
 }
 
 // GetQuery returns glGetQueryiv(target, pname).
 func (f *Funcs) GetQuery(target, pname uint32) int32 {
 	var v int32
-	call(f.getQueryiv, uintptr(target), uintptr(pname), uintptr(unsafe.Pointer(&v)))
+	dl.Call(f.getQueryiv, uintptr(target), uintptr(pname), uintptr(unsafe.Pointer(&v)))
 	return v
 }

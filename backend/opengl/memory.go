@@ -1,0 +1,121 @@
+//go:build linux
+
+package opengl
+
+import (
+	"fmt"
+
+	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/backend/opengl/internal/gl"
+	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/internal/memview"
+	"github.com/anygpu/gpu/internal/units"
+)
+
+// stageLimit is the largest Write that is copied and enqueued; larger ones
+// hand the caller's slice to the driver and return once it copied.
+const stageLimit = 1 << 20
+
+func oom(op string, size, avail int64, what string) error {
+	return &errors.Error{Backend: Name, Op: op, Category: errors.OutOfMemory, Retryable: size <= avail,
+		Msg:  fmt.Sprintf("out of memory: %s requested, %s %s", units.ByteSize(size), units.ByteSize(avail), what),
+		Hint: "free buffers, trim the pools, or process the data in smaller batches"}
+}
+
+// Alloc creates a buffer object of size bytes (immutable storage where
+// GL_ARB_buffer_storage is there). Buffers larger than the largest shader
+// storage block can be copied, filled and transferred, but not passed to a
+// kernel.
+func (d *device) Alloc(size int64) (backend.Buffer, error) {
+	op := "alloc " + units.ByteSize(size)
+	if size > d.info.MemoryBytes {
+		return nil, oom(op, size, d.info.MemoryBytes, "is all the device has")
+	}
+	if d.software {
+		if avail := meminfo("MemAvailable"); avail > 0 && size > avail {
+			return nil, oom(op, size, avail, "of host memory is available to the software renderer")
+		}
+	}
+	b := &buffer{dev: d, size: size}
+	err := d.call(func(t *thread) error {
+		f := t.gl
+		b.id = f.GenBuffer()
+		f.BindBuffer(gl.CopyWriteBuffer, b.id)
+		if d.lim.bufferStorage {
+			f.BufferStorage(gl.CopyWriteBuffer, size, gl.DynamicStorageBit)
+		} else {
+			f.BufferData(gl.CopyWriteBuffer, size, gl.DynamicCopy)
+		}
+		if err := t.check(op); err != nil {
+			t.deleteBuffer(b.id)
+			b.id = 0
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// AllocHost allocates 64-byte-aligned Go memory: OpenGL has no pinned host
+// memory of its own; the driver stages transfers itself.
+func (d *device) AllocHost(size int64) (backend.HostBuffer, error) {
+	op := "alloc host " + units.ByteSize(size)
+	if avail := meminfo("MemAvailable"); avail > 0 && size > avail {
+		return nil, oom(op, size, avail, "of host memory is available")
+	}
+	if size > int64(^uint(0)>>1) {
+		return nil, oom(op, size, int64(^uint(0)>>1), "is the most this process can address")
+	}
+	return &hostBuffer{mem: memview.Aligned(int(size), 64)}, nil
+}
+
+// deleteBuffer deletes a buffer and forgets it in the binding cache (GL
+// unbinds a deleted buffer, and may hand its name out again).
+func (t *thread) deleteBuffer(id uint32) {
+	for i, b := range t.ssbo {
+		if b == id {
+			t.ssbo[i] = 0
+		}
+	}
+	t.gl.DeleteBuffer(id)
+}
+
+// buffer is a GL buffer object.
+type buffer struct {
+	dev  *device
+	id   uint32
+	size int64
+}
+
+var (
+	_ backend.Buffer       = (*buffer)(nil)
+	_ backend.NativeHandle = (*buffer)(nil)
+)
+
+// Size is the buffer's size in bytes.
+func (b *buffer) Size() int64 { return b.size }
+
+// NativeHandle returns the GL buffer name.
+func (b *buffer) NativeHandle() uintptr { return uintptr(b.id) }
+
+// Close deletes the buffer object after the work queued before it (GL keeps
+// it alive while queued commands use it).
+func (b *buffer) Close() error {
+	id := b.id
+	_ = b.dev.submit(task{fn: func(t *thread) error { t.deleteBuffer(id); return nil }}) // a closed device freed it
+	return nil
+}
+
+// hostBuffer is host memory (see AllocHost).
+type hostBuffer struct{ mem []byte }
+
+var _ backend.HostBuffer = (*hostBuffer)(nil)
+
+// Bytes is the host memory.
+func (h *hostBuffer) Bytes() []byte { return h.mem }
+
+// Close lets the memory go to the garbage collector.
+func (h *hostBuffer) Close() error { h.mem = nil; return nil }
