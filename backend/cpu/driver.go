@@ -2,7 +2,6 @@ package cpu
 
 import (
 	"context"
-	"time"
 
 	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/errors"
@@ -44,8 +43,3 @@ func (Driver) Open(ctx context.Context, ordinal int) (backend.Device, error) {
 // backends (such as backend/sim) that execute on the CPU but present another
 // device.
 func OpenInfo(info backend.DeviceInfo) backend.Device { return newDevice(info) }
-
-// epoch anchors event timestamps: durations since it are monotonic.
-var epoch = time.Now()
-
-func now() time.Duration { return time.Since(epoch) }

@@ -1,18 +1,12 @@
 package cuda
 
 import (
-	"context"
 	"fmt"
 	"runtime"
-	"strings"
 	"sync"
-	"sync/atomic"
-	"unsafe"
 
 	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/backend/cuda/internal/cu"
-	"github.com/anygpu/gpu/errors"
-	"github.com/anygpu/gpu/internal/units"
 )
 
 // device is one opened CUDA device: a reference to its GPU's primary context.
@@ -25,15 +19,15 @@ type device struct {
 	info backend.DeviceInfo
 	arch string // "sm_90"
 
-	closed atomic.Bool
-
+	// The objects the device frees when it closes: the root package closes
+	// its streams first, but leaves buffers and modules still open to it.
 	mu      sync.Mutex // guards the sets below
 	buffers map[*buffer]struct{}
 	hosts   map[*hostBuffer]struct{}
 	streams map[*stream]struct{}
 	modules map[*module]struct{}
-	events  []cu.Event   // recorded-and-closed events, for reuse
-	staging []*stagePair // free staging buffers for pageable transfers
+	events  []cu.Event   // recorded-and-closed events, for reuse (event.go)
+	staging []*stagePair // free staging buffers for pageable transfers (staging.go)
 	peers   map[cu.Context]bool
 
 	// anchor is a small allocation held for the device's lifetime (0 if it
@@ -76,14 +70,11 @@ func openDevice(st *driverState, ordinal int) (*device, error) {
 		streams: map[*stream]struct{}{}, modules: map[*module]struct{}{},
 		peers: map[cu.Context]bool{},
 	}
-	fr := framePool.Get().(*cu.Frame)
-	if d.enter(fr, "open") == nil {
+	_ = d.bound("open", func(*cu.Frame) {
 		if p, r := lib.MemAlloc(anchorBytes); r == cu.Success {
 			d.anchor = p
 		}
-		d.leave()
-	}
-	framePool.Put(fr)
+	})
 	return d, nil
 }
 
@@ -125,154 +116,74 @@ func (d *device) leave() { runtime.UnlockOSThread() }
 // measured cheaper than setting it on every call (see doc.go).
 var checkCurrent = true
 
-// check converts a driver result of operation op. A sticky error is
-// remembered for the GPU: the driver keeps returning it for the rest of the
-// process, so later calls fail fast without reaching the driver.
-func (d *device) check(r cu.Result, op string) error {
-	if r == cu.Success {
-		return nil
-	}
-	if r.Fatal() {
-		d.ord.sticky.CompareAndSwap(0, int32(r))
-	}
-	return r.Err(op)
-}
-
-// lostErr is the error of every call on a GPU whose context a sticky error
-// broke.
-func lostErr(o *ordinalState, op string) error {
-	r := cu.Result(o.sticky.Load())
-	return &errors.Error{Backend: Name, Op: op, Category: errors.DeviceLost, Fatal: true, Code: int64(r), Name: r.String(),
-		Msg: "an earlier fatal error on this GPU made CUDA unusable in this process",
-		Hint: "CUDA cannot recover from a sticky error inside a process: close every Device, restart the program, " +
-			"and fix the kernel that failed (compute-sanitizer finds bad memory accesses)"}
-}
-
 // framePool holds the argument frames of calls made outside a stream's
 // lock (a stream has its own).
 var framePool = sync.Pool{New: func() any { return cu.NewFrame() }}
 
-// do runs f with the context current and converts its result.
-func (d *device) do(op string, f func(fr *cu.Frame) cu.Result) error {
+// bound runs f between enter and leave, with an argument frame from the
+// pool; it fails, without running f, when the context cannot be made current.
+func (d *device) bound(op string, f func(fr *cu.Frame)) error {
 	fr := framePool.Get().(*cu.Frame)
 	defer framePool.Put(fr)
 	if err := d.enter(fr, op); err != nil {
 		return err
 	}
-	r := f(fr)
-	d.leave()
+	defer d.leave()
+	f(fr)
+	return nil
+}
+
+// do runs f with the context current and converts its result.
+func (d *device) do(op string, f func(fr *cu.Frame) cu.Result) error {
+	var r cu.Result
+	if err := d.bound(op, func(fr *cu.Frame) { r = f(fr) }); err != nil {
+		return err
+	}
 	return d.check(r, op)
 }
 
-func (d *device) closedErr(op string) error {
-	return &errors.Error{Backend: Name, Op: op, Category: errors.Closed, Msg: "device is closed", Hint: "open a new Device"}
-}
-
-// MemInfo is cuMemGetInfo: the device's free and total memory.
-func (d *device) MemInfo() (free, total int64, err error) {
-	err = d.do("mem info", func(*cu.Frame) cu.Result {
-		var r cu.Result
-		free, total, r = d.lib.MemGetInfo()
-		return r
-	})
-	return free, total, err
-}
-
-// Alloc is cuMemAlloc; the root package pools what it returns.
-func (d *device) Alloc(size int64) (backend.Buffer, error) {
-	if d.closed.Load() {
-		return nil, d.closedErr("alloc")
-	}
-	if size > d.info.MemoryBytes {
-		return nil, &errors.Error{Backend: Name, Op: "alloc " + byteSize(size), Category: errors.OutOfMemory,
-			Code: int64(cu.ErrorOutOfMemory), Name: cu.ErrorOutOfMemory.String(),
-			Msg:  fmt.Sprintf("out of memory: more than the device's %s", byteSize(d.info.MemoryBytes)),
-			Hint: "split the data over smaller buffers or process it in batches"}
-	}
-	var p cu.DevicePtr
-	err := d.do("alloc", func(*cu.Frame) cu.Result {
-		var r cu.Result
-		p, r = d.lib.MemAlloc(size)
-		return r
-	})
-	if err != nil {
-		return nil, errors.Wrap(err, Name, "alloc "+byteSize(size))
-	}
-	b := &buffer{dev: d, ptr: p, size: size}
+// track adds x to set, one of the device's sets of live objects, and
+// returns it.
+func track[T comparable](d *device, set map[T]struct{}, x T) T {
 	d.mu.Lock()
-	d.buffers[b] = struct{}{}
+	set[x] = struct{}{}
 	d.mu.Unlock()
-	return b, nil
+	return x
 }
 
-// AllocHost is cuMemHostAlloc (portable pinned memory).
-func (d *device) AllocHost(size int64) (backend.HostBuffer, error) {
-	if d.closed.Load() {
-		return nil, d.closedErr("alloc host")
-	}
-	var p unsafe.Pointer
-	err := d.do("alloc host", func(*cu.Frame) cu.Result {
-		var r cu.Result
-		p, r = d.lib.MemHostAlloc(size, cu.MemHostAllocPortable)
-		return r
-	})
-	if err != nil {
-		return nil, errors.Wrap(err, Name, "alloc host "+byteSize(size))
-	}
-	h := &hostBuffer{dev: d, ptr: p, size: size}
+// release forgets x, one of the device's live objects in set, and frees it
+// with free. After a sticky error nothing is freed: the driver resets the
+// context, and everything in it, when its last reference goes.
+func release[T comparable](d *device, set map[T]struct{}, x T, op string, free func() cu.Result) error {
 	d.mu.Lock()
-	d.hosts[h] = struct{}{}
+	delete(set, x)
 	d.mu.Unlock()
-	return h, nil
-}
-
-// NewStream creates a non-blocking stream.
-func (d *device) NewStream() (backend.Stream, error) {
-	if d.closed.Load() {
-		return nil, d.closedErr("new stream")
+	if d.broken() {
+		return nil
 	}
-	var h cu.Stream
-	err := d.do("new stream", func(*cu.Frame) cu.Result {
-		var r cu.Result
-		h, r = d.lib.StreamCreate(cu.StreamNonBlocking)
-		return r
-	})
-	if err != nil {
-		return nil, err
-	}
-	s := newStream(d, h)
-	d.mu.Lock()
-	d.streams[s] = struct{}{}
-	d.mu.Unlock()
-	return s, nil
+	return d.do(op, func(*cu.Frame) cu.Result { return free() })
 }
 
 // Close releases everything the Device still holds, then its reference to
 // the primary context. After a sticky error only the reference is released:
 // the driver resets the context when its last reference goes.
 func (d *device) Close() error {
-	if !d.closed.CompareAndSwap(false, true) {
-		return nil
-	}
 	d.mu.Lock()
-	streams := keys(d.streams)
-	modules := keys(d.modules)
-	buffers := keys(d.buffers)
-	hosts := keys(d.hosts)
-	events := d.events
-	staging := d.staging
-	d.streams, d.modules, d.buffers, d.hosts = map[*stream]struct{}{}, map[*module]struct{}{}, map[*buffer]struct{}{}, map[*hostBuffer]struct{}{}
+	streams, modules, buffers, hosts := keys(d.streams), keys(d.modules), keys(d.buffers), keys(d.hosts)
+	clear(d.streams)
+	clear(d.modules)
+	clear(d.buffers)
+	clear(d.hosts)
+	events, staging := d.events, d.staging
 	d.events, d.staging = nil, nil
 	d.mu.Unlock()
 
-	fr := framePool.Get().(*cu.Frame)
-	defer framePool.Put(fr)
-	if !d.broken() && d.enter(fr, "close") == nil {
+	_ = d.bound("close", func(fr *cu.Frame) { // fails at once after a sticky error
 		for _, s := range streams {
-			s.destroy()
+			_ = d.lib.StreamDestroy(s.h)
 		}
 		for _, m := range modules {
-			m.unload()
+			_ = d.lib.ModuleUnload(m.h)
 		}
 		for _, b := range buffers {
 			_ = d.lib.MemFree(b.ptr)
@@ -289,12 +200,34 @@ func (d *device) Close() error {
 		for _, e := range events {
 			_ = d.lib.EventDestroy(e)
 		}
-		d.leave()
-	}
+	})
 	if r := d.lib.DevicePrimaryCtxRelease(d.dev); r != cu.Success && !d.broken() {
 		return r.Err("close: release the primary context")
 	}
 	return nil
+}
+
+// takeFree pops an object from list, one of the device's free lists.
+func takeFree[T any](d *device, list *[]T) (x T, ok bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if n := len(*list); n > 0 {
+		x, *list = (*list)[n-1], (*list)[:n-1]
+		return x, true
+	}
+	return x, false
+}
+
+// keepFree appends x to list, one of the device's free lists, unless it
+// holds max already: then the caller frees x.
+func keepFree[T any](d *device, list *[]T, x T, max int) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(*list) >= max {
+		return false
+	}
+	*list = append(*list, x)
+	return true
 }
 
 func keys[K comparable](m map[K]struct{}) []K {
@@ -304,114 +237,3 @@ func keys[K comparable](m map[K]struct{}) []K {
 	}
 	return out
 }
-
-// Compile compiles src.CUDA with NVRTC for the device (or opts.Arch) through
-// the kernel cache, and loads it.
-func (d *device) Compile(ctx context.Context, src backend.Source, opts backend.CompileOptions) (backend.Module, error) {
-	op := fmt.Sprintf("compile %q", src.Name)
-	if d.closed.Load() {
-		return nil, d.closedErr(op)
-	}
-	if strings.TrimSpace(src.CUDA) == "" {
-		return nil, &errors.Error{Backend: Name, Op: op, Category: errors.NotSupported,
-			Msg:  "the source has no CUDA dialect (Source.CUDA is empty)",
-			Hint: "write the kernel in CUDA C++ (extern \"C\" __global__) in Source.CUDA, or use a backend whose dialect the source has"}
-	}
-	res, err := compileCUDA(ctx, src, opts, d.arch, d.lib.Version)
-	if err != nil {
-		return nil, errors.Wrap(err, Name, op)
-	}
-	var h cu.Module
-	err = d.do(op+": load module", func(*cu.Frame) cu.Result {
-		var r cu.Result
-		h, r = d.lib.ModuleLoadData(res.Image())
-		return r
-	})
-	if err != nil {
-		return nil, err
-	}
-	m := &module{dev: d, h: h, name: src.Name, lowered: res.LoweredNames, kernels: map[string]*kernel{}}
-	d.mu.Lock()
-	d.modules[m] = struct{}{}
-	d.mu.Unlock()
-	return m, nil
-}
-
-// takeStaging returns a free staging pair, allocating one when none is free.
-func (d *device) takeStaging() (*stagePair, error) {
-	d.mu.Lock()
-	if n := len(d.staging); n > 0 {
-		sp := d.staging[n-1]
-		d.staging = d.staging[:n-1]
-		d.mu.Unlock()
-		return sp, nil
-	}
-	d.mu.Unlock()
-	return newStagePair(d)
-}
-
-// giveStaging puts sp back for reuse; the events in it order later reuse.
-func (d *device) giveStaging(sp *stagePair) {
-	d.mu.Lock()
-	if !d.closed.Load() && len(d.staging) < maxFreeStaging {
-		d.staging = append(d.staging, sp)
-		d.mu.Unlock()
-		return
-	}
-	d.mu.Unlock()
-	fr := framePool.Get().(*cu.Frame)
-	defer framePool.Put(fr)
-	if err := d.enter(fr, "free staging"); err == nil {
-		sp.free(d, fr)
-		d.leave()
-	}
-}
-
-// maxFreeStaging bounds the staging pairs a device keeps for reuse.
-const maxFreeStaging = 4
-
-// takeEvent returns a timing event, reused when one is free.
-func (d *device) takeEvent() (cu.Event, cu.Result) {
-	d.mu.Lock()
-	if n := len(d.events); n > 0 {
-		e := d.events[n-1]
-		d.events = d.events[:n-1]
-		d.mu.Unlock()
-		return e, cu.Success
-	}
-	d.mu.Unlock()
-	return d.lib.EventCreate(cu.EventDefault)
-}
-
-// maxFreeEvents bounds the events a device keeps for reuse.
-const maxFreeEvents = 1024
-
-// giveEvent keeps e for reuse; the caller has the context current.
-func (d *device) giveEvent(e cu.Event) {
-	d.mu.Lock()
-	if !d.closed.Load() && len(d.events) < maxFreeEvents {
-		d.events = append(d.events, e)
-		d.mu.Unlock()
-		return
-	}
-	d.mu.Unlock()
-	_ = d.lib.EventDestroy(e)
-}
-
-// enablePeer enables access from d's context to peer's memory once, where
-// the GPUs allow it; copies work without it (staged by the driver).
-func (d *device) enablePeer(peer *device) {
-	d.mu.Lock()
-	done := d.peers[peer.ctx]
-	d.peers[peer.ctx] = true
-	d.mu.Unlock()
-	if done || peer.dev == d.dev {
-		return
-	}
-	if ok, r := d.lib.DeviceCanAccessPeer(d.dev, peer.dev); r == cu.Success && ok {
-		_ = d.lib.CtxEnablePeerAccess(peer.ctx) // 704: already enabled, by another Device of this GPU
-	}
-}
-
-// byteSize formats a byte count the way error messages show it ("1.0 GiB").
-var byteSize = units.ByteSize

@@ -98,4 +98,24 @@
 // process (not even a new context can be made), so every later call on that
 // GPU, and opening it again, fails fast with DeviceLost naming the original
 // error; a new process works.
+//
+// # Contract and files
+//
+// The backend trusts the root package's checks: offsets and sizes in range,
+// n > 0, buffers, host buffers, events and kernels of the stream's own device,
+// arguments of a kind, each object closed once and never after its device.
+// It checks what only the driver knows: sticky errors (the GPU is lost),
+// parameter sizes (cuFuncGetParamInfo), and, in the peer operations, whose
+// other device the root package knows only by its backend's name, that the
+// other object is this backend's.
+//
+// The files follow the backends' common map: driver.go (loading the library,
+// Probe, Open), device.go (the context, binding it to threads, Close),
+// memory.go, stream.go, event.go, module.go (NVRTC compile, modules,
+// kernels), errors.go (what becomes of a CUresult: the code table itself is
+// the errors package's), info.go (DeviceInfo from the device attributes), and
+// internal/cu for the foreign calls. Three files hold what only CUDA has:
+// launchargs.go (the parameter block launches pass their arguments in),
+// staging.go (pageable transfers through pinned chunks) and peer.go (several
+// GPUs: peer access, peer copies and waits, RunNative).
 package cuda

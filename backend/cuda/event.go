@@ -2,7 +2,6 @@ package cuda
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/anygpu/gpu/backend"
@@ -13,16 +12,33 @@ import (
 // event is a CUevent with timing; closed events go back to the device for
 // reuse.
 type event struct {
-	dev    *device
-	h      cu.Event
-	mu     sync.Mutex
-	closed bool
+	dev *device
+	h   cu.Event
 }
 
 var (
 	_ backend.Event        = (*event)(nil)
 	_ backend.NativeHandle = (*event)(nil)
 )
+
+// maxFreeEvents bounds the events a device keeps for reuse.
+const maxFreeEvents = 1024
+
+// takeEvent returns a timing event, reused when one is free; the caller has
+// the context current.
+func (d *device) takeEvent() (cu.Event, cu.Result) {
+	if e, ok := takeFree(d, &d.events); ok {
+		return e, cu.Success
+	}
+	return d.lib.EventCreate(cu.EventDefault)
+}
+
+// giveEvent keeps e for reuse; the caller has the context current.
+func (d *device) giveEvent(e cu.Event) {
+	if !keepFree(d, &d.events, e, maxFreeEvents) {
+		_ = d.lib.EventDestroy(e)
+	}
+}
 
 // NativeHandle is the CUevent.
 func (e *event) NativeHandle() uintptr { return uintptr(e.h) }
@@ -38,69 +54,42 @@ func (e *event) Synchronize(ctx context.Context) error {
 // Done is cuEventQuery.
 func (e *event) Done() (bool, error) {
 	d := e.dev
-	fr := framePool.Get().(*cu.Frame)
-	defer framePool.Put(fr)
-	if err := d.enter(fr, "event query"); err != nil {
-		return false, err
-	}
-	r := d.lib.EventQuery(fr, e.h)
-	d.leave()
-	switch r {
-	case cu.Success:
-		return true, nil
-	case cu.ErrorNotReady:
-		return false, nil
-	}
-	return false, d.check(r, "event query")
+	var r cu.Result
+	err := d.do("event query", func(fr *cu.Frame) cu.Result {
+		if r = d.lib.EventQuery(fr, e.h); r == cu.ErrorNotReady {
+			return cu.Success
+		}
+		return r
+	})
+	return err == nil && r == cu.Success, err
 }
 
-// Elapsed is cuEventElapsedTime from start to e.
+// Elapsed is cuEventElapsedTime from start, an event of the same device.
 func (e *event) Elapsed(start backend.Event) (time.Duration, error) {
 	const op = "elapsed"
-	s, ok := start.(*event)
-	if !ok {
-		return 0, foreign(op, start)
-	}
-	if s.dev.ctx != e.dev.ctx {
-		return 0, errors.E(errors.InvalidArgument, Name, op, "the events belong to different GPUs: they share no clock")
-	}
-	d := e.dev
-	fr := framePool.Get().(*cu.Frame)
-	defer framePool.Put(fr)
-	if err := d.enter(fr, op); err != nil {
+	d, s := e.dev, start.(*event)
+	var ms float32
+	var r cu.Result
+	err := d.do(op, func(*cu.Frame) cu.Result {
+		if ms, r = d.lib.EventElapsedTime(s.h, e.h); r == cu.ErrorNotReady {
+			return cu.Success
+		}
+		return r
+	})
+	switch {
+	case err != nil:
 		return 0, err
-	}
-	ms, r := d.lib.EventElapsedTime(s.h, e.h)
-	d.leave()
-	switch r {
-	case cu.Success:
-		return time.Duration(float64(ms) * float64(time.Millisecond)), nil
-	case cu.ErrorNotReady:
+	case r == cu.ErrorNotReady:
 		return 0, &errors.Error{Backend: Name, Op: op, Category: errors.InvalidArgument,
 			Code: int64(r), Name: r.String(), Msg: "an event has not completed yet", Hint: "synchronize both events first"}
 	}
-	return 0, d.check(r, op)
+	return time.Duration(float64(ms) * float64(time.Millisecond)), nil
 }
 
-// Close gives the event back to its device for reuse.
+// Close gives the event back to its device for reuse. After a sticky error
+// it does nothing: the driver frees the event with the context.
 func (e *event) Close() error {
-	e.mu.Lock()
-	if e.closed {
-		e.mu.Unlock()
-		return nil
-	}
-	e.closed = true
-	e.mu.Unlock()
 	d := e.dev
-	if d.closed.Load() || d.broken() {
-		return nil
-	}
-	fr := framePool.Get().(*cu.Frame)
-	defer framePool.Put(fr)
-	if err := d.enter(fr, "close event"); err != nil {
-		return nil
-	}
-	d.giveEvent(e.h)
-	d.leave()
+	_ = d.bound("close event", func(*cu.Frame) { d.giveEvent(e.h) })
 	return nil
 }

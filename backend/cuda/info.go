@@ -2,11 +2,80 @@ package cuda
 
 import (
 	"fmt"
+	"os"
 	"strconv"
+	"strings"
 
 	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/backend/cuda/internal/cu"
 )
+
+// info returns (and caches) the DeviceInfo of ordinal i.
+func (st *driverState) info(i int) (backend.DeviceInfo, error) {
+	o := st.ordinals[i]
+	o.infoOnce.Do(func() {
+		o.info, o.infoErr = st.queryInfo(i, o.dev)
+		if o.infoErr == nil {
+			o.info.Peers = st.peersOf(i) // peer.go
+		}
+	})
+	return o.info, o.infoErr
+}
+
+// queryInfo reads a device's attributes; no context is needed.
+func (st *driverState) queryInfo(ordinal int, d cu.Device) (backend.DeviceInfo, error) {
+	lib := st.lib
+	raw := rawInfo{driverAPI: st.version, kernelDriver: st.kernelDriver, attrs: map[cu.Attribute]int{}}
+	var r cu.Result
+	if raw.name, r = lib.DeviceGetName(d); r != cu.Success {
+		return backend.DeviceInfo{}, unavailable(r.Err("cuDeviceGetName"), lib.Path)
+	}
+	if raw.totalMem, r = lib.DeviceTotalMem(d); r != cu.Success {
+		return backend.DeviceInfo{}, unavailable(r.Err("cuDeviceTotalMem"), lib.Path)
+	}
+	if u, r := lib.DeviceGetUUID(d); r == cu.Success {
+		raw.uuid, raw.hasUUID = u, true
+	}
+	if p, r := lib.DeviceGetPCIBusID(d); r == cu.Success {
+		raw.pci = p
+	}
+	for _, a := range cu.InfoAttributes {
+		// Attributes newer than the driver fail with CUDA_ERROR_INVALID_VALUE:
+		// they stay unknown (zero).
+		if v, r := lib.DeviceGetAttribute(a, d); r == cu.Success {
+			raw.attrs[a] = v
+		}
+	}
+	return buildInfo(ordinal, raw), nil
+}
+
+// kernelDriverVersion reads the NVIDIA kernel module's version on Linux
+// ("580.159.04"); "" elsewhere.
+func kernelDriverVersion() string {
+	b, err := os.ReadFile("/proc/driver/nvidia/version")
+	if err != nil {
+		return ""
+	}
+	return parseKernelDriverVersion(string(b))
+}
+
+// parseKernelDriverVersion finds the version in the first line of
+// /proc/driver/nvidia/version: "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Tue ...".
+func parseKernelDriverVersion(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	if _, rest, ok := strings.Cut(line, "Kernel Module"); ok {
+		line = rest
+	}
+	for _, f := range strings.Fields(line) {
+		if strings.Contains(f, ".") && f[0] >= '0' && f[0] <= '9' {
+			return f
+		}
+	}
+	return ""
+}
+
+// versionString formats a cuDriverGetVersion value: 13000 -> "13.0".
+func versionString(v int) string { return fmt.Sprintf("%d.%d", v/1000, v%1000/10) }
 
 // rawInfo is what the driver reports about one device.
 type rawInfo struct {

@@ -1,14 +1,62 @@
 package cuda
 
 import (
-	"runtime"
-	"sync"
+	"fmt"
 	"unsafe"
 
 	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/backend/cuda/internal/cu"
 	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/internal/units"
 )
+
+// byteSize formats a byte count the way error messages show it ("1.0 GiB").
+var byteSize = units.ByteSize
+
+// MemInfo is cuMemGetInfo: the device's free and total memory.
+func (d *device) MemInfo() (free, total int64, err error) {
+	err = d.do("mem info", func(*cu.Frame) cu.Result {
+		var r cu.Result
+		free, total, r = d.lib.MemGetInfo()
+		return r
+	})
+	return free, total, err
+}
+
+// Alloc is cuMemAlloc; the root package pools what it returns. A request
+// larger than the whole device fails without asking the driver.
+func (d *device) Alloc(size int64) (backend.Buffer, error) {
+	if size > d.info.MemoryBytes {
+		return nil, &errors.Error{Backend: Name, Op: "alloc " + byteSize(size), Category: errors.OutOfMemory,
+			Code: int64(cu.ErrorOutOfMemory), Name: cu.ErrorOutOfMemory.String(),
+			Msg:  fmt.Sprintf("out of memory: more than the device's %s", byteSize(d.info.MemoryBytes)),
+			Hint: "split the data over smaller buffers or process it in batches"}
+	}
+	var p cu.DevicePtr
+	err := d.do("alloc", func(*cu.Frame) cu.Result {
+		var r cu.Result
+		p, r = d.lib.MemAlloc(size)
+		return r
+	})
+	if err != nil {
+		return nil, errors.Wrap(err, Name, "alloc "+byteSize(size))
+	}
+	return track(d, d.buffers, &buffer{dev: d, ptr: p, size: size}), nil
+}
+
+// AllocHost is cuMemHostAlloc (portable pinned memory).
+func (d *device) AllocHost(size int64) (backend.HostBuffer, error) {
+	var p unsafe.Pointer
+	err := d.do("alloc host", func(*cu.Frame) cu.Result {
+		var r cu.Result
+		p, r = d.lib.MemHostAlloc(size, cu.MemHostAllocPortable)
+		return r
+	})
+	if err != nil {
+		return nil, errors.Wrap(err, Name, "alloc host "+byteSize(size))
+	}
+	return track(d, d.hosts, &hostBuffer{dev: d, ptr: p, size: size}), nil
+}
 
 // buffer is device memory from cuMemAlloc.
 type buffer struct {
@@ -28,18 +76,10 @@ func (b *buffer) Size() int64 { return b.size }
 // NativeHandle is the CUdeviceptr.
 func (b *buffer) NativeHandle() uintptr { return uintptr(b.ptr) }
 
-// Close frees the memory (cuMemFree). Closing twice, or after the device
-// closed (which freed it), does nothing.
+// Close frees the memory (cuMemFree).
 func (b *buffer) Close() error {
 	d := b.dev
-	d.mu.Lock()
-	_, live := d.buffers[b]
-	delete(d.buffers, b)
-	d.mu.Unlock()
-	if !live || d.broken() {
-		return nil
-	}
-	return d.do("free", func(*cu.Frame) cu.Result { return d.lib.MemFree(b.ptr) })
+	return release(d, d.buffers, b, "free", func() cu.Result { return d.lib.MemFree(b.ptr) })
 }
 
 // hostBuffer is pinned host memory from cuMemHostAlloc.
@@ -47,8 +87,6 @@ type hostBuffer struct {
 	dev  *device
 	ptr  unsafe.Pointer
 	size int64
-	mu   sync.Mutex
-	gone bool
 }
 
 var (
@@ -56,65 +94,14 @@ var (
 	_ backend.NativeHandle = (*hostBuffer)(nil)
 )
 
-// Bytes is the pinned memory; nil once closed.
-func (h *hostBuffer) Bytes() []byte {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.gone {
-		return nil
-	}
-	return unsafe.Slice((*byte)(h.ptr), h.size)
-}
+// Bytes is the pinned memory.
+func (h *hostBuffer) Bytes() []byte { return unsafe.Slice((*byte)(h.ptr), h.size) }
 
 // NativeHandle is the host address.
 func (h *hostBuffer) NativeHandle() uintptr { return uintptr(h.ptr) }
 
 // Close frees the memory (cuMemFreeHost).
 func (h *hostBuffer) Close() error {
-	h.mu.Lock()
-	if h.gone {
-		h.mu.Unlock()
-		return nil
-	}
-	h.gone = true
-	h.mu.Unlock()
 	d := h.dev
-	d.mu.Lock()
-	_, live := d.hosts[h]
-	delete(d.hosts, h)
-	d.mu.Unlock()
-	if !live || d.broken() {
-		return nil
-	}
-	return d.do("free host", func(*cu.Frame) cu.Result { return d.lib.MemFreeHost(h.ptr) })
-}
-
-// parallelCopy copies src to dst using several cores for large copies: one
-// core cannot reach the memory bandwidth a pinned DMA transfer runs at.
-func parallelCopy(dst, src []byte) {
-	n := len(src)
-	const grain = 1 << 20
-	parts := min(runtime.GOMAXPROCS(0), n/grain, 8)
-	if parts <= 1 {
-		copy(dst, src)
-		return
-	}
-	step := (n + parts - 1) / parts
-	step = (step + 63) &^ 63
-	var wg sync.WaitGroup
-	for lo := step; lo < n; lo += step {
-		hi := min(lo+step, n)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			copy(dst[lo:hi], src[lo:hi])
-		}()
-	}
-	copy(dst[:min(step, n)], src[:min(step, n)])
-	wg.Wait()
-}
-
-// foreign is the error for a buffer of another backend.
-func foreign(op string, v any) error {
-	return errors.E(errors.InvalidArgument, Name, op, "%T does not belong to the CUDA backend", v)
+	return release(d, d.hosts, h, "free host", func() cu.Result { return d.lib.MemFreeHost(h.ptr) })
 }

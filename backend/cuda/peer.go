@@ -9,8 +9,11 @@ import (
 )
 
 // Several GPUs in one process: which GPUs reach each other directly
-// (DeviceInfo.Peers), enabling that access, ordering a stream after an event
-// of another GPU, and running native code (NCCL) with a GPU's context current.
+// (DeviceInfo.Peers), enabling that access, copying from another GPU's
+// memory, ordering a stream after an event of another GPU, and running native
+// code (NCCL) with a GPU's context current. The root package checks only that
+// both devices are of the backend named "cuda", which a simulated CUDA device
+// is too: the peer operations check that the other object is this backend's.
 
 var (
 	_ backend.PeerEnabler  = (*device)(nil)
@@ -44,9 +47,6 @@ func (d *device) EnablePeer(other backend.Device) error {
 	p, ok := other.(*device)
 	if !ok {
 		return foreign(op, other)
-	}
-	if d.closed.Load() || p.closed.Load() {
-		return d.closedErr(op)
 	}
 	if p.lib != d.lib {
 		return errors.E(errors.InvalidArgument, Name, op, "the devices were opened through different driver libraries")
@@ -108,15 +108,50 @@ func (s *stream) WaitPeer(ev backend.Event) error {
 // call, with the GPU's primary context current: the CUDA runtime inside a
 // native library (NCCL's cudaGetDevice, for one) then sees this GPU.
 func (d *device) RunNative(f func() error) error {
-	const op = "run native"
-	if d.closed.Load() {
-		return d.closedErr(op)
+	var err error
+	if e := d.bound("run native", func(*cu.Frame) { err = f() }); e != nil {
+		return e
 	}
-	fr := framePool.Get().(*cu.Frame)
-	defer framePool.Put(fr)
-	if err := d.enter(fr, op); err != nil {
-		return err
+	return err
+}
+
+// enablePeer enables access from d's context to peer's memory once, where
+// the GPUs allow it; copies work without it (staged by the driver). The
+// context is current.
+func (d *device) enablePeer(peer *device) {
+	d.mu.Lock()
+	done := d.peers[peer.ctx]
+	d.peers[peer.ctx] = true
+	d.mu.Unlock()
+	if done || peer.dev == d.dev {
+		return
 	}
-	defer d.leave()
-	return f()
+	if ok, r := d.lib.DeviceCanAccessPeer(d.dev, peer.dev); r == cu.Success && ok {
+		_ = d.lib.CtxEnablePeerAccess(peer.ctx) // 704: already enabled, by another Device of this GPU
+	}
+}
+
+// CopyPeer copies from a buffer of another Device: on the same GPU a plain
+// device copy, across GPUs cuMemcpyPeerAsync (direct over NVLink or PCIe
+// where peer access is possible, else staged by the driver). It is ordered
+// on this stream only: the work that produced src must be complete (or
+// ordered) before the copy is enqueued.
+func (s *stream) CopyPeer(dst backend.Buffer, dstOff int64, src backend.Buffer, srcOff, n int64) error {
+	const op = "copy peer"
+	db := dst.(*buffer)
+	sb, ok := src.(*buffer)
+	if !ok {
+		return foreign(op, src)
+	}
+	if sb.dev.broken() {
+		return lostErr(sb.dev.ord, op)
+	}
+	return s.enqueue(op, "copy peer "+byteSize(n), func(fr *cu.Frame) cu.Result {
+		d := s.dev
+		if sb.dev.ctx == d.ctx {
+			return d.lib.MemcpyDtoDAsync(fr, db.ptr+cu.DevicePtr(dstOff), sb.ptr+cu.DevicePtr(srcOff), n, s.h)
+		}
+		d.enablePeer(sb.dev)
+		return d.lib.MemcpyPeerAsync(fr, db.ptr+cu.DevicePtr(dstOff), d.ctx, sb.ptr+cu.DevicePtr(srcOff), sb.dev.ctx, n, s.h)
+	})
 }

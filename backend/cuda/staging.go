@@ -98,25 +98,26 @@ func newStagePair(d *device) (*stagePair, error) {
 	sp := &stagePair{chunk: stageChunk, workers: stageWorkers}
 	sp.slots = make([]stageSlot, 2*sp.workers)
 	sp.frames = make([]cu.Frame, sp.workers)
-	fr := framePool.Get().(*cu.Frame)
-	defer framePool.Put(fr)
-	if err := d.enter(fr, "allocate staging memory"); err != nil {
-		return nil, err
+	const op = "allocate staging memory"
+	var r cu.Result
+	err := d.bound(op, func(fr *cu.Frame) {
+		for i := range sp.slots {
+			if sp.slots[i].mem, r = d.lib.MemHostAlloc(int64(sp.chunk), cu.MemHostAllocPortable); r != cu.Success {
+				break
+			}
+			if sp.slots[i].ev, r = d.lib.EventCreate(cu.EventDisableTiming); r != cu.Success {
+				break
+			}
+		}
+		if r != cu.Success {
+			sp.free(d, fr)
+		}
+	})
+	if err == nil {
+		err = d.check(r, op+" ("+byteSize(int64(len(sp.slots)*sp.chunk))+")")
 	}
-	defer d.leave()
-	for i := range sp.slots {
-		p, r := d.lib.MemHostAlloc(int64(sp.chunk), cu.MemHostAllocPortable)
-		if r != cu.Success {
-			sp.free(d, fr)
-			return nil, d.check(r, "allocate staging memory ("+byteSize(int64(len(sp.slots)*sp.chunk))+")")
-		}
-		sp.slots[i].mem = p
-		e, r := d.lib.EventCreate(cu.EventDisableTiming)
-		if r != cu.Success {
-			sp.free(d, fr)
-			return nil, d.check(r, "allocate staging memory")
-		}
-		sp.slots[i].ev = e
+	if err != nil {
+		return nil, err
 	}
 	return sp, nil
 }
@@ -165,6 +166,17 @@ func (sp *stagePair) record(d *device, fr *cu.Frame, i int, h cu.Stream, op stri
 	return nil
 }
 
+// maxFreeStaging bounds the staging pairs a device keeps for reuse.
+const maxFreeStaging = 4
+
+// takeStaging returns a free staging pair, allocating one when none is free.
+func (d *device) takeStaging() (*stagePair, error) {
+	if sp, ok := takeFree(d, &d.staging); ok {
+		return sp, nil
+	}
+	return newStagePair(d)
+}
+
 // takeCurrentStaging is takeStaging, dropping a set of another geometry.
 func (d *device) takeCurrentStaging() (*stagePair, error) {
 	for {
@@ -172,13 +184,32 @@ func (d *device) takeCurrentStaging() (*stagePair, error) {
 		if err != nil || sp.current() {
 			return sp, err
 		}
-		fr := framePool.Get().(*cu.Frame)
-		if err := d.enter(fr, "free staging"); err == nil {
-			sp.free(d, fr)
-			d.leave()
-		}
-		framePool.Put(fr)
+		d.freeStaging(sp)
 	}
+}
+
+// giveStaging puts sp back for reuse; the events in it order later reuse.
+func (d *device) giveStaging(sp *stagePair) {
+	if !keepFree(d, &d.staging, sp, maxFreeStaging) {
+		d.freeStaging(sp)
+	}
+}
+
+// freeStaging releases sp now.
+func (d *device) freeStaging(sp *stagePair) {
+	_ = d.bound("free staging", func(fr *cu.Frame) { sp.free(d, fr) })
+}
+
+// stageSet takes a staging set for a transfer of n bytes, with the number of
+// workers its chunks keep busy and the counter that hands the chunks out
+// (guided: see stageGuidedRead). The caller gives the set back.
+func (d *device) stageSet(n int, guided bool) (*stagePair, int, *ranges.Counter, error) {
+	sp, err := d.takeCurrentStaging()
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	workers := min(sp.workers, (n+sp.chunk-1)/sp.chunk)
+	return sp, workers, ranges.New(n, sp.chunk, workers, guided), nil
 }
 
 // stageRun runs work(w, fr) for w in [0, workers) — worker 0 on the calling
@@ -231,14 +262,12 @@ var stageGuidedRead, stageGuidedWrite = true, false
 func (s *stream) writeStaged(dst cu.DevicePtr, src []byte) error {
 	const op = "write"
 	d := s.dev
-	sp, err := d.takeCurrentStaging()
+	sp, workers, cc, err := d.stageSet(len(src), stageGuidedWrite)
 	if err != nil {
 		return err
 	}
 	defer d.giveStaging(sp)
 	n, chunk := len(src), sp.chunk
-	workers := min(sp.workers, (n+chunk-1)/chunk)
-	cc := ranges.New(n, chunk, workers, stageGuidedWrite)
 	return s.stageRun(sp, workers, op, func(w int, fr *cu.Frame, stop *atomic.Bool) error {
 		for k := 0; ; k++ {
 			lo, m, ok := cc.Take(stop)
@@ -269,14 +298,12 @@ func (s *stream) writeStaged(dst cu.DevicePtr, src []byte) error {
 func (s *stream) readStaged(dst []byte, src cu.DevicePtr) error {
 	const op = "read"
 	d := s.dev
-	sp, err := d.takeCurrentStaging()
+	sp, workers, cc, err := d.stageSet(len(dst), stageGuidedRead)
 	if err != nil {
 		return err
 	}
 	defer d.giveStaging(sp)
 	n, chunk := len(dst), sp.chunk
-	workers := min(sp.workers, (n+chunk-1)/chunk)
-	cc := ranges.New(n, chunk, workers, stageGuidedRead)
 	type span struct{ lo, m int }
 	return s.stageRun(sp, workers, op, func(w int, fr *cu.Frame, stop *atomic.Bool) error {
 		// held[j] is the range whose DMA was enqueued into slot 2w+j; m 0: none.
@@ -321,4 +348,29 @@ func (s *stream) readStaged(dst []byte, src cu.DevicePtr) error {
 			}
 		}
 	})
+}
+
+// parallelCopy copies src to dst using several cores for large copies: one
+// core cannot reach the memory bandwidth a pinned DMA transfer runs at.
+func parallelCopy(dst, src []byte) {
+	n := len(src)
+	const grain = 1 << 20
+	parts := min(runtime.GOMAXPROCS(0), n/grain, 8)
+	if parts <= 1 {
+		copy(dst, src)
+		return
+	}
+	step := (n + parts - 1) / parts
+	step = (step + 63) &^ 63
+	var wg sync.WaitGroup
+	for lo := step; lo < n; lo += step {
+		hi := min(lo+step, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			copy(dst[lo:hi], src[lo:hi])
+		}()
+	}
+	copy(dst[:min(step, n)], src[:min(step, n)])
+	wg.Wait()
 }

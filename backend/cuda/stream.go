@@ -10,6 +10,20 @@ import (
 	"github.com/anygpu/gpu/errors"
 )
 
+// NewStream creates a non-blocking stream.
+func (d *device) NewStream() (backend.Stream, error) {
+	var h cu.Stream
+	err := d.do("new stream", func(*cu.Frame) cu.Result {
+		var r cu.Result
+		h, r = d.lib.StreamCreate(cu.StreamNonBlocking)
+		return r
+	})
+	if err != nil {
+		return nil, err
+	}
+	return track(d, d.streams, newStream(d, h)), nil
+}
+
 // stream is a non-blocking CUstream. Its mutex serialises enqueues, so a
 // multi-chunk Write is not interleaved with other work on the stream, and
 // guards the launch parameter block it reuses.
@@ -18,7 +32,6 @@ type stream struct {
 	h   cu.Stream
 
 	mu     sync.Mutex
-	closed bool
 	fr     cu.Frame // argument memory of the driver calls made under mu
 	params paramBlock
 }
@@ -39,26 +52,10 @@ func newStream(d *device, h cu.Stream) *stream {
 // NativeHandle is the CUstream.
 func (s *stream) NativeHandle() uintptr { return uintptr(s.h) }
 
-func (s *stream) closedErr(op string) error {
-	return &errors.Error{Backend: Name, Op: op, Category: errors.Closed, Msg: "stream is closed", Hint: "create a new stream"}
-}
-
-// lock takes the stream for an enqueue; the caller unlocks s.mu.
-func (s *stream) lock(op string) error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return s.closedErr(op)
-	}
-	return nil
-}
-
 // enqueue runs call with the stream locked and the device's context current
 // on the thread, and checks its result as operation what.
 func (s *stream) enqueue(op, what string, call func(fr *cu.Frame) cu.Result) error {
-	if err := s.lock(op); err != nil {
-		return err
-	}
+	s.mu.Lock()
 	defer s.mu.Unlock()
 	d := s.dev
 	if err := d.enter(&s.fr, op); err != nil {
@@ -69,149 +66,68 @@ func (s *stream) enqueue(op, what string, call func(fr *cu.Frame) cu.Result) err
 	return d.check(r, what)
 }
 
-func bufferOf(op string, b backend.Buffer) (*buffer, error) {
-	cb, ok := b.(*buffer)
-	if !ok {
-		return nil, foreign(op, b)
-	}
-	return cb, nil
-}
+// The root package passes a stream only buffers, host buffers, kernels and
+// events of its own device, with offsets and sizes in range and n > 0.
 
 // Write copies src to device memory. Up to directMax bytes go through the
 // driver, which stages pageable memory itself before it returns; larger
 // copies through the device's pinned staging chunks. Either way src may be
 // reused as soon as Write returns.
 func (s *stream) Write(dst backend.Buffer, off int64, src []byte) error {
-	const op = "write"
-	b, err := bufferOf(op, dst)
-	if err != nil {
-		return err
-	}
-	n := int64(len(src))
-	if n == 0 {
-		return nil
-	}
-	if n > directMax {
-		if err := s.lock(op); err != nil {
-			return err
-		}
-		defer s.mu.Unlock()
-		return s.writeStaged(b.ptr+cu.DevicePtr(off), src)
-	}
-	return s.enqueue(op, "write "+byteSize(n), func(*cu.Frame) cu.Result {
-		return s.dev.lib.MemcpyHtoDAsync(b.ptr+cu.DevicePtr(off), unsafe.Pointer(&src[0]), n, s.h)
-	})
+	p, n := dst.(*buffer).ptr+cu.DevicePtr(off), int64(len(src))
+	return s.pageable("write", n, func() error { return s.writeStaged(p, src) },
+		func() cu.Result { return s.dev.lib.MemcpyHtoDAsync(p, unsafe.Pointer(&src[0]), n, s.h) })
 }
 
 // Read copies device memory into dst. Up to directMax bytes go through the
 // driver; larger reads through pinned chunks, and then Read returns once dst
 // holds the data (the stream has reached this point).
 func (s *stream) Read(dst []byte, src backend.Buffer, off int64) error {
-	const op = "read"
-	b, err := bufferOf(op, src)
-	if err != nil {
-		return err
-	}
-	n := int64(len(dst))
-	if n == 0 {
-		return nil
-	}
+	p, n := src.(*buffer).ptr+cu.DevicePtr(off), int64(len(dst))
+	return s.pageable("read", n, func() error { return s.readStaged(dst, p) },
+		func() cu.Result { return s.dev.lib.MemcpyDtoHAsync(unsafe.Pointer(&dst[0]), p, n, s.h) })
+}
+
+// pageable moves n bytes between pageable memory and the device: up to
+// directMax through the driver (direct), else through the staging chunks
+// (staged), with the stream locked for the whole transfer.
+func (s *stream) pageable(op string, n int64, staged func() error, direct func() cu.Result) error {
 	if n > directMax {
-		if err := s.lock(op); err != nil {
-			return err
-		}
+		s.mu.Lock()
 		defer s.mu.Unlock()
-		return s.readStaged(dst, b.ptr+cu.DevicePtr(off))
+		return staged()
 	}
-	return s.enqueue(op, "read "+byteSize(n), func(*cu.Frame) cu.Result {
-		return s.dev.lib.MemcpyDtoHAsync(unsafe.Pointer(&dst[0]), b.ptr+cu.DevicePtr(off), n, s.h)
-	})
+	return s.enqueue(op, op+" "+byteSize(n), func(*cu.Frame) cu.Result { return direct() })
 }
 
 // WriteHost copies from pinned host memory, asynchronously.
 func (s *stream) WriteHost(dst backend.Buffer, off int64, src backend.HostBuffer, srcOff, n int64) error {
-	const op = "write host"
-	b, err := bufferOf(op, dst)
-	if err != nil {
-		return err
-	}
-	h, ok := src.(*hostBuffer)
-	if !ok {
-		return foreign(op, src)
-	}
-	return s.enqueue(op, "write host "+byteSize(n), func(fr *cu.Frame) cu.Result {
+	b, h := dst.(*buffer), src.(*hostBuffer)
+	return s.enqueue("write host", "write host "+byteSize(n), func(fr *cu.Frame) cu.Result {
 		return s.dev.lib.MemcpyHtoDAsyncPinned(fr, b.ptr+cu.DevicePtr(off), unsafe.Add(h.ptr, srcOff), n, s.h)
 	})
 }
 
 // ReadHost copies into pinned host memory, asynchronously.
 func (s *stream) ReadHost(dst backend.HostBuffer, dstOff int64, src backend.Buffer, srcOff, n int64) error {
-	const op = "read host"
-	b, err := bufferOf(op, src)
-	if err != nil {
-		return err
-	}
-	h, ok := dst.(*hostBuffer)
-	if !ok {
-		return foreign(op, dst)
-	}
-	return s.enqueue(op, "read host "+byteSize(n), func(fr *cu.Frame) cu.Result {
+	h, b := dst.(*hostBuffer), src.(*buffer)
+	return s.enqueue("read host", "read host "+byteSize(n), func(fr *cu.Frame) cu.Result {
 		return s.dev.lib.MemcpyDtoHAsyncPinned(fr, unsafe.Add(h.ptr, dstOff), b.ptr+cu.DevicePtr(srcOff), n, s.h)
 	})
 }
 
 // Copy is cuMemcpyDtoDAsync.
 func (s *stream) Copy(dst backend.Buffer, dstOff int64, src backend.Buffer, srcOff, n int64) error {
-	const op = "copy"
-	db, err := bufferOf(op, dst)
-	if err != nil {
-		return err
-	}
-	sb, err := bufferOf(op, src)
-	if err != nil {
-		return err
-	}
-	return s.enqueue(op, "copy "+byteSize(n), func(fr *cu.Frame) cu.Result {
+	db, sb := dst.(*buffer), src.(*buffer)
+	return s.enqueue("copy", "copy "+byteSize(n), func(fr *cu.Frame) cu.Result {
 		return s.dev.lib.MemcpyDtoDAsync(fr, db.ptr+cu.DevicePtr(dstOff), sb.ptr+cu.DevicePtr(srcOff), n, s.h)
-	})
-}
-
-// CopyPeer copies from a buffer of another Device: on the same GPU a plain
-// device copy, across GPUs cuMemcpyPeerAsync (direct over NVLink or PCIe
-// where peer access is possible, else staged by the driver). It is ordered
-// on this stream only: the work that produced src must be complete (or
-// ordered) before the copy is enqueued.
-func (s *stream) CopyPeer(dst backend.Buffer, dstOff int64, src backend.Buffer, srcOff, n int64) error {
-	const op = "copy peer"
-	db, err := bufferOf(op, dst)
-	if err != nil {
-		return err
-	}
-	sb, err := bufferOf(op, src)
-	if err != nil {
-		return err
-	}
-	if sb.dev.broken() {
-		return lostErr(sb.dev.ord, op)
-	}
-	return s.enqueue(op, "copy peer "+byteSize(n), func(fr *cu.Frame) cu.Result {
-		d := s.dev
-		if sb.dev.ctx == d.ctx {
-			return d.lib.MemcpyDtoDAsync(fr, db.ptr+cu.DevicePtr(dstOff), sb.ptr+cu.DevicePtr(srcOff), n, s.h)
-		}
-		d.enablePeer(sb.dev)
-		return d.lib.MemcpyPeerAsync(fr, db.ptr+cu.DevicePtr(dstOff), d.ctx, sb.ptr+cu.DevicePtr(srcOff), sb.dev.ctx, n, s.h)
 	})
 }
 
 // Fill is cuMemsetD32Async.
 func (s *stream) Fill(dst backend.Buffer, off, n int64, v uint32) error {
-	const op = "fill"
-	b, err := bufferOf(op, dst)
-	if err != nil {
-		return err
-	}
-	return s.enqueue(op, "fill "+byteSize(n), func(fr *cu.Frame) cu.Result {
+	b := dst.(*buffer)
+	return s.enqueue("fill", "fill "+byteSize(n), func(fr *cu.Frame) cu.Result {
 		return s.dev.lib.MemsetD32Async(fr, b.ptr+cu.DevicePtr(off), v, n/4, s.h)
 	})
 }
@@ -219,12 +135,9 @@ func (s *stream) Fill(dst backend.Buffer, off, n int64, v uint32) error {
 // Launch is cuLaunchKernel, each argument passed as a pointer to its value
 // in the stream's reused parameter block.
 func (s *stream) Launch(k backend.Kernel, grid, block backend.Dim3, args []backend.Arg) error {
-	kern, ok := k.(*kernel)
-	if !ok {
-		return foreign("launch", k)
-	}
+	kern := k.(*kernel)
 	s.mu.Lock()
-	if s.closed || s.dev.broken() || !s.params.packFast(args, kern) {
+	if s.dev.broken() || !s.params.packFast(args, kern) {
 		s.mu.Unlock()
 		return s.launchRefused(kern, args)
 	}
@@ -244,14 +157,12 @@ func (s *stream) Launch(k backend.Kernel, grid, block backend.Dim3, args []backe
 }
 
 // launchRefused is the error of a launch that Launch's compact checks
-// refused (a closed stream, a GPU with a sticky error, arguments that do
-// not fit), worded; s.mu is not held.
+// refused (a GPU with a sticky error, arguments that do not fit the
+// kernel's parameters), worded; s.mu is not held.
 //
 //go:noinline
 func (s *stream) launchRefused(kern *kernel, args []backend.Arg) error {
-	if err := s.lock("launch"); err != nil {
-		return err
-	}
+	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.dev.broken() {
 		return lostErr(s.dev.ord, "launch "+kern.name)
@@ -282,18 +193,10 @@ func (s *stream) launchAgain(r cu.Result, kern *kernel, grid, block backend.Dim3
 	return d.check(r, "launch "+kern.name)
 }
 
-// rebind reports whether a call failed because the calling thread had no
-// context current, or a context other than the one of the call's handles.
-func rebind(r cu.Result) bool {
-	return r == cu.ErrorInvalidContext || r == cu.ErrorInvalidHandle || r == cu.ErrorContextIsDestroyed
-}
-
 // Record enqueues a timing event.
 func (s *stream) Record() (backend.Event, error) {
 	const op = "record event"
-	if err := s.lock(op); err != nil {
-		return nil, err
-	}
+	s.mu.Lock()
 	defer s.mu.Unlock()
 	d := s.dev
 	if err := d.enter(&s.fr, op); err != nil {
@@ -314,24 +217,14 @@ func (s *stream) Record() (backend.Event, error) {
 
 // Wait is cuStreamWaitEvent.
 func (s *stream) Wait(ev backend.Event) error {
-	const op = "wait"
-	e, ok := ev.(*event)
-	if !ok {
-		return foreign(op, ev)
-	}
-	return s.enqueue(op, op, func(fr *cu.Frame) cu.Result { return s.dev.lib.StreamWaitEvent(fr, s.h, e.h) })
+	e := ev.(*event)
+	return s.enqueue("wait", "wait", func(fr *cu.Frame) cu.Result { return s.dev.lib.StreamWaitEvent(fr, s.h, e.h) })
 }
 
 // Synchronize waits for the stream with cuStreamSynchronize; with a context
 // that can end, on a goroutine of its own, so that it returns when the
 // context ends (device.wait).
 func (s *stream) Synchronize(ctx context.Context) error {
-	s.mu.Lock()
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
-		return s.closedErr("synchronize")
-	}
 	d, h := s.dev, s.h
 	return d.wait(ctx, "synchronize",
 		func(fr *cu.Frame) cu.Result { return d.lib.StreamQuery(fr, h) },
@@ -340,30 +233,8 @@ func (s *stream) Synchronize(ctx context.Context) error {
 
 // Close destroys the stream (work already enqueued still completes).
 func (s *stream) Close() error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return nil
-	}
-	s.closed = true
-	s.mu.Unlock()
 	d := s.dev
-	d.mu.Lock()
-	_, live := d.streams[s]
-	delete(d.streams, s)
-	d.mu.Unlock()
-	if !live || d.broken() {
-		return nil
-	}
-	return d.do("close stream", func(*cu.Frame) cu.Result { return d.lib.StreamDestroy(s.h) })
-}
-
-// destroy releases the stream during Device.Close; the context is current.
-func (s *stream) destroy() {
-	s.mu.Lock()
-	s.closed = true
-	s.mu.Unlock()
-	_ = s.dev.lib.StreamDestroy(s.h)
+	return release(d, d.streams, s, "close stream", func() cu.Result { return d.lib.StreamDestroy(s.h) })
 }
 
 // wait waits until query reports completion. With a context that cannot
@@ -384,14 +255,10 @@ func (d *device) wait(ctx context.Context, op string, query, block func(*cu.Fram
 	if err := ctx.Err(); err != nil {
 		return errors.Wrap(err, Name, op)
 	}
-	fr := framePool.Get().(*cu.Frame)
-	if err := d.enter(fr, op); err != nil {
-		framePool.Put(fr)
+	var r cu.Result
+	if err := d.bound(op, func(fr *cu.Frame) { r = query(fr) }); err != nil {
 		return err
 	}
-	r := query(fr)
-	d.leave()
-	framePool.Put(fr)
 	switch r {
 	case cu.Success:
 		return nil

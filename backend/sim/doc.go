@@ -108,4 +108,17 @@
 //
 // Simulated devices compile only the Go dialect of a Source, whatever backend
 // they present; a Source without one is NotSupported.
+//
+// # Files
+//
+// The package has the backends' file map where it has their concerns:
+// driver.go (the sim driver and the simulating drivers), device.go (the
+// device and its lost state), memory.go (allocation faults and the memory
+// limit), stream.go, module.go (Compile), errors.go (the simulated backends'
+// native codes, and the CPU device's errors made theirs) and info.go (a
+// preset's DeviceInfo as a device reports it). Events and kernels are the CPU
+// device's, unchanged. Two files are the simulator's own: presets.go (the
+// device models) and spec.go (the ANYGPU_FAKE grammar and Faults). Like
+// every backend it trusts the root package's checks, and checks only its
+// injected faults and lost state.
 package sim

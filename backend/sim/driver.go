@@ -57,15 +57,6 @@ func (Driver) Simulate(backendName string, presets []string) (backend.Driver, er
 	return newDriver(backendName, presets, Faults{})
 }
 
-func notConfigured(op string) error {
-	return &errors.Error{
-		Backend: Name, Op: op, Category: errors.Unavailable,
-		Msg: "no simulated devices are configured: the sim driver presents devices in place of other backends, " +
-			"through ANYGPU_FAKE (e.g. ANYGPU_FAKE=cuda:h100) or sim.NewDriver",
-		Hint: "set ANYGPU_FAKE=cuda:h100 (or another backend:preset) to test with a simulated device",
-	}
-}
-
 // NewDriver returns a driver that simulates devices of backendName, one per
 // preset spec as Simulate does, with faults f injected into every device, for
 // tests that pass it to gpu.OpenDriver. A spec's own faults ("h100+lose@2")

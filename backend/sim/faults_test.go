@@ -377,7 +377,7 @@ func TestLostDeviceFailsFast(t *testing.T) {
 	k, err := mod.Kernel("saxpy")
 	require.NoError(t, err)
 	args := []backend.Arg{{Kind: backend.ArgI32, Bits: 0}, {Kind: backend.ArgF32}, {Kind: backend.ArgBuffer, Buffer: buf}, {Kind: backend.ArgBuffer, Buffer: buf}}
-	grid, block := backend.Dim3{X: 1}, backend.Dim3{X: 64}
+	grid, block := backend.Dim3{X: 1, Y: 1, Z: 1}, backend.Dim3{X: 64, Y: 1, Z: 1} // normalized, as the root package passes them
 	require.NoError(t, s.Launch(k, grid, block, args), "launch 1")
 	require.NoError(t, s.Synchronize(ctx))
 

@@ -1,17 +1,11 @@
 package sim
 
 import (
-	"context"
-	"crypto/sha1"
-	"fmt"
 	"math"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/anygpu/gpu/backend"
-	"github.com/anygpu/gpu/backend/cpu"
 	"github.com/anygpu/gpu/errors"
 )
 
@@ -27,11 +21,16 @@ import (
 // Sources:
 //   - h200: measured on the project's GPU machine (NVIDIA H200, driver
 //     580.159.04, CUDA 13.0) with cuDeviceGetAttribute for every attribute and
-//     cuDeviceTotalMem; see ../../../shared/facts/h200-baseline.md.
+//     cuDeviceTotalMem; the preset holds the measured values.
 //   - h100, a100, rtx4090, t4, l4: the CUDA deviceQuery sample on those GPUs
 //     (total memory, SMs, clocks, bus width, L2, copy engines, ECC), with the
-//     per-SM limits of their compute capability from the CUDA programming
-//     guide (../../../shared/facts/cuda-occupancy.md §3).
+//     per-SM limits of their compute capability from the technical
+//     specifications table of the CUDA C++ Programming Guide: threads per SM
+//     2048 (7.0, 8.0, 9.0), 1536 (8.6, 8.9), 1024 (7.5); blocks per SM 32,
+//     24 for 8.9, 16 for 7.5 and 8.6; shared memory per SM 228 KiB for 9.0,
+//     164 KiB for 8.0, 100 KiB for 8.6 and 8.9, 64 KiB for 7.5, all of which
+//     a block may opt in to before 8.0, and 1 KiB less from 8.0 on (1 KiB is
+//     reserved per block); 64 Ki registers per SM and per block throughout.
 //   - MemoryBandwidthGBps = 2 × memory clock × bus width, as cudaDeviceProp
 //     users compute it; it matches the published peak of each GPU.
 //   - Vulkan: compute limits of the NVIDIA driver, and of Mesa's RADV, ANV and
@@ -506,69 +505,4 @@ func lookupPreset(backendName, name string) (preset, error) {
 		"unknown %s preset %q (known: %s)", backendName, name, strings.Join(Presets(backendName), ", "))
 	e.Hint = specHint
 	return preset{}, e
-}
-
-var (
-	hostOnce sync.Once
-	hostDev  backend.DeviceInfo
-)
-
-// host is what the CPU backend reports about this machine.
-func host() backend.DeviceInfo {
-	hostOnce.Do(func() {
-		devs, err := cpu.Driver{}.Probe(context.Background())
-		if err == nil && len(devs) > 0 {
-			hostDev = devs[0]
-		}
-		if hostDev.Units <= 0 {
-			hostDev.Units = runtime.NumCPU()
-		}
-		if hostDev.MemoryBytes <= 0 {
-			hostDev.MemoryBytes = 1 << 40
-		}
-	})
-	return hostDev
-}
-
-// build returns the preset's DeviceInfo as device ordinal of backendName,
-// marked simulated, with f recorded in Extra when it has any fault.
-func (p preset) build(backendName string, ordinal int, f Faults) backend.DeviceInfo {
-	d := p.info()
-	d.Backend, d.Ordinal = backendName, ordinal
-	d.UUID, d.PCIBus = identity(backendName, p.name, ordinal, d.Type)
-	if p.software {
-		// A software driver runs on the host's cores and memory.
-		h := host()
-		d.Units, d.MemoryBytes = h.Units, h.MemoryBytes
-	}
-	extra := make(map[string]string, len(d.Extra)+3)
-	for k, v := range d.Extra {
-		extra[k] = v
-	}
-	extra["simulated"] = "true"
-	extra["preset"] = p.name
-	if s := f.String(); s != "" {
-		extra["faults"] = s
-	}
-	d.Extra = extra
-	d.Features = append([]string(nil), d.Features...)
-	return d
-}
-
-// identity gives a simulated device a UUID and, for a discrete GPU, a PCI
-// address, as real devices have: stable for a backend, preset and ordinal,
-// and different for different devices. The UUID is an RFC 4122 name-based
-// (SHA-1) UUID; CUDA's carries NVIDIA's "GPU-" prefix.
-func identity(backendName, presetName string, ordinal int, t backend.DeviceType) (uuid, pciBus string) {
-	sum := sha1.Sum([]byte(fmt.Sprintf("anygpu/sim %s %s %d", backendName, presetName, ordinal)))
-	sum[6] = sum[6]&0x0f | 0x50
-	sum[8] = sum[8]&0x3f | 0x80
-	uuid = fmt.Sprintf("%x-%x-%x-%x-%x", sum[0:4], sum[4:6], sum[6:8], sum[8:10], sum[10:16])
-	if backendName == "cuda" {
-		uuid = "GPU-" + uuid
-	}
-	if t == backend.TypeDiscreteGPU {
-		pciBus = fmt.Sprintf("0000:%02x:00.0", ordinal+1)
-	}
-	return uuid, pciBus
 }

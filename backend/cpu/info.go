@@ -1,16 +1,80 @@
-//go:build linux
-
 package cpu
 
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/internal/units"
 )
+
+// host is what the operating system tells about the machine; zero fields are
+// unknown on this platform.
+type host struct {
+	model, vendor string
+	mhz           int
+	memTotal      int64
+	l2, l3        int64
+	features      []string
+}
+
+var (
+	hostOnce   sync.Once
+	hostCached host
+)
+
+func hostInfo() backend.DeviceInfo {
+	hostOnce.Do(func() { hostCached = readHost() })
+	h := hostCached
+	cores := runtime.NumCPU()
+	name := h.model
+	if name == "" {
+		name = fmt.Sprintf("%s/%s CPU", runtime.GOOS, runtime.GOARCH)
+	}
+	info := backend.DeviceInfo{
+		Backend:            Name,
+		Name:               name,
+		Vendor:             h.vendor,
+		Type:               backend.TypeCPU,
+		DriverVersion:      runtime.Version(),
+		Units:              cores,
+		ClockMHz:           h.mhz,
+		MemoryBytes:        h.memTotal,
+		L2CacheBytes:       h.l2,
+		MaxThreadsPerBlock: 1024,
+		MaxBlockDim:        backend.Dim3{X: 1024, Y: 1024, Z: 64},
+		MaxGridDim:         backend.Dim3{X: 1<<31 - 1, Y: 65535, Z: 65535},
+		UnifiedMemory:      true,
+		UnifiedAddressing:  true,
+		ConcurrentKernels:  true,
+		FP64:               true,
+		TimestampPeriodNs:  1,
+		Features:           h.features,
+		Extra: map[string]string{
+			"goos":       runtime.GOOS,
+			"goarch":     runtime.GOARCH,
+			"gomaxprocs": fmt.Sprint(runtime.GOMAXPROCS(0)),
+		},
+	}
+	if h.l3 > 0 {
+		info.Extra["l3_cache"] = units.ByteSize(h.l3)
+	}
+	if info.MemoryBytes == 0 {
+		// Unknown platform: report what the Go runtime can address as a
+		// conservative stand-in, so size checks still have a bound.
+		info.MemoryBytes = 1 << 40
+		info.Extra["memory"] = "unknown on this platform"
+	}
+	return info
+}
 
 // interestingFeatures are the /proc/cpuinfo flags worth showing a user who
 // tunes numeric code.
@@ -19,8 +83,12 @@ var interestingFeatures = []string{
 	"amx_tile", "amx_bf16", "asimd", "fphp", "asimdhp", "sve", "sve2", "bf16", "i8mm",
 }
 
+// readHost reads /proc and /sys on Linux; elsewhere every field is unknown.
 func readHost() host {
 	var h host
+	if runtime.GOOS != "linux" {
+		return h
+	}
 	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		parseCPUInfo(data, &h)
 	}
@@ -138,4 +206,9 @@ func meminfoField(name string) int64 {
 }
 
 // availableMemory is what the kernel says can be allocated without swapping.
-func availableMemory() int64 { return meminfoField("MemAvailable") }
+func availableMemory() int64 {
+	if runtime.GOOS != "linux" {
+		return 0 // unknown: the device falls back to total minus live
+	}
+	return meminfoField("MemAvailable")
+}

@@ -6,11 +6,11 @@ import (
 	"strings"
 
 	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/backend/cpu"
 	"github.com/anygpu/gpu/errors"
 )
 
-// This file makes the errors a simulated device returns look like the real
-// backend's: the native code and name the backend would report, its category
+// The errors a simulated device returns look like the real backend's: the native code and name the backend would report, its category
 // and flags, and a compiler log in the native compiler's format. CUDA errors
 // come from the errors package's CUresult and nvrtcResult tables; the other
 // backends' codes are built here until the errors package has their tables.
@@ -222,4 +222,42 @@ func invalidDeviceError(be, op string, ordinal, n int) *errors.Error {
 		return e
 	}
 	return &errors.Error{Backend: be, Op: op, Category: errors.InvalidArgument, Msg: msg}
+}
+
+// translate makes an error of the CPU device underneath read as the simulated
+// backend's: attributed to it, and out-of-memory reported with the backend's
+// native code (the host refused the memory the simulated device stands for).
+func (d *device) translate(err error, op string, host bool) error {
+	if err == nil {
+		return nil
+	}
+	if errors.CategoryOf(err) == errors.OutOfMemory {
+		e := oomError(d.backend, op, host, fmt.Sprintf("out of memory: the host cannot hold the simulated allocation (%s)", reasonText(err)))
+		e.Err = err
+		return e
+	}
+	if e, ok := err.(*errors.Error); ok && (e.Backend == cpu.Name || e.Backend == "") {
+		c := *e
+		c.Backend = d.backend
+		return &c
+	}
+	return err
+}
+
+// reasonText is an error's message without its backend and operation.
+func reasonText(err error) string {
+	if e, ok := err.(*errors.Error); ok && e.Msg != "" {
+		return e.Msg
+	}
+	return err.Error()
+}
+
+// notConfigured is the error of the sim driver itself, which has no devices.
+func notConfigured(op string) error {
+	return &errors.Error{
+		Backend: Name, Op: op, Category: errors.Unavailable,
+		Msg: "no simulated devices are configured: the sim driver presents devices in place of other backends, " +
+			"through ANYGPU_FAKE (e.g. ANYGPU_FAKE=cuda:h100) or sim.NewDriver",
+		Hint: "set ANYGPU_FAKE=cuda:h100 (or another backend:preset) to test with a simulated device",
+	}
 }
