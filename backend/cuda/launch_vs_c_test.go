@@ -22,6 +22,7 @@ import (
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/backend/cuda/internal/cu"
+	"github.com/anygpu/gpu/internal/dl"
 	"github.com/anygpu/gpu/kernels"
 )
 
@@ -44,8 +45,8 @@ func TestLaunchVsC(t *testing.T) {
 	}
 	ctx := context.Background()
 	lib := buildLaunchLoop(t)
-	run, err := purego.Dlsym(lib, "launch_loop_run")
-	require.NoError(t, err)
+	run := dl.Sym(lib, "launch_loop_run")
+	require.NotZero(t, run, "launch_loop_run")
 
 	// The public path: what gpu bench's launch_us measures.
 	dev := openGPU(t)
@@ -205,7 +206,7 @@ func buildLaunchLoop(t *testing.T) uintptr {
 	if msg, err := exec.Command(cc, "-O2", "-DLAUNCH_LOOP_LIB", "-shared", "-fPIC", "-o", out, src, "-ldl").CombinedOutput(); err != nil {
 		t.Fatalf("build %s: %v\n%s", src, err, msg)
 	}
-	lib, err := purego.Dlopen(out, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	lib, err := dl.Open(out, dl.Now)
 	require.NoError(t, err)
 	return lib
 }

@@ -110,3 +110,5 @@ func (p *paramBlock) packChecked(args []backend.Arg, k *kernel) error {
 	}
 	return nil
 }
+
+var _ backend.ArgsCopier = (*stream)(nil)
