@@ -144,7 +144,7 @@ func openDevice(in *instance, pd *physicalDevice, opts Driver) (backend.Device, 
 		d.hostReset = true
 	}
 	feats.PNext = chain
-	extPtrs, extKeep := cStrings(exts)
+	extPtrs, extKeep := vk.CStrings(exts)
 	info := &vk.DeviceCreateInfo{
 		SType: vk.StructureTypeDeviceCreateInfo, PNext: unsafe.Pointer(feats),
 		QueueCreateInfoCount: uint32(len(qinfos)), PQueueCreateInfos: unsafe.Pointer(&qinfos[0]),

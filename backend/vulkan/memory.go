@@ -22,8 +22,8 @@ type span struct{ off, size uint64 }
 type memBlock struct {
 	mem       uint64
 	size      uint64
-	ptr       unsafe.Pointer // mapped base, for host-visible memory
-	free      []span         // sorted by offset, coalesced
+	mapped    []byte // the whole block mapped, for host-visible memory
+	free      []span // sorted by offset, coalesced
 	used      uint64
 	dedicated bool
 }
@@ -120,12 +120,12 @@ func (a *allocator) newBlock(size uint64, dedicated bool) (*memBlock, error) {
 		b.free = []span{{0, size}}
 	}
 	if a.mapped {
-		p, r := a.d.vd.MapMemory(mem)
+		p, r := a.d.vd.MapMemory(mem, size)
 		if r != vk.Success {
 			a.d.vd.FreeMemory(mem)
 			return nil, a.d.check(r, "map memory")
 		}
-		b.ptr = p
+		b.mapped = p
 	}
 	a.total.Add(size)
 	return b, nil
@@ -197,9 +197,9 @@ func (a *allocator) release(b *memBlock, off, size uint64) {
 }
 
 func (a *allocator) freeBlock(b *memBlock) {
-	if b.ptr != nil {
+	if b.mapped != nil {
 		a.d.vd.UnmapMemory(b.mem)
-		b.ptr = nil
+		b.mapped = nil
 	}
 	a.d.vd.FreeMemory(b.mem)
 	a.total.Add(-b.size)
@@ -278,8 +278,8 @@ func (d *device) newVkBuffer(a *allocator, size uint64, usage uint32) (*vkBuffer
 		return nil, d.check(r, "bind buffer memory")
 	}
 	b := &vkBuffer{h: h, size: vsize, alloc: a, block: block, off: off, memLen: req.Size}
-	if block.ptr != nil {
-		b.bytes = unsafe.Slice((*byte)(unsafe.Add(block.ptr, off)), size)
+	if block.mapped != nil {
+		b.bytes = block.mapped[off : off+uint64(size) : off+uint64(size)]
 	}
 	return b, nil
 }
