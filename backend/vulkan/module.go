@@ -372,7 +372,7 @@ func (d *device) newKernel(mod *module, sm *shaderModule, u unit, params []backe
 	for _, b := range e.bindings {
 		if b.set != 0 {
 			return nil, compileError(op, fmt.Sprintf("kernel %q uses descriptor set %d", u.kernel, b.set),
-				"anygpu binds buffers at set 0, bindings 0..n-1, in the order of the kernel's buffer arguments", nil)
+				"anygpu binds buffers at set 0, bindings 0..n-1", nil)
 		}
 		byBinding[b.binding] = b.descType
 		maxBinding = max(maxBinding, int(b.binding))
