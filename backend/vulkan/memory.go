@@ -293,10 +293,9 @@ func (b *vkBuffer) destroy(d *device) {
 
 // buffer is device memory: backend.Buffer.
 type buffer struct {
-	d      *device
-	vb     *vkBuffer
-	size   int64
-	closed atomic.Bool
+	d    *device
+	vb   *vkBuffer
+	size int64
 }
 
 var (
@@ -313,9 +312,6 @@ func (b *buffer) NativeHandle() uintptr { return uintptr(b.vb.h) }
 // Close destroys the buffer. Work still queued that uses it must be done:
 // the root package's pools return buffers only after synchronizing.
 func (b *buffer) Close() error {
-	if !b.closed.CompareAndSwap(false, true) {
-		return nil
-	}
 	d := b.d
 	d.mu.RLock()
 	defer d.mu.RUnlock()
@@ -331,29 +327,20 @@ func (b *buffer) Close() error {
 
 // hostBuffer is host-visible, coherent memory: backend.HostBuffer.
 type hostBuffer struct {
-	d      *device
-	vb     *vkBuffer
-	closed atomic.Bool
+	d  *device
+	vb *vkBuffer
 }
 
 var _ backend.HostBuffer = (*hostBuffer)(nil)
 
-// Bytes is the mapped memory; nil once closed.
-func (h *hostBuffer) Bytes() []byte {
-	if h.closed.Load() {
-		return nil
-	}
-	return h.vb.bytes
-}
+// Bytes is the mapped memory.
+func (h *hostBuffer) Bytes() []byte { return h.vb.bytes }
 
 // NativeHandle is the VkBuffer.
 func (h *hostBuffer) NativeHandle() uintptr { return uintptr(h.vb.h) }
 
 // Close destroys the host buffer.
 func (h *hostBuffer) Close() error {
-	if !h.closed.CompareAndSwap(false, true) {
-		return nil
-	}
 	d := h.d
 	d.mu.RLock()
 	defer d.mu.RUnlock()
@@ -375,9 +362,6 @@ const hostUsage = vk.BufferUsageTransferSrcBit | vk.BufferUsageTransferDstBit |
 
 // Alloc creates a device-local buffer of size bytes.
 func (d *device) Alloc(size int64) (backend.Buffer, error) {
-	if size <= 0 {
-		return nil, errors.E(errors.InvalidArgument, Name, "alloc", "size must be positive, got %d", size)
-	}
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if err := d.usable("alloc"); err != nil {
@@ -396,9 +380,6 @@ func (d *device) Alloc(size int64) (backend.Buffer, error) {
 
 // AllocHost creates a host-visible, coherent, mapped buffer of size bytes.
 func (d *device) AllocHost(size int64) (backend.HostBuffer, error) {
-	if size <= 0 {
-		return nil, errors.E(errors.InvalidArgument, Name, "alloc host", "size must be positive, got %d", size)
-	}
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if err := d.usable("alloc host"); err != nil {
