@@ -315,6 +315,16 @@ func (d *device) Info() backend.DeviceInfo { return d.info }
 // NativeHandle is the VkDevice.
 func (d *device) NativeHandle() uintptr { return d.vd.Handle }
 
+// whileOpen runs release with d.mu read-held, unless the device is closed:
+// its Close released every object (a child's Close may race with it).
+func (d *device) whileOpen(release func()) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if !d.closed {
+		release()
+	}
+}
+
 // usable reports Closed or a lost device. d.mu is held.
 func (d *device) usable(op string) error {
 	if d.closed {

@@ -232,33 +232,32 @@ func (e *event) Elapsed(start backend.Event) (time.Duration, error) {
 
 // Close frees the event's query once the GPU is done with it.
 func (e *event) Close() error {
-	if !e.ts {
-		return nil
+	if e.ts {
+		e.s.d.whileOpen(e.releaseQuery)
 	}
-	s := e.s
-	d := s.d
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	if d.closed {
-		return nil
-	}
+	return nil
+}
+
+// releaseQuery frees the event's timestamp query, or hands it to the batch
+// that writes it. d.mu is held.
+func (e *event) releaseQuery() {
+	s, d := e.s, e.s.d
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed || s.known.Load() >= e.value {
 		d.queries.put(e.slot)
-		return nil
+		return
 	}
 	// Still queued: the batch that writes it frees it when it retires.
 	if s.cur != nil && s.cur.value == e.value {
 		s.cur.queries = append(s.cur.queries, e.slot)
-		return nil
+		return
 	}
 	for _, b := range s.inflight {
 		if b.value == e.value {
 			b.queries = append(b.queries, e.slot)
-			return nil
+			return
 		}
 	}
 	d.queries.put(e.slot)
-	return nil
 }

@@ -313,15 +313,12 @@ func (b *buffer) NativeHandle() uintptr { return uintptr(b.vb.h) }
 // the root package's pools return buffers only after synchronizing.
 func (b *buffer) Close() error {
 	d := b.d
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	if d.closed {
-		return nil
-	}
-	d.objMu.Lock()
-	delete(d.buffers, b)
-	d.objMu.Unlock()
-	d.retireBuffer(b.vb)
+	d.whileOpen(func() {
+		d.objMu.Lock()
+		delete(d.buffers, b)
+		d.objMu.Unlock()
+		d.retireBuffer(b.vb)
+	})
 	return nil
 }
 
@@ -342,15 +339,12 @@ func (h *hostBuffer) NativeHandle() uintptr { return uintptr(h.vb.h) }
 // Close destroys the host buffer.
 func (h *hostBuffer) Close() error {
 	d := h.d
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	if d.closed {
-		return nil
-	}
-	d.objMu.Lock()
-	delete(d.hostBufs, h)
-	d.objMu.Unlock()
-	d.retireBuffer(h.vb)
+	d.whileOpen(func() {
+		d.objMu.Lock()
+		delete(d.hostBufs, h)
+		d.objMu.Unlock()
+		d.retireBuffer(h.vb)
+	})
 	return nil
 }
 

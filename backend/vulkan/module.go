@@ -227,14 +227,11 @@ func (m *module) Kernel(name string) (backend.Kernel, error) {
 // device for a later compile of the same code.
 func (m *module) Close() error {
 	d := m.d
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	if d.closed {
-		return nil
-	}
-	for _, sm := range m.shaders {
-		d.kern.unref(sm)
-	}
+	d.whileOpen(func() {
+		for _, sm := range m.shaders {
+			d.kern.unref(sm)
+		}
+	})
 	return nil
 }
 

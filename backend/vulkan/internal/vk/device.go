@@ -174,6 +174,14 @@ type Args struct{ a [12]uintptr }
 
 func (a *Args) call(fn uintptr, n int) uintptr { return dl.CallArgs(fn, a.a[:n]) }
 
+// create calls a vkCreate* entry point of the form (device, info,
+// allocator, out handle) and returns the handle.
+func (d *Device) create(fn uintptr, info unsafe.Pointer) (uint64, Result) {
+	var h uint64
+	r := dl.Call(fn, d.Handle, uintptr(info), 0, uintptr(unsafe.Pointer(&h)))
+	return h, Result(r)
+}
+
 // HasTimelineCalls reports whether the timeline semaphore calls resolved.
 func (d *Device) HasTimelineCalls() bool {
 	return d.getSemaphoreCounterValue != 0 && d.waitSemaphores != 0
@@ -225,9 +233,7 @@ func (d *Device) QueueWaitIdle(queue uintptr) Result {
 
 // CreateBuffer is vkCreateBuffer.
 func (d *Device) CreateBuffer(info *BufferCreateInfo) (uint64, Result) {
-	var h uint64
-	r := dl.Call(d.createBuffer, d.Handle, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&h)))
-	return h, Result(r)
+	return d.create(d.createBuffer, unsafe.Pointer(info))
 }
 
 // DestroyBuffer is vkDestroyBuffer.
@@ -248,9 +254,7 @@ func (d *Device) BindBufferMemory(b, mem, offset uint64) Result {
 
 // AllocateMemory is vkAllocateMemory.
 func (d *Device) AllocateMemory(info *MemoryAllocateInfo) (uint64, Result) {
-	var h uint64
-	r := dl.Call(d.allocateMemory, d.Handle, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&h)))
-	return h, Result(r)
+	return d.create(d.allocateMemory, unsafe.Pointer(info))
 }
 
 // FreeMemory is vkFreeMemory.
@@ -276,9 +280,7 @@ func (d *Device) UnmapMemory(mem uint64) {
 
 // CreateCommandPool is vkCreateCommandPool.
 func (d *Device) CreateCommandPool(info *CommandPoolCreateInfo) (uint64, Result) {
-	var h uint64
-	r := dl.Call(d.createCommandPool, d.Handle, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&h)))
-	return h, Result(r)
+	return d.create(d.createCommandPool, unsafe.Pointer(info))
 }
 
 // DestroyCommandPool is vkDestroyCommandPool.
@@ -322,9 +324,7 @@ func (d *Device) EndCommandBuffer(a *Args, cb uintptr) Result {
 
 // CreateSemaphore is vkCreateSemaphore.
 func (d *Device) CreateSemaphore(info *SemaphoreCreateInfo) (uint64, Result) {
-	var h uint64
-	r := dl.Call(d.createSemaphore, d.Handle, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&h)))
-	return h, Result(r)
+	return d.create(d.createSemaphore, unsafe.Pointer(info))
 }
 
 // DestroySemaphore is vkDestroySemaphore.
@@ -350,9 +350,7 @@ func (d *Device) CreateFence(signaled bool) (uint64, Result) {
 	if signaled {
 		info.Flags = FenceCreateSignaledBit
 	}
-	var h uint64
-	r := dl.Call(d.createFence, d.Handle, uintptr(unsafe.Pointer(&info)), 0, uintptr(unsafe.Pointer(&h)))
-	return h, Result(r)
+	return d.create(d.createFence, unsafe.Pointer(&info))
 }
 
 // DestroyFence is vkDestroyFence.
@@ -380,9 +378,7 @@ func (d *Device) ResetFence(fence *uint64) Result {
 
 // CreateQueryPool is vkCreateQueryPool.
 func (d *Device) CreateQueryPool(info *QueryPoolCreateInfo) (uint64, Result) {
-	var h uint64
-	r := dl.Call(d.createQueryPool, d.Handle, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&h)))
-	return h, Result(r)
+	return d.create(d.createQueryPool, unsafe.Pointer(info))
 }
 
 // DestroyQueryPool is vkDestroyQueryPool.
@@ -400,9 +396,7 @@ func (d *Device) QueryResult64(pool uint64, query uint32, out *uint64) Result {
 
 // CreateShaderModule is vkCreateShaderModule.
 func (d *Device) CreateShaderModule(info *ShaderModuleCreateInfo) (uint64, Result) {
-	var h uint64
-	r := dl.Call(d.createShaderModule, d.Handle, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&h)))
-	return h, Result(r)
+	return d.create(d.createShaderModule, unsafe.Pointer(info))
 }
 
 // DestroyShaderModule is vkDestroyShaderModule.
@@ -412,9 +406,7 @@ func (d *Device) DestroyShaderModule(h uint64) {
 
 // CreateDescriptorSetLayout is vkCreateDescriptorSetLayout.
 func (d *Device) CreateDescriptorSetLayout(info *DescriptorSetLayoutCreateInfo) (uint64, Result) {
-	var h uint64
-	r := dl.Call(d.createDescriptorSetLayout, d.Handle, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&h)))
-	return h, Result(r)
+	return d.create(d.createDescriptorSetLayout, unsafe.Pointer(info))
 }
 
 // DestroyDescriptorSetLayout is vkDestroyDescriptorSetLayout.
@@ -424,9 +416,7 @@ func (d *Device) DestroyDescriptorSetLayout(h uint64) {
 
 // CreatePipelineLayout is vkCreatePipelineLayout.
 func (d *Device) CreatePipelineLayout(info *PipelineLayoutCreateInfo) (uint64, Result) {
-	var h uint64
-	r := dl.Call(d.createPipelineLayout, d.Handle, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&h)))
-	return h, Result(r)
+	return d.create(d.createPipelineLayout, unsafe.Pointer(info))
 }
 
 // DestroyPipelineLayout is vkDestroyPipelineLayout.
@@ -454,9 +444,7 @@ func (d *Device) CreatePipelineCache(initial []byte) (uint64, Result) {
 		info.InitialDataSize = uintptr(len(initial))
 		info.PInitialData = unsafe.Pointer(&initial[0])
 	}
-	var h uint64
-	r := dl.Call(d.createPipelineCache, d.Handle, uintptr(unsafe.Pointer(&info)), 0, uintptr(unsafe.Pointer(&h)))
-	return h, Result(r)
+	return d.create(d.createPipelineCache, unsafe.Pointer(&info))
 }
 
 // DestroyPipelineCache is vkDestroyPipelineCache.
@@ -483,9 +471,7 @@ func (d *Device) PipelineCacheData(h uint64) ([]byte, Result) {
 
 // CreateDescriptorPool is vkCreateDescriptorPool.
 func (d *Device) CreateDescriptorPool(info *DescriptorPoolCreateInfo) (uint64, Result) {
-	var h uint64
-	r := dl.Call(d.createDescriptorPool, d.Handle, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&h)))
-	return h, Result(r)
+	return d.create(d.createDescriptorPool, unsafe.Pointer(info))
 }
 
 // DestroyDescriptorPool is vkDestroyDescriptorPool.
