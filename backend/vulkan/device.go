@@ -144,7 +144,7 @@ func openDevice(in *instance, pd *physicalDevice, opts Driver) (backend.Device, 
 		d.hostReset = true
 	}
 	feats.PNext = chain
-	extPtrs, extKeep := cStrings(exts)
+	extPtrs, extKeep := vk.CStrings(exts)
 	info := &vk.DeviceCreateInfo{
 		SType: vk.StructureTypeDeviceCreateInfo, PNext: unsafe.Pointer(feats),
 		QueueCreateInfoCount: uint32(len(qinfos)), PQueueCreateInfos: unsafe.Pointer(&qinfos[0]),
@@ -314,6 +314,16 @@ func (d *device) Info() backend.DeviceInfo { return d.info }
 
 // NativeHandle is the VkDevice.
 func (d *device) NativeHandle() uintptr { return d.vd.Handle }
+
+// whileOpen runs release with d.mu read-held, unless the device is closed:
+// its Close released every object (a child's Close may race with it).
+func (d *device) whileOpen(release func()) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if !d.closed {
+		release()
+	}
+}
 
 // usable reports Closed or a lost device. d.mu is held.
 func (d *device) usable(op string) error {

@@ -8,9 +8,11 @@
 // time the backend is probed, and the process's VkInstance is created then
 // and kept. A missing loader, a missing driver (no ICD) or only Vulkan 1.0
 // devices make Probe report the backend unavailable with the reason and a
-// hint, never a crash. The binding (internal/vk) is anygpu's own: purego
-// calls on function pointers resolved with vkGetInstanceProcAddr and
-// vkGetDeviceProcAddr, struct layouts checked against vulkan_core.h.
+// hint, never a crash. The binding (internal/vk) is anygpu's own: calls
+// through internal/dl on function pointers resolved with
+// vkGetInstanceProcAddr and vkGetDeviceProcAddr, struct layouts generated
+// from vulkan_core.h and checked against it; libshaderc has its own binding
+// (internal/shaderc).
 //
 // # Environment
 //
@@ -119,4 +121,21 @@
 // ANYGPU_CACHE_DIR when the device closes. Large device-to-device copies
 // whose offsets and size are multiples of 16 bytes run as a compute kernel,
 // which moved 2.1 TB/s on an H200 where vkCmdCopyBuffer moved 0.42 TB/s.
+//
+// # Files
+//
+// The backend has every backend's files: driver.go, device.go, memory.go,
+// stream.go, event.go, module.go (compile and kernels), errors.go (VkResult
+// codes to categories), info.go (physical devices and DeviceInfo) and this
+// doc.go. The ideas only Vulkan has keep files of their own:
+//
+//	instance.go          the process's VkInstance and the loader search
+//	validation.go        the validation layer's messages (debug messenger)
+//	staging.go           staging slabs and pipelined host transfers
+//	spirv.go             SPIR-V checks and reflection
+//	shaderc.go           GLSL compiling and SPIR-V validation (libshaderc, glslc, spirv-val)
+//	pcache.go            the VkPipelineCache kept on disk
+//	internal_kernels.go  the backend's own kernels (copy16)
+//	name.go              names, environment variables and types every platform shares
+//	stub.go              the driver on platforms the backend does not support
 package vulkan

@@ -4,7 +4,6 @@ package vulkan
 
 import (
 	"context"
-	"sync/atomic"
 	"time"
 
 	"github.com/anygpu/gpu/backend"
@@ -21,7 +20,6 @@ type event struct {
 	ts     bool // has a timestamp
 	slot   querySlot
 	tsMask uint64 // timestampValidBits of the queue, as a mask
-	closed atomic.Bool
 }
 
 var _ backend.Event = (*event)(nil)
@@ -70,13 +68,7 @@ func (s *stream) Record() (backend.Event, error) {
 // wait on e's timeline semaphore at the next submission; in fence mode the
 // host waits for e.
 func (s *stream) Wait(ev backend.Event) error {
-	e, ok := ev.(*event)
-	if !ok || e == nil || e.s.d != s.d {
-		return errors.E(errors.InvalidArgument, Name, "wait", "event %T is not an event of this Vulkan device", ev)
-	}
-	if e.closed.Load() {
-		return &errors.Error{Backend: Name, Op: "wait", Category: errors.Closed, Msg: "event is closed", Hint: "record a new event"}
-	}
+	e := ev.(*event) // the root passes only open events of this device
 	if e.s == s {
 		return nil // the stream's own order already puts e first
 	}
@@ -134,9 +126,6 @@ func (s *stream) flushUpToLocked(v uint64) error {
 // Synchronize waits until the event completes, then finishes the stream's
 // work up to it (staged reads before it reach their slices).
 func (e *event) Synchronize(ctx context.Context) error {
-	if e.closed.Load() {
-		return &errors.Error{Backend: Name, Op: "event synchronize", Category: errors.Closed, Msg: "event is closed", Hint: "record a new event"}
-	}
 	d := e.s.d
 	d.mu.RLock()
 	defer d.mu.RUnlock()
@@ -176,9 +165,6 @@ func (e *event) synchronize(ctx context.Context, background bool) error {
 // Done reports whether the event completed, submitting its batch if it was
 // still being recorded.
 func (e *event) Done() (bool, error) {
-	if e.closed.Load() {
-		return false, &errors.Error{Backend: Name, Op: "event query", Category: errors.Closed, Msg: "event is closed", Hint: "record a new event"}
-	}
 	s := e.s
 	if s.known.Load() >= e.value {
 		return true, nil
@@ -208,13 +194,7 @@ func (e *event) Done() (bool, error) {
 
 // Elapsed is the device time between start and e, from their timestamps.
 func (e *event) Elapsed(start backend.Event) (time.Duration, error) {
-	st, ok := start.(*event)
-	if !ok || st == nil || st.s.d != e.s.d {
-		return 0, errors.E(errors.InvalidArgument, Name, "elapsed", "event %T is not an event of this Vulkan device", start)
-	}
-	if e.closed.Load() || st.closed.Load() {
-		return 0, &errors.Error{Backend: Name, Op: "elapsed", Category: errors.Closed, Msg: "event is closed", Hint: "record a new event"}
-	}
+	st := start.(*event) // the root passes only open events of this device
 	if !e.ts || !st.ts {
 		return 0, &errors.Error{Backend: Name, Op: "elapsed", Category: errors.NotSupported,
 			Msg:  "the queue family has no timestamps (timestampValidBits is 0)",
@@ -252,33 +232,32 @@ func (e *event) Elapsed(start backend.Event) (time.Duration, error) {
 
 // Close frees the event's query once the GPU is done with it.
 func (e *event) Close() error {
-	if !e.closed.CompareAndSwap(false, true) || !e.ts {
-		return nil
+	if e.ts {
+		e.s.d.whileOpen(e.releaseQuery)
 	}
-	s := e.s
-	d := s.d
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	if d.closed {
-		return nil
-	}
+	return nil
+}
+
+// releaseQuery frees the event's timestamp query, or hands it to the batch
+// that writes it. d.mu is held.
+func (e *event) releaseQuery() {
+	s, d := e.s, e.s.d
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed || s.known.Load() >= e.value {
 		d.queries.put(e.slot)
-		return nil
+		return
 	}
 	// Still queued: the batch that writes it frees it when it retires.
 	if s.cur != nil && s.cur.value == e.value {
 		s.cur.queries = append(s.cur.queries, e.slot)
-		return nil
+		return
 	}
 	for _, b := range s.inflight {
 		if b.value == e.value {
 			b.queries = append(b.queries, e.slot)
-			return nil
+			return
 		}
 	}
 	d.queries.put(e.slot)
-	return nil
 }

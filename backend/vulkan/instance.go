@@ -135,8 +135,8 @@ func newInstance() (*instance, error) {
 		SType: vk.StructureTypeApplicationInfo, PApplicationName: unsafe.Pointer(vk.CString("anygpu")),
 		PEngineName: unsafe.Pointer(vk.CString("anygpu")), ApiVersion: in.apiVersion,
 	}
-	layerPtrs, layerKeep := cStrings(layers)
-	extPtrs, extKeep := cStrings(extensions)
+	layerPtrs, layerKeep := vk.CStrings(layers)
+	extPtrs, extKeep := vk.CStrings(extensions)
 	info := &vk.InstanceCreateInfo{
 		SType: vk.StructureTypeInstanceCreateInfo, PNext: chain, Flags: flags,
 		PApplicationInfo: unsafe.Pointer(app), EnabledLayerCount: uint32(len(layers)), PpEnabledLayerNames: layerPtrs,
@@ -188,18 +188,6 @@ func validationMode() string {
 		return "sync"
 	}
 	return "core"
-}
-
-// cStrings returns a C array of C strings (char**), and what keeps it alive.
-func cStrings(ss []string) (unsafe.Pointer, []unsafe.Pointer) {
-	if len(ss) == 0 {
-		return nil, nil
-	}
-	ptrs := make([]unsafe.Pointer, len(ss))
-	for i, s := range ss {
-		ptrs[i] = unsafe.Pointer(vk.CString(s))
-	}
-	return unsafe.Pointer(&ptrs[0]), ptrs
 }
 
 // enumerate lists the physical devices that can run anygpu and orders them.

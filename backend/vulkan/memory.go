@@ -22,8 +22,8 @@ type span struct{ off, size uint64 }
 type memBlock struct {
 	mem       uint64
 	size      uint64
-	ptr       unsafe.Pointer // mapped base, for host-visible memory
-	free      []span         // sorted by offset, coalesced
+	mapped    []byte // the whole block mapped, for host-visible memory
+	free      []span // sorted by offset, coalesced
 	used      uint64
 	dedicated bool
 }
@@ -120,12 +120,12 @@ func (a *allocator) newBlock(size uint64, dedicated bool) (*memBlock, error) {
 		b.free = []span{{0, size}}
 	}
 	if a.mapped {
-		p, r := a.d.vd.MapMemory(mem)
+		p, r := a.d.vd.MapMemory(mem, size)
 		if r != vk.Success {
 			a.d.vd.FreeMemory(mem)
 			return nil, a.d.check(r, "map memory")
 		}
-		b.ptr = p
+		b.mapped = p
 	}
 	a.total.Add(size)
 	return b, nil
@@ -197,9 +197,9 @@ func (a *allocator) release(b *memBlock, off, size uint64) {
 }
 
 func (a *allocator) freeBlock(b *memBlock) {
-	if b.ptr != nil {
+	if b.mapped != nil {
 		a.d.vd.UnmapMemory(b.mem)
-		b.ptr = nil
+		b.mapped = nil
 	}
 	a.d.vd.FreeMemory(b.mem)
 	a.total.Add(-b.size)
@@ -278,8 +278,8 @@ func (d *device) newVkBuffer(a *allocator, size uint64, usage uint32) (*vkBuffer
 		return nil, d.check(r, "bind buffer memory")
 	}
 	b := &vkBuffer{h: h, size: vsize, alloc: a, block: block, off: off, memLen: req.Size}
-	if block.ptr != nil {
-		b.bytes = unsafe.Slice((*byte)(unsafe.Add(block.ptr, off)), size)
+	if block.mapped != nil {
+		b.bytes = block.mapped[off : off+uint64(size) : off+uint64(size)]
 	}
 	return b, nil
 }
@@ -293,10 +293,9 @@ func (b *vkBuffer) destroy(d *device) {
 
 // buffer is device memory: backend.Buffer.
 type buffer struct {
-	d      *device
-	vb     *vkBuffer
-	size   int64
-	closed atomic.Bool
+	d    *device
+	vb   *vkBuffer
+	size int64
 }
 
 var (
@@ -313,57 +312,39 @@ func (b *buffer) NativeHandle() uintptr { return uintptr(b.vb.h) }
 // Close destroys the buffer. Work still queued that uses it must be done:
 // the root package's pools return buffers only after synchronizing.
 func (b *buffer) Close() error {
-	if !b.closed.CompareAndSwap(false, true) {
-		return nil
-	}
 	d := b.d
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	if d.closed {
-		return nil
-	}
-	d.objMu.Lock()
-	delete(d.buffers, b)
-	d.objMu.Unlock()
-	d.retireBuffer(b.vb)
+	d.whileOpen(func() {
+		d.objMu.Lock()
+		delete(d.buffers, b)
+		d.objMu.Unlock()
+		d.retireBuffer(b.vb)
+	})
 	return nil
 }
 
 // hostBuffer is host-visible, coherent memory: backend.HostBuffer.
 type hostBuffer struct {
-	d      *device
-	vb     *vkBuffer
-	closed atomic.Bool
+	d  *device
+	vb *vkBuffer
 }
 
 var _ backend.HostBuffer = (*hostBuffer)(nil)
 
-// Bytes is the mapped memory; nil once closed.
-func (h *hostBuffer) Bytes() []byte {
-	if h.closed.Load() {
-		return nil
-	}
-	return h.vb.bytes
-}
+// Bytes is the mapped memory.
+func (h *hostBuffer) Bytes() []byte { return h.vb.bytes }
 
 // NativeHandle is the VkBuffer.
 func (h *hostBuffer) NativeHandle() uintptr { return uintptr(h.vb.h) }
 
 // Close destroys the host buffer.
 func (h *hostBuffer) Close() error {
-	if !h.closed.CompareAndSwap(false, true) {
-		return nil
-	}
 	d := h.d
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	if d.closed {
-		return nil
-	}
-	d.objMu.Lock()
-	delete(d.hostBufs, h)
-	d.objMu.Unlock()
-	d.retireBuffer(h.vb)
+	d.whileOpen(func() {
+		d.objMu.Lock()
+		delete(d.hostBufs, h)
+		d.objMu.Unlock()
+		d.retireBuffer(h.vb)
+	})
 	return nil
 }
 
@@ -375,9 +356,6 @@ const hostUsage = vk.BufferUsageTransferSrcBit | vk.BufferUsageTransferDstBit |
 
 // Alloc creates a device-local buffer of size bytes.
 func (d *device) Alloc(size int64) (backend.Buffer, error) {
-	if size <= 0 {
-		return nil, errors.E(errors.InvalidArgument, Name, "alloc", "size must be positive, got %d", size)
-	}
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if err := d.usable("alloc"); err != nil {
@@ -396,9 +374,6 @@ func (d *device) Alloc(size int64) (backend.Buffer, error) {
 
 // AllocHost creates a host-visible, coherent, mapped buffer of size bytes.
 func (d *device) AllocHost(size int64) (backend.HostBuffer, error) {
-	if size <= 0 {
-		return nil, errors.E(errors.InvalidArgument, Name, "alloc host", "size must be positive, got %d", size)
-	}
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if err := d.usable("alloc host"); err != nil {

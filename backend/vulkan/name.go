@@ -35,7 +35,7 @@ func (m ValidationMessage) String() string {
 
 // EnvShaderc names the libshaderc to open instead of the platform's, for
 // GLSL sources compiled at run time.
-const EnvShaderc = "ANYGPU_SHADERC_LIBRARY"
+const EnvShaderc = "ANYGPU_SHADERC_LIBRARY" // shaderc.Env
 
 // EnvGLSLC names the glslc executable used for GLSL sources when libshaderc
 // cannot be loaded (default: glslc on PATH).

@@ -9,113 +9,22 @@ import (
 	"maps"
 	"os"
 	"os/exec"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/backend/vulkan/internal/shaderc"
 	"github.com/anygpu/gpu/backend/vulkan/internal/vk"
 	"github.com/anygpu/gpu/errors"
-	"github.com/ebitengine/purego"
 )
-
-// shadercLib is libshaderc, opened on first use: the GLSL compiler, and
-// SPIRV-Tools' validator, which Debian's libshaderc exports too.
-type shadercLib struct {
-	name string
-	err  error
-
-	mu                  sync.Mutex // guards compiles and the validator contexts
-	compiler            uintptr
-	compilerInit        uintptr
-	compileIntoSPV      uintptr
-	optsInit            uintptr
-	optsRelease         uintptr
-	optsAddMacro        uintptr
-	optsSetOptimization uintptr
-	optsSetDebug        uintptr
-	optsSetTargetEnv    uintptr
-	resultRelease       uintptr
-	resultLength        uintptr
-	resultBytes         uintptr
-	resultStatus        uintptr
-	resultError         uintptr
-
-	// SPIRV-Tools (may be absent).
-	spvParseTargetEnv   uintptr
-	spvContextCreate    uintptr
-	spvValidateBinary   uintptr
-	spvDiagnosticDelete uintptr
-	contexts            map[string]uintptr
-}
-
-var shaderc struct {
-	once sync.Once
-	lib  *shadercLib
-}
-
-func shadercNames() []string {
-	if p := os.Getenv(EnvShaderc); p != "" {
-		return []string{p}
-	}
-	switch runtime.GOOS {
-	case "windows":
-		return []string{"shaderc_shared.dll"}
-	case "darwin":
-		return []string{"libshaderc_shared.1.dylib", "libshaderc_shared.dylib", "/opt/homebrew/lib/libshaderc_shared.dylib", "/usr/local/lib/libshaderc_shared.dylib"}
-	}
-	return []string{"libshaderc.so.1", "libshaderc_shared.so.1", "libshaderc_shared.so"}
-}
-
-// getShaderc opens libshaderc once; lib.err says why it is unusable.
-func getShaderc() *shadercLib {
-	shaderc.once.Do(func() {
-		l := &shadercLib{contexts: map[string]uintptr{}}
-		shaderc.lib = l
-		h, name, err := vk.OpenLibrary(shadercNames())
-		if err != nil {
-			l.err = err
-			return
-		}
-		l.name = name
-		sym := func(n string) uintptr { return vk.Symbol(h, n) }
-		l.compilerInit = sym("shaderc_compiler_initialize")
-		l.compileIntoSPV = sym("shaderc_compile_into_spv")
-		l.optsInit = sym("shaderc_compile_options_initialize")
-		l.optsRelease = sym("shaderc_compile_options_release")
-		l.optsAddMacro = sym("shaderc_compile_options_add_macro_definition")
-		l.optsSetOptimization = sym("shaderc_compile_options_set_optimization_level")
-		l.optsSetDebug = sym("shaderc_compile_options_set_generate_debug_info")
-		l.optsSetTargetEnv = sym("shaderc_compile_options_set_target_env")
-		l.resultRelease = sym("shaderc_result_release")
-		l.resultLength = sym("shaderc_result_get_length")
-		l.resultBytes = sym("shaderc_result_get_bytes")
-		l.resultStatus = sym("shaderc_result_get_compilation_status")
-		l.resultError = sym("shaderc_result_get_error_message")
-		for _, p := range []uintptr{l.compilerInit, l.compileIntoSPV, l.optsInit, l.optsRelease, l.optsAddMacro,
-			l.optsSetOptimization, l.optsSetDebug, l.optsSetTargetEnv, l.resultRelease, l.resultLength,
-			l.resultBytes, l.resultStatus, l.resultError} {
-			if p == 0 {
-				l.err = fmt.Errorf("%s lacks the shaderc C API", name)
-				return
-			}
-		}
-		l.spvParseTargetEnv = sym("spvParseTargetEnv")
-		l.spvContextCreate = sym("spvContextCreate")
-		l.spvValidateBinary = sym("spvValidateBinary")
-		l.spvDiagnosticDelete = sym("spvDiagnosticDestroy")
-	})
-	return shaderc.lib
-}
 
 // GLSLCompiler reports whether GLSL sources compile at run time, and with
 // what: libshaderc when it loads, else the glslc executable on PATH (or
 // ANYGPU_GLSLC). Without either, the reason.
 func GLSLCompiler() (bool, string) {
-	if l := getShaderc(); l.err == nil {
-		return true, l.name
+	if l, err := shaderc.Load(); err == nil {
+		return true, l.Path
 	}
 	if path, err := glslcPath(); err == nil {
 		return true, path
@@ -125,7 +34,8 @@ func GLSLCompiler() (bool, string) {
 
 func noCompilerReason() string {
 	_, err := glslcPath()
-	return "libshaderc could not be loaded (" + getShaderc().err.Error() + "), and " + err.Error()
+	_, lerr := shaderc.Load()
+	return "libshaderc could not be loaded (" + lerr.Error() + "), and " + err.Error()
 }
 
 // glslcPath finds the glslc executable: ANYGPU_GLSLC, else PATH.
@@ -142,14 +52,6 @@ func glslcPath() (string, error) {
 	}
 	return p, nil
 }
-
-const (
-	shadercComputeShader   = 2
-	shadercTargetVulkan    = 0
-	shadercOptimizeZero    = 0
-	shadercOptimizeSize    = 1
-	shadercOptimizePerform = 2
-)
 
 // compileGLSL compiles src.GLSL once per kernel (Params' names, or the
 // source's name) with "#define ANYGPU_KERNEL_<name> 1" after #version, as
@@ -178,8 +80,8 @@ func compileGLSL(src backend.Source, opts backend.CompileOptions, apiVersion uin
 	// would make local_size_x_id an execution mode that needs maintenance4.
 	env := "vulkan1.1"
 	_ = apiVersion
-	if l := getShaderc(); l.err == nil {
-		return l.compile(src.GLSL, names, opts, level, env)
+	if l, err := shaderc.Load(); err == nil {
+		return compileWithShaderc(l, src.GLSL, names, opts, level)
 	}
 	glslc, err := glslcPath()
 	if err != nil {
@@ -221,75 +123,33 @@ func compileGLSL(src backend.Source, opts backend.CompileOptions, apiVersion uin
 
 const glslHint = "read the log (errors.LogOf): GLSL for Vulkan binds buffers at set 0 and takes scalars as push constants or a uniform block"
 
-// compile compiles the GLSL text for each kernel name with libshaderc.
-func (l *shadercLib) compile(text string, names []string, opts backend.CompileOptions, level, env string) ([]unit, error) {
-	lvl := uintptr(shadercOptimizePerform)
+// compileWithShaderc compiles the GLSL text for each kernel name with
+// libshaderc, for Vulkan 1.1.
+func compileWithShaderc(l *shaderc.Library, text string, names []string, opts backend.CompileOptions, level string) ([]unit, error) {
+	o := shaderc.Options{Optimization: shaderc.OptimizePerformance, Debug: opts.Debug, Defines: opts.Defines,
+		APIVersion: vk.MakeAPIVersion(1, 1, 0)}
 	switch level {
 	case "-O0":
-		lvl = shadercOptimizeZero
+		o.Optimization = shaderc.OptimizeZero
 	case "-Os":
-		lvl = shadercOptimizeSize
+		o.Optimization = shaderc.OptimizeSize
 	}
-	version := vk.MakeAPIVersion(1, 1, 0)
-	switch env {
-	case "vulkan1.2":
-		version = vk.MakeAPIVersion(1, 2, 0)
-	case "vulkan1.3":
-		version = vk.MakeAPIVersion(1, 3, 0)
+	srcs := make([]shaderc.Source, len(names))
+	for i, name := range names {
+		srcs[i] = shaderc.Source{File: name + ".comp", Text: withKernelDefine(text, name)}
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.compiler == 0 {
-		l.compiler, _, _ = purego.SyscallN(l.compilerInit)
-		if l.compiler == 0 {
-			return nil, &errors.Error{Category: errors.Initialization, Msg: "shaderc_compiler_initialize failed",
-				Hint: "check the libshaderc installation (" + l.name + ")"}
-		}
+	blobs, err := l.Compile(srcs, o)
+	if ce, ok := err.(*shaderc.CompileError); ok {
+		return nil, &errors.Error{Category: errors.Compilation, Msg: fmt.Sprintf("GLSL of kernel %q does not compile", names[ce.Index]),
+			Log: ce.Log, Hint: glslHint}
 	}
-	options, _, _ := purego.SyscallN(l.optsInit)
-	if options == 0 {
-		return nil, &errors.Error{Category: errors.Initialization, Msg: "shaderc_compile_options_initialize failed", Hint: "check the libshaderc installation"}
+	if err != nil {
+		return nil, err
 	}
-	defer purego.SyscallN(l.optsRelease, options)
-	purego.SyscallN(l.optsSetTargetEnv, options, shadercTargetVulkan, uintptr(version))
-	purego.SyscallN(l.optsSetOptimization, options, lvl)
-	if opts.Debug {
-		purego.SyscallN(l.optsSetDebug, options)
+	units := make([]unit, len(names))
+	for i, name := range names {
+		units[i] = unit{kernel: name, entry: "main", blob: blobs[i]}
 	}
-	for _, name := range slices.Sorted(maps.Keys(opts.Defines)) {
-		n, v := []byte(name), []byte(opts.Defines[name])
-		purego.SyscallN(l.optsAddMacro, options, uintptr(unsafe.Pointer(unsafe.SliceData(n))), uintptr(len(n)),
-			uintptr(unsafe.Pointer(unsafe.SliceData(v))), uintptr(len(v)))
-		runtime.KeepAlive(n)
-		runtime.KeepAlive(v)
-	}
-	entry := vk.CString("main")
-	var units []unit
-	for _, name := range names {
-		text := []byte(withKernelDefine(text, name))
-		file := vk.CString(name + ".comp")
-		res, _, _ := purego.SyscallN(l.compileIntoSPV, l.compiler, uintptr(unsafe.Pointer(&text[0])), uintptr(len(text)),
-			shadercComputeShader, uintptr(unsafe.Pointer(file)), uintptr(unsafe.Pointer(entry)), options)
-		runtime.KeepAlive(text)
-		runtime.KeepAlive(file)
-		if res == 0 {
-			return nil, &errors.Error{Category: errors.Internal, Msg: "shaderc returned no result", Hint: "check the libshaderc installation"}
-		}
-		status, _, _ := purego.SyscallN(l.resultStatus, res)
-		if status != 0 {
-			msgPtr, _, _ := purego.SyscallN(l.resultError, res)
-			log := cString(msgPtr)
-			purego.SyscallN(l.resultRelease, res)
-			return nil, &errors.Error{Category: errors.Compilation, Msg: fmt.Sprintf("GLSL of kernel %q does not compile", name),
-				Log: log, Hint: glslHint}
-		}
-		n, _, _ := purego.SyscallN(l.resultLength, res)
-		p, _, _ := purego.SyscallN(l.resultBytes, res)
-		blob := append([]byte(nil), cBytes(p, int(n))...)
-		purego.SyscallN(l.resultRelease, res)
-		units = append(units, unit{kernel: name, entry: "main", blob: blob})
-	}
-	runtime.KeepAlive(entry)
 	return units, nil
 }
 
@@ -312,6 +172,17 @@ func withKernelDefine(text, name string) string {
 // validated remembers the SPIR-V hashes that passed the validator.
 var validated sync.Map
 
+// spirvEnv is the SPIRV-Tools target environment for a Vulkan version.
+func spirvEnv(apiVersion uint32) string {
+	switch {
+	case apiVersion >= vk.MakeAPIVersion(1, 3, 0):
+		return "vulkan1.3"
+	case apiVersion >= vk.MakeAPIVersion(1, 2, 0):
+		return "vulkan1.2"
+	}
+	return "vulkan1.1"
+}
+
 // validateSPIRV runs SPIRV-Tools' validator for the device's Vulkan version
 // where libshaderc provides it; without it the structural checks of
 // parseSPIRV are all there is.
@@ -320,54 +191,22 @@ func validateSPIRV(hash [32]byte, words []uint32, apiVersion uint32) error {
 	if _, ok := validated.Load(key); ok {
 		return nil
 	}
-	l := getShaderc()
-	if l.err != nil || l.spvValidateBinary == 0 || l.spvContextCreate == 0 || l.spvParseTargetEnv == 0 {
+	l, err := shaderc.Load()
+	if err != nil || !l.HasValidator() {
 		return validateWithTool(key, words, apiVersion)
 	}
-	envName := "vulkan1.1"
-	switch {
-	case apiVersion >= vk.MakeAPIVersion(1, 3, 0):
-		envName = "vulkan1.3"
-	case apiVersion >= vk.MakeAPIVersion(1, 2, 0):
-		envName = "vulkan1.2"
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	ctx := l.contexts[envName]
-	if ctx == 0 {
-		var env uint32
-		name := vk.CString(envName)
-		ok, _, _ := purego.SyscallN(l.spvParseTargetEnv, uintptr(unsafe.Pointer(name)), uintptr(unsafe.Pointer(&env)))
-		runtime.KeepAlive(name)
-		if ok&0xff == 0 {
-			return nil
-		}
-		ctx, _, _ = purego.SyscallN(l.spvContextCreate, uintptr(env))
-		if ctx == 0 {
-			return nil
-		}
-		l.contexts[envName] = ctx
-	}
-	var diag unsafe.Pointer
-	r, _, _ := purego.SyscallN(l.spvValidateBinary, ctx, uintptr(unsafe.Pointer(&words[0])), uintptr(len(words)), uintptr(unsafe.Pointer(&diag)))
-	runtime.KeepAlive(words)
-	if int32(r) == 0 {
-		validated.Store(key, true)
-		if diag != nil && l.spvDiagnosticDelete != 0 {
-			purego.SyscallN(l.spvDiagnosticDelete, uintptr(diag))
-		}
+	env := spirvEnv(apiVersion)
+	code, diag, ok := l.Validate(env, words)
+	if !ok {
 		return nil
 	}
-	msg := fmt.Sprintf("spirv-val (%s) failed with code %d", envName, int32(r))
-	if diag != nil {
-		// spv_diagnostic_t: spv_position_t position (3 size_t), char* error, bool isTextSource.
-		errPtr := *(*unsafe.Pointer)(unsafe.Add(diag, 3*unsafe.Sizeof(uintptr(0))))
-		if text := vk.GoString(errPtr, 1<<16); text != "" {
-			msg += ": " + text
-		}
-		if l.spvDiagnosticDelete != 0 {
-			purego.SyscallN(l.spvDiagnosticDelete, uintptr(diag))
-		}
+	if code == 0 {
+		validated.Store(key, true)
+		return nil
+	}
+	msg := fmt.Sprintf("spirv-val (%s) failed with code %d", env, code)
+	if diag != "" {
+		msg += ": " + diag
 	}
 	return fmt.Errorf("%s", msg)
 }
@@ -377,8 +216,8 @@ func validateSPIRV(hash [32]byte, words []uint32, apiVersion uint32) error {
 // executable (ANYGPU_SPIRV_VAL, else on PATH). Without either only the
 // structural checks run (size, magic number, header, instruction stream).
 func SPIRVValidator() (bool, string) {
-	if l := getShaderc(); l.err == nil && l.spvValidateBinary != 0 && l.spvContextCreate != 0 && l.spvParseTargetEnv != 0 {
-		return true, l.name
+	if l, err := shaderc.Load(); err == nil && l.HasValidator() {
+		return true, l.Path
 	}
 	tool := os.Getenv(EnvSPIRVVal)
 	if tool == "off" {
@@ -408,13 +247,7 @@ func validateWithTool(key string, words []uint32, apiVersion uint32) error {
 	if tool == "off" {
 		return nil
 	}
-	env := "vulkan1.1"
-	switch {
-	case apiVersion >= vk.MakeAPIVersion(1, 3, 0):
-		env = "vulkan1.3"
-	case apiVersion >= vk.MakeAPIVersion(1, 2, 0):
-		env = "vulkan1.2"
-	}
+	env := spirvEnv(apiVersion)
 	blob := make([]byte, 4*len(words))
 	for i, w := range words {
 		binary.LittleEndian.PutUint32(blob[4*i:], w)
@@ -430,20 +263,4 @@ func validateWithTool(key string, words []uint32, apiVersion uint32) error {
 		return nil // the tool did not run: no verdict
 	}
 	return fmt.Errorf("spirv-val (%s): %s", env, strings.TrimSpace(string(out)))
-}
-
-// cString reads a C string returned as an address by a SyscallN call.
-func cString(p uintptr) string {
-	if p == 0 {
-		return ""
-	}
-	return vk.GoString(*(*unsafe.Pointer)(unsafe.Pointer(&p)), 1<<20)
-}
-
-// cBytes views n bytes at the address p (C memory, valid until released).
-func cBytes(p uintptr, n int) []byte {
-	if p == 0 || n <= 0 {
-		return nil
-	}
-	return unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&p))), n)
 }

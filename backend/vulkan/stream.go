@@ -704,36 +704,18 @@ func (s *stream) hostLane(n uint64) int {
 	return laneCompute
 }
 
-func asBuffer(d *device, b backend.Buffer, op string) (*buffer, error) {
-	vb, ok := b.(*buffer)
-	if !ok || vb == nil || vb.d != d {
-		return nil, errors.E(errors.InvalidArgument, Name, op, "buffer %T is not a buffer of this Vulkan device", b)
-	}
-	if vb.closed.Load() {
-		return nil, &errors.Error{Backend: Name, Op: op, Category: errors.Closed, Msg: "buffer is closed", Hint: "allocate a new buffer"}
-	}
-	return vb, nil
-}
+// asBuffer is b as this backend's buffer: the root passes only open buffers
+// of this device.
+func asBuffer(b backend.Buffer) *buffer { return b.(*buffer) }
 
-func asHostBuffer(d *device, b backend.HostBuffer, op string) (*hostBuffer, error) {
-	hb, ok := b.(*hostBuffer)
-	if !ok || hb == nil || hb.d != d {
-		return nil, errors.E(errors.InvalidArgument, Name, op, "host buffer %T is not a host buffer of this Vulkan device", b)
-	}
-	if hb.closed.Load() {
-		return nil, &errors.Error{Backend: Name, Op: op, Category: errors.Closed, Msg: "host buffer is closed", Hint: "allocate a new host buffer"}
-	}
-	return hb, nil
-}
+// asHostBuffer is b as this backend's host buffer, as asBuffer.
+func asHostBuffer(b backend.HostBuffer) *hostBuffer { return b.(*hostBuffer) }
 
 // Write copies src to dst at off. Where dst is host-visible and the stream
 // idle it copies at once; otherwise src is staged and the copy enqueued.
 // Either way src may be reused when Write returns.
 func (s *stream) Write(dst backend.Buffer, off int64, src []byte) error {
-	b, err := asBuffer(s.d, dst, "write")
-	if err != nil {
-		return err
-	}
+	b := asBuffer(dst)
 	if err := s.enter("write"); err != nil {
 		return err
 	}
@@ -773,10 +755,7 @@ func (s *stream) Write(dst backend.Buffer, off int64, src []byte) error {
 // stream idle it copies at once; otherwise the bytes are staged and reach
 // dst when the stream (or an event after the Read) is synchronized.
 func (s *stream) Read(dst []byte, src backend.Buffer, off int64) error {
-	b, err := asBuffer(s.d, src, "read")
-	if err != nil {
-		return err
-	}
+	b := asBuffer(src)
 	if err := s.enter("read"); err != nil {
 		return err
 	}
@@ -815,14 +794,8 @@ func (s *stream) Read(dst []byte, src backend.Buffer, off int64) error {
 
 // WriteHost enqueues a copy from a host buffer (no staging).
 func (s *stream) WriteHost(dst backend.Buffer, off int64, src backend.HostBuffer, srcOff, n int64) error {
-	b, err := asBuffer(s.d, dst, "write host")
-	if err != nil {
-		return err
-	}
-	h, err := asHostBuffer(s.d, src, "write host")
-	if err != nil {
-		return err
-	}
+	b := asBuffer(dst)
+	h := asHostBuffer(src)
 	if err := s.enter("write host"); err != nil {
 		return err
 	}
@@ -840,14 +813,8 @@ func (s *stream) WriteHost(dst backend.Buffer, off int64, src backend.HostBuffer
 
 // ReadHost enqueues a copy into a host buffer (no staging).
 func (s *stream) ReadHost(dst backend.HostBuffer, dstOff int64, src backend.Buffer, srcOff, n int64) error {
-	b, err := asBuffer(s.d, src, "read host")
-	if err != nil {
-		return err
-	}
-	h, err := asHostBuffer(s.d, dst, "read host")
-	if err != nil {
-		return err
-	}
+	b := asBuffer(src)
+	h := asHostBuffer(dst)
 	if err := s.enter("read host"); err != nil {
 		return err
 	}
@@ -866,14 +833,8 @@ func (s *stream) ReadHost(dst backend.HostBuffer, dstOff int64, src backend.Buff
 
 // Copy enqueues a device-to-device copy.
 func (s *stream) Copy(dst backend.Buffer, dstOff int64, src backend.Buffer, srcOff, n int64) error {
-	db, err := asBuffer(s.d, dst, "copy")
-	if err != nil {
-		return err
-	}
-	sb, err := asBuffer(s.d, src, "copy")
-	if err != nil {
-		return err
-	}
+	db := asBuffer(dst)
+	sb := asBuffer(src)
 	if err := s.enter("copy"); err != nil {
 		return err
 	}
@@ -904,10 +865,7 @@ func (s *stream) Copy(dst backend.Buffer, dstOff int64, src backend.Buffer, srcO
 
 // Fill enqueues vkCmdFillBuffer.
 func (s *stream) Fill(dst backend.Buffer, off, n int64, v uint32) error {
-	b, err := asBuffer(s.d, dst, "fill")
-	if err != nil {
-		return err
-	}
+	b := asBuffer(dst)
 	if off%4 != 0 || n%4 != 0 {
 		return errors.E(errors.InvalidArgument, Name, "fill", "offset %d and size %d must be multiples of 4", off, n)
 	}

@@ -4,10 +4,8 @@ package vulkan
 
 import (
 	"sync"
-	"unsafe"
 
 	"github.com/anygpu/gpu/backend/vulkan/internal/vk"
-	"github.com/ebitengine/purego"
 )
 
 var validationLog struct {
@@ -35,43 +33,31 @@ func ValidationEnabled() (bool, string) {
 	return in.validation != "", in.note
 }
 
-var messengerCallback struct {
-	once sync.Once
-	fn   uintptr
-}
-
 // newMessengerInfo describes the messenger: warnings and errors of every
-// message type go to debugCallback.
+// message type go to recordMessage.
 func newMessengerInfo() *vk.DebugUtilsMessengerCreateInfoEXT {
-	messengerCallback.once.Do(func() { messengerCallback.fn = purego.NewCallback(debugCallback) })
 	return &vk.DebugUtilsMessengerCreateInfoEXT{
 		SType:           vk.StructureTypeDebugUtilsMessengerCreateInfoEXT,
 		MessageSeverity: vk.DebugUtilsMessageSeverityWarningBitEXT | vk.DebugUtilsMessageSeverityErrorBitEXT,
 		MessageType: vk.DebugUtilsMessageTypeGeneralBitEXT | vk.DebugUtilsMessageTypeValidationBitEXT |
 			vk.DebugUtilsMessageTypePerformanceBitEXT,
-		PfnUserCallback: messengerCallback.fn,
+		PfnUserCallback: vk.DebugCallback(recordMessage),
 	}
 }
 
-// debugCallback is the PFN_vkDebugUtilsMessengerCallbackEXT: it records the
-// message and returns VK_FALSE (the call goes on).
-func debugCallback(severity, types uint32, data *vk.DebugUtilsMessengerCallbackDataEXT, _ unsafe.Pointer) uint32 {
-	m := ValidationMessage{Severity: "warning", Type: "general"}
-	if severity&vk.DebugUtilsMessageSeverityErrorBitEXT != 0 {
+// recordMessage records a message of the messenger.
+func recordMessage(dm vk.DebugMessage) {
+	m := ValidationMessage{Severity: "warning", Type: "general", ID: dm.ID, Message: dm.Text}
+	if dm.Severity&vk.DebugUtilsMessageSeverityErrorBitEXT != 0 {
 		m.Severity = "error"
 	}
 	switch {
-	case types&vk.DebugUtilsMessageTypeValidationBitEXT != 0:
+	case dm.Types&vk.DebugUtilsMessageTypeValidationBitEXT != 0:
 		m.Type = "validation"
-	case types&vk.DebugUtilsMessageTypePerformanceBitEXT != 0:
+	case dm.Types&vk.DebugUtilsMessageTypePerformanceBitEXT != 0:
 		m.Type = "performance"
-	}
-	if data != nil {
-		m.ID = vk.GoString(data.PMessageIdName, 1<<10)
-		m.Message = vk.GoString(data.PMessage, 1<<16)
 	}
 	validationLog.mu.Lock()
 	validationLog.msgs = append(validationLog.msgs, m)
 	validationLog.mu.Unlock()
-	return 0
 }

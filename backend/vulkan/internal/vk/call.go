@@ -5,29 +5,23 @@ package vk
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"unsafe"
 
-	"github.com/ebitengine/purego"
+	"github.com/anygpu/gpu/internal/dl"
 )
 
-// CString returns s as a NUL-terminated C string in Go memory.
-func CString(s string) *byte {
-	b := make([]byte, len(s)+1)
-	copy(b, s)
-	return &b[0]
-}
+// CString returns s as a NUL-terminated C string in Go memory (dl.CString).
+func CString(s string) *byte { return &dl.CString(s)[0] }
 
-// GoString reads the NUL-terminated C string at p (at most max bytes).
-func GoString(p unsafe.Pointer, max int) string {
-	if p == nil {
-		return ""
+// CStrings returns ss as a C array of C strings (char **; nil when ss is
+// empty) and the slice that keeps it alive until the call that takes it
+// returns (dl.CStrings).
+func CStrings(ss []string) (unsafe.Pointer, []*byte) {
+	if len(ss) == 0 {
+		return nil, nil
 	}
-	n := 0
-	for n < max && *(*byte)(unsafe.Add(p, n)) != 0 {
-		n++
-	}
-	return string(unsafe.Slice((*byte)(p), n))
+	ptrs := dl.CStrings(ss)
+	return unsafe.Pointer(&ptrs[0]), ptrs
 }
 
 // FixedString reads a NUL-terminated string from a fixed-size char array.
@@ -44,7 +38,6 @@ func FixedString(b []byte) string {
 type Library struct {
 	Path string // the name or path that opened
 
-	handle                               uintptr
 	getInstanceProcAddr                  uintptr
 	createInstance                       uintptr
 	enumerateInstanceVersion             uintptr // nil on a Vulkan 1.0 loader
@@ -55,43 +48,72 @@ type Library struct {
 // ErrUnsupportedPlatform is returned on 32-bit platforms.
 var ErrUnsupportedPlatform = errors.New("the Vulkan binding supports 64-bit platforms only")
 
-// Load opens the first library of names that opens and resolves
-// vkGetInstanceProcAddr from it. The error names every attempt.
-func Load(names []string) (*Library, error) {
+// Load opens the first of candidates that opens and is a Vulkan loader
+// (exports vkGetInstanceProcAddr, which resolves vkCreateInstance). The
+// error names every attempt.
+func Load(candidates []string) (*Library, error) {
 	if unsafe.Sizeof(uintptr(0)) != 8 {
 		return nil, ErrUnsupportedPlatform
 	}
-	var fails []string
-	for _, name := range names {
-		h, err := openLibrary(name)
-		if err != nil {
-			fails = append(fails, err.Error())
-			continue
+	var l *Library
+	_, err := dl.Load(dl.Spec{Candidates: candidates, Mode: dl.Now, Accept: func(h uintptr, name string) error {
+		gipa := dl.Sym(h, "vkGetInstanceProcAddr")
+		if gipa == 0 {
+			return fmt.Errorf("%s: no vkGetInstanceProcAddr", name)
 		}
-		gipa, err := librarySymbol(h, "vkGetInstanceProcAddr")
-		if err != nil || gipa == 0 {
-			fails = append(fails, fmt.Sprintf("%s: no vkGetInstanceProcAddr: %v", name, err))
-			continue
+		c := &Library{Path: name, getInstanceProcAddr: gipa}
+		c.createInstance = c.proc(0, "vkCreateInstance")
+		c.enumerateInstanceVersion = c.proc(0, "vkEnumerateInstanceVersion")
+		c.enumerateInstanceExtensionProperties = c.proc(0, "vkEnumerateInstanceExtensionProperties")
+		c.enumerateInstanceLayerProperties = c.proc(0, "vkEnumerateInstanceLayerProperties")
+		if c.createInstance == 0 || c.enumerateInstanceExtensionProperties == 0 {
+			return fmt.Errorf("%s: not a Vulkan loader (vkCreateInstance is missing)", name)
 		}
-		l := &Library{Path: name, handle: h, getInstanceProcAddr: gipa}
-		l.createInstance = l.proc(0, "vkCreateInstance")
-		l.enumerateInstanceVersion = l.proc(0, "vkEnumerateInstanceVersion")
-		l.enumerateInstanceExtensionProperties = l.proc(0, "vkEnumerateInstanceExtensionProperties")
-		l.enumerateInstanceLayerProperties = l.proc(0, "vkEnumerateInstanceLayerProperties")
-		if l.createInstance == 0 || l.enumerateInstanceExtensionProperties == 0 {
-			fails = append(fails, name+": not a Vulkan loader (vkCreateInstance is missing)")
-			continue
-		}
-		return l, nil
+		l = c
+		return nil
+	}})
+	if err != nil {
+		return nil, err
 	}
-	return nil, errors.New(strings.Join(fails, "; "))
+	return l, nil
+}
+
+// enumerate runs a two-call Vulkan enumeration: call with a nil array for
+// the count, then with an array of that many, again while the result is
+// VK_INCOMPLETE.
+func enumerate[T any](call func(n *uint32, out *T) Result) ([]T, Result) {
+	for {
+		var n uint32
+		if r := call(&n, nil); r != Success || n == 0 {
+			return nil, r
+		}
+		out := make([]T, n)
+		r := call(&n, &out[0])
+		if r == Incomplete {
+			continue
+		}
+		if r != Success {
+			return nil, r
+		}
+		return out[:n], Success
+	}
+}
+
+// names maps enumerated properties to their fixed-size names.
+func names[T any](props []T, r Result, name func(*T) []byte) ([]string, Result) {
+	if r != Success || len(props) == 0 {
+		return nil, r
+	}
+	out := make([]string, 0, len(props))
+	for i := range props {
+		out = append(out, FixedString(name(&props[i])))
+	}
+	return out, Success
 }
 
 // proc resolves an entry point through vkGetInstanceProcAddr (0 if absent).
 func (l *Library) proc(instance uintptr, name string) uintptr {
-	c := CString(name)
-	r, _, _ := purego.SyscallN(l.getInstanceProcAddr, instance, uintptr(unsafe.Pointer(c)))
-	return r
+	return dl.Call(l.getInstanceProcAddr, instance, uintptr(unsafe.Pointer(CString(name))))
 }
 
 // InstanceVersion is vkEnumerateInstanceVersion: the loader's highest
@@ -101,7 +123,7 @@ func (l *Library) InstanceVersion() uint32 {
 		return MakeAPIVersion(1, 0, 0)
 	}
 	var v uint32
-	r, _, _ := purego.SyscallN(l.enumerateInstanceVersion, uintptr(unsafe.Pointer(&v)))
+	r := dl.Call(l.enumerateInstanceVersion, uintptr(unsafe.Pointer(&v)))
 	if Result(r) != Success {
 		return MakeAPIVersion(1, 0, 0)
 	}
@@ -111,30 +133,14 @@ func (l *Library) InstanceVersion() uint32 {
 // InstanceExtensions lists the instance extensions the loader, drivers and
 // implicit layers offer (layer "" ) or those of one layer.
 func (l *Library) InstanceExtensions(layer string) ([]string, Result) {
-	var lp unsafe.Pointer
+	var lp *byte
 	if layer != "" {
-		lp = unsafe.Pointer(CString(layer))
+		lp = CString(layer)
 	}
-	for {
-		var n uint32
-		r, _, _ := purego.SyscallN(l.enumerateInstanceExtensionProperties, uintptr(lp), uintptr(unsafe.Pointer(&n)), 0)
-		if Result(r) != Success || n == 0 {
-			return nil, Result(r)
-		}
-		props := make([]ExtensionProperties, n)
-		r, _, _ = purego.SyscallN(l.enumerateInstanceExtensionProperties, uintptr(lp), uintptr(unsafe.Pointer(&n)), uintptr(unsafe.Pointer(&props[0])))
-		if Result(r) == Incomplete {
-			continue
-		}
-		if Result(r) != Success {
-			return nil, Result(r)
-		}
-		out := make([]string, 0, n)
-		for _, p := range props[:n] {
-			out = append(out, FixedString(p.ExtensionName[:]))
-		}
-		return out, Success
-	}
+	props, r := enumerate(func(n *uint32, out *ExtensionProperties) Result {
+		return Result(dl.Call(l.enumerateInstanceExtensionProperties, uintptr(unsafe.Pointer(lp)), uintptr(unsafe.Pointer(n)), uintptr(unsafe.Pointer(out))))
+	})
+	return names(props, r, func(p *ExtensionProperties) []byte { return p.ExtensionName[:] })
 }
 
 // InstanceLayers lists the names of the instance layers installed.
@@ -142,26 +148,10 @@ func (l *Library) InstanceLayers() ([]string, Result) {
 	if l.enumerateInstanceLayerProperties == 0 {
 		return nil, Success
 	}
-	for {
-		var n uint32
-		r, _, _ := purego.SyscallN(l.enumerateInstanceLayerProperties, uintptr(unsafe.Pointer(&n)), 0)
-		if Result(r) != Success || n == 0 {
-			return nil, Result(r)
-		}
-		props := make([]LayerProperties, n)
-		r, _, _ = purego.SyscallN(l.enumerateInstanceLayerProperties, uintptr(unsafe.Pointer(&n)), uintptr(unsafe.Pointer(&props[0])))
-		if Result(r) == Incomplete {
-			continue
-		}
-		if Result(r) != Success {
-			return nil, Result(r)
-		}
-		out := make([]string, 0, n)
-		for _, p := range props[:n] {
-			out = append(out, FixedString(p.LayerName[:]))
-		}
-		return out, Success
-	}
+	props, r := enumerate(func(n *uint32, out *LayerProperties) Result {
+		return Result(dl.Call(l.enumerateInstanceLayerProperties, uintptr(unsafe.Pointer(n)), uintptr(unsafe.Pointer(out))))
+	})
+	return names(props, r, func(p *LayerProperties) []byte { return p.LayerName[:] })
 }
 
 // Instance is a VkInstance with its entry points.
@@ -188,7 +178,7 @@ type Instance struct {
 // CreateInstance is vkCreateInstance; info points at an InstanceCreateInfo.
 func (l *Library) CreateInstance(info *InstanceCreateInfo) (*Instance, Result) {
 	var h uintptr
-	r, _, _ := purego.SyscallN(l.createInstance, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&h)))
+	r := dl.Call(l.createInstance, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&h)))
 	if Result(r) != Success {
 		return nil, Result(r)
 	}
@@ -225,7 +215,7 @@ func (l *Library) CreateInstance(info *InstanceCreateInfo) (*Instance, Result) {
 // Destroy is vkDestroyInstance.
 func (in *Instance) Destroy() {
 	if in.destroyInstance != 0 && in.Handle != 0 {
-		purego.SyscallN(in.destroyInstance, in.Handle, 0)
+		dl.Call(in.destroyInstance, in.Handle, 0)
 	}
 	in.Handle = 0
 }
@@ -238,48 +228,35 @@ func (in *Instance) HasProperties2() bool {
 
 // PhysicalDevices is vkEnumeratePhysicalDevices.
 func (in *Instance) PhysicalDevices() ([]uintptr, Result) {
-	for {
-		var n uint32
-		r, _, _ := purego.SyscallN(in.enumeratePhysicalDevices, in.Handle, uintptr(unsafe.Pointer(&n)), 0)
-		if Result(r) != Success || n == 0 {
-			return nil, Result(r)
-		}
-		out := make([]uintptr, n)
-		r, _, _ = purego.SyscallN(in.enumeratePhysicalDevices, in.Handle, uintptr(unsafe.Pointer(&n)), uintptr(unsafe.Pointer(&out[0])))
-		if Result(r) == Incomplete {
-			continue
-		}
-		if Result(r) != Success {
-			return nil, Result(r)
-		}
-		return out[:n], Success
-	}
+	return enumerate(func(n *uint32, out *uintptr) Result {
+		return Result(dl.Call(in.enumeratePhysicalDevices, in.Handle, uintptr(unsafe.Pointer(n)), uintptr(unsafe.Pointer(out))))
+	})
 }
 
 // Properties is vkGetPhysicalDeviceProperties.
 func (in *Instance) Properties(pd uintptr, out *PhysicalDeviceProperties) {
-	purego.SyscallN(in.getPhysicalDeviceProperties, pd, uintptr(unsafe.Pointer(out)))
+	dl.Call(in.getPhysicalDeviceProperties, pd, uintptr(unsafe.Pointer(out)))
 }
 
 // Properties2 is vkGetPhysicalDeviceProperties2; out.PNext may chain
 // extension structs.
 func (in *Instance) Properties2(pd uintptr, out *PhysicalDeviceProperties2) {
-	purego.SyscallN(in.getPhysicalDeviceProperties2, pd, uintptr(unsafe.Pointer(out)))
+	dl.Call(in.getPhysicalDeviceProperties2, pd, uintptr(unsafe.Pointer(out)))
 }
 
 // Features is vkGetPhysicalDeviceFeatures.
 func (in *Instance) Features(pd uintptr, out *PhysicalDeviceFeatures) {
-	purego.SyscallN(in.getPhysicalDeviceFeatures, pd, uintptr(unsafe.Pointer(out)))
+	dl.Call(in.getPhysicalDeviceFeatures, pd, uintptr(unsafe.Pointer(out)))
 }
 
 // Features2 is vkGetPhysicalDeviceFeatures2.
 func (in *Instance) Features2(pd uintptr, out *PhysicalDeviceFeatures2) {
-	purego.SyscallN(in.getPhysicalDeviceFeatures2, pd, uintptr(unsafe.Pointer(out)))
+	dl.Call(in.getPhysicalDeviceFeatures2, pd, uintptr(unsafe.Pointer(out)))
 }
 
 // MemoryProperties is vkGetPhysicalDeviceMemoryProperties.
 func (in *Instance) MemoryProperties(pd uintptr, out *PhysicalDeviceMemoryProperties) {
-	purego.SyscallN(in.getPhysicalDeviceMemoryProperties, pd, uintptr(unsafe.Pointer(out)))
+	dl.Call(in.getPhysicalDeviceMemoryProperties, pd, uintptr(unsafe.Pointer(out)))
 }
 
 // MemoryProperties2 is vkGetPhysicalDeviceMemoryProperties2 (false when the
@@ -288,44 +265,28 @@ func (in *Instance) MemoryProperties2(pd uintptr, out *PhysicalDeviceMemoryPrope
 	if in.getPhysicalDeviceMemoryProperties2 == 0 {
 		return false
 	}
-	purego.SyscallN(in.getPhysicalDeviceMemoryProperties2, pd, uintptr(unsafe.Pointer(out)))
+	dl.Call(in.getPhysicalDeviceMemoryProperties2, pd, uintptr(unsafe.Pointer(out)))
 	return true
 }
 
 // QueueFamilies is vkGetPhysicalDeviceQueueFamilyProperties.
 func (in *Instance) QueueFamilies(pd uintptr) []QueueFamilyProperties {
 	var n uint32
-	purego.SyscallN(in.getPhysicalDeviceQueueFamilyProperties, pd, uintptr(unsafe.Pointer(&n)), 0)
+	dl.Call(in.getPhysicalDeviceQueueFamilyProperties, pd, uintptr(unsafe.Pointer(&n)), 0)
 	if n == 0 {
 		return nil
 	}
 	out := make([]QueueFamilyProperties, n)
-	purego.SyscallN(in.getPhysicalDeviceQueueFamilyProperties, pd, uintptr(unsafe.Pointer(&n)), uintptr(unsafe.Pointer(&out[0])))
+	dl.Call(in.getPhysicalDeviceQueueFamilyProperties, pd, uintptr(unsafe.Pointer(&n)), uintptr(unsafe.Pointer(&out[0])))
 	return out[:n]
 }
 
 // DeviceExtensions is vkEnumerateDeviceExtensionProperties.
 func (in *Instance) DeviceExtensions(pd uintptr) ([]string, Result) {
-	for {
-		var n uint32
-		r, _, _ := purego.SyscallN(in.enumerateDeviceExtensionProperties, pd, 0, uintptr(unsafe.Pointer(&n)), 0)
-		if Result(r) != Success || n == 0 {
-			return nil, Result(r)
-		}
-		props := make([]ExtensionProperties, n)
-		r, _, _ = purego.SyscallN(in.enumerateDeviceExtensionProperties, pd, 0, uintptr(unsafe.Pointer(&n)), uintptr(unsafe.Pointer(&props[0])))
-		if Result(r) == Incomplete {
-			continue
-		}
-		if Result(r) != Success {
-			return nil, Result(r)
-		}
-		out := make([]string, 0, n)
-		for _, p := range props[:n] {
-			out = append(out, FixedString(p.ExtensionName[:]))
-		}
-		return out, Success
-	}
+	props, r := enumerate(func(n *uint32, out *ExtensionProperties) Result {
+		return Result(dl.Call(in.enumerateDeviceExtensionProperties, pd, 0, uintptr(unsafe.Pointer(n)), uintptr(unsafe.Pointer(out))))
+	})
+	return names(props, r, func(p *ExtensionProperties) []byte { return p.ExtensionName[:] })
 }
 
 // HasDebugUtils reports whether VK_EXT_debug_utils' messenger calls resolved.
@@ -336,34 +297,11 @@ func (in *Instance) HasDebugUtils() bool {
 // CreateDebugUtilsMessenger is vkCreateDebugUtilsMessengerEXT.
 func (in *Instance) CreateDebugUtilsMessenger(info *DebugUtilsMessengerCreateInfoEXT) (uint64, Result) {
 	var h uint64
-	r, _, _ := purego.SyscallN(in.createDebugUtilsMessengerEXT, in.Handle, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&h)))
+	r := dl.Call(in.createDebugUtilsMessengerEXT, in.Handle, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&h)))
 	return h, Result(r)
 }
 
 // DestroyDebugUtilsMessenger is vkDestroyDebugUtilsMessengerEXT.
 func (in *Instance) DestroyDebugUtilsMessenger(h uint64) {
-	purego.SyscallN(in.destroyDebugUtilsMessengerEXT, in.Handle, uintptr(h), 0)
-}
-
-// OpenLibrary opens the first of names that loads and returns its handle and
-// name; the error names every attempt.
-func OpenLibrary(names []string) (uintptr, string, error) {
-	var fails []string
-	for _, n := range names {
-		h, err := openLibrary(n)
-		if err == nil {
-			return h, n, nil
-		}
-		fails = append(fails, err.Error())
-	}
-	return 0, "", errors.New(strings.Join(fails, "; "))
-}
-
-// Symbol resolves name in the library h (0 if absent).
-func Symbol(h uintptr, name string) uintptr {
-	p, err := librarySymbol(h, name)
-	if err != nil {
-		return 0
-	}
-	return p
+	dl.Call(in.destroyDebugUtilsMessengerEXT, in.Handle, uintptr(h), 0)
 }

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"unsafe"
 
-	"github.com/ebitengine/purego"
+	"github.com/anygpu/gpu/internal/dl"
 )
 
 // Device is a VkDevice with its entry points, resolved through
@@ -80,7 +80,7 @@ type Device struct {
 // descriptors only when VK_KHR_push_descriptor was enabled.
 func (in *Instance) CreateDevice(pd uintptr, info *DeviceCreateInfo) (*Device, Result, error) {
 	var h uintptr
-	r, _, _ := purego.SyscallN(in.createDevice, pd, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&h)))
+	r := dl.Call(in.createDevice, pd, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&h)))
 	if Result(r) != Success {
 		return nil, Result(r), nil
 	}
@@ -88,8 +88,7 @@ func (in *Instance) CreateDevice(pd uintptr, info *DeviceCreateInfo) (*Device, R
 	var missing []string
 	p := func(names ...string) uintptr {
 		for _, n := range names {
-			c := CString(n)
-			f, _, _ := purego.SyscallN(in.getDeviceProcAddr, h, uintptr(unsafe.Pointer(c)))
+			f := dl.Call(in.getDeviceProcAddr, h, uintptr(unsafe.Pointer(CString(n))))
 			if f != 0 {
 				return f
 			}
@@ -166,16 +165,21 @@ func (in *Instance) CreateDevice(pd uintptr, info *DeviceCreateInfo) (*Device, R
 	return d, Success, nil
 }
 
-// Args is reused argument memory for the calls on hot paths: purego.SyscallN
-// takes its arguments as a variadic slice, which is allocated on every call
-// unless the caller passes one it already has. Pointer arguments stored here
+// Args is reused argument memory for the calls on hot paths: dl.Call takes
+// its arguments as a variadic slice, which is allocated on every call, while
+// dl.CallArgs takes a slice the caller already has. Pointer arguments stored here
 // must point to memory that stays reachable (and, being heap memory, in
 // place) for the call, such as fields of the struct that holds the Args.
 type Args struct{ a [12]uintptr }
 
-func (a *Args) call(fn uintptr, n int) uintptr {
-	r, _, _ := purego.SyscallN(fn, a.a[:n]...)
-	return r
+func (a *Args) call(fn uintptr, n int) uintptr { return dl.CallArgs(fn, a.a[:n]) }
+
+// create calls a vkCreate* entry point of the form (device, info,
+// allocator, out handle) and returns the handle.
+func (d *Device) create(fn uintptr, info unsafe.Pointer) (uint64, Result) {
+	var h uint64
+	r := dl.Call(fn, d.Handle, uintptr(info), 0, uintptr(unsafe.Pointer(&h)))
+	return h, Result(r)
 }
 
 // HasTimelineCalls reports whether the timeline semaphore calls resolved.
@@ -188,7 +192,7 @@ func (d *Device) HasHostQueryReset() bool { return d.resetQueryPool != 0 }
 
 // ResetQueryPool is vkResetQueryPool (host query reset).
 func (d *Device) ResetQueryPool(pool uint64, first, count uint32) {
-	purego.SyscallN(d.resetQueryPool, d.Handle, uintptr(pool), uintptr(first), uintptr(count))
+	dl.Call(d.resetQueryPool, d.Handle, uintptr(pool), uintptr(first), uintptr(count))
 }
 
 // HasPushDescriptors reports whether vkCmdPushDescriptorSetKHR resolved.
@@ -197,7 +201,7 @@ func (d *Device) HasPushDescriptors() bool { return d.cmdPushDescriptorSetKHR !=
 // Destroy is vkDestroyDevice.
 func (d *Device) Destroy() {
 	if d.destroyDevice != 0 && d.Handle != 0 {
-		purego.SyscallN(d.destroyDevice, d.Handle, 0)
+		dl.Call(d.destroyDevice, d.Handle, 0)
 	}
 	d.Handle = 0
 }
@@ -205,13 +209,13 @@ func (d *Device) Destroy() {
 // Queue is vkGetDeviceQueue.
 func (d *Device) Queue(family, index uint32) uintptr {
 	var q uintptr
-	purego.SyscallN(d.getDeviceQueue, d.Handle, uintptr(family), uintptr(index), uintptr(unsafe.Pointer(&q)))
+	dl.Call(d.getDeviceQueue, d.Handle, uintptr(family), uintptr(index), uintptr(unsafe.Pointer(&q)))
 	return q
 }
 
 // WaitIdle is vkDeviceWaitIdle.
 func (d *Device) WaitIdle() Result {
-	r, _, _ := purego.SyscallN(d.deviceWaitIdle, d.Handle)
+	r := dl.Call(d.deviceWaitIdle, d.Handle)
 	return Result(r)
 }
 
@@ -223,67 +227,65 @@ func (d *Device) QueueSubmit(a *Args, queue uintptr, count uint32, submits unsaf
 
 // QueueWaitIdle is vkQueueWaitIdle.
 func (d *Device) QueueWaitIdle(queue uintptr) Result {
-	r, _, _ := purego.SyscallN(d.queueWaitIdle, queue)
+	r := dl.Call(d.queueWaitIdle, queue)
 	return Result(r)
 }
 
 // CreateBuffer is vkCreateBuffer.
 func (d *Device) CreateBuffer(info *BufferCreateInfo) (uint64, Result) {
-	var h uint64
-	r, _, _ := purego.SyscallN(d.createBuffer, d.Handle, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&h)))
-	return h, Result(r)
+	return d.create(d.createBuffer, unsafe.Pointer(info))
 }
 
 // DestroyBuffer is vkDestroyBuffer.
 func (d *Device) DestroyBuffer(b uint64) {
-	purego.SyscallN(d.destroyBuffer, d.Handle, uintptr(b), 0)
+	dl.Call(d.destroyBuffer, d.Handle, uintptr(b), 0)
 }
 
 // BufferMemoryRequirements is vkGetBufferMemoryRequirements.
 func (d *Device) BufferMemoryRequirements(b uint64, out *MemoryRequirements) {
-	purego.SyscallN(d.getBufferMemoryRequirements, d.Handle, uintptr(b), uintptr(unsafe.Pointer(out)))
+	dl.Call(d.getBufferMemoryRequirements, d.Handle, uintptr(b), uintptr(unsafe.Pointer(out)))
 }
 
 // BindBufferMemory is vkBindBufferMemory.
 func (d *Device) BindBufferMemory(b, mem, offset uint64) Result {
-	r, _, _ := purego.SyscallN(d.bindBufferMemory, d.Handle, uintptr(b), uintptr(mem), uintptr(offset))
+	r := dl.Call(d.bindBufferMemory, d.Handle, uintptr(b), uintptr(mem), uintptr(offset))
 	return Result(r)
 }
 
 // AllocateMemory is vkAllocateMemory.
 func (d *Device) AllocateMemory(info *MemoryAllocateInfo) (uint64, Result) {
-	var h uint64
-	r, _, _ := purego.SyscallN(d.allocateMemory, d.Handle, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&h)))
-	return h, Result(r)
+	return d.create(d.allocateMemory, unsafe.Pointer(info))
 }
 
 // FreeMemory is vkFreeMemory.
 func (d *Device) FreeMemory(mem uint64) {
-	purego.SyscallN(d.freeMemory, d.Handle, uintptr(mem), 0)
+	dl.Call(d.freeMemory, d.Handle, uintptr(mem), 0)
 }
 
-// MapMemory is vkMapMemory of the whole allocation.
-func (d *Device) MapMemory(mem uint64) (unsafe.Pointer, Result) {
+// MapMemory is vkMapMemory of the whole allocation of size bytes: the
+// mapped memory, valid until UnmapMemory.
+func (d *Device) MapMemory(mem, size uint64) ([]byte, Result) {
 	var p unsafe.Pointer
-	r, _, _ := purego.SyscallN(d.mapMemory, d.Handle, uintptr(mem), 0, uintptr(WholeSize), 0, uintptr(unsafe.Pointer(&p)))
-	return p, Result(r)
+	r := dl.Call(d.mapMemory, d.Handle, uintptr(mem), 0, uintptr(WholeSize), 0, uintptr(unsafe.Pointer(&p)))
+	if Result(r) != Success || p == nil {
+		return nil, Result(r)
+	}
+	return unsafe.Slice((*byte)(p), size), Success
 }
 
 // UnmapMemory is vkUnmapMemory.
 func (d *Device) UnmapMemory(mem uint64) {
-	purego.SyscallN(d.unmapMemory, d.Handle, uintptr(mem))
+	dl.Call(d.unmapMemory, d.Handle, uintptr(mem))
 }
 
 // CreateCommandPool is vkCreateCommandPool.
 func (d *Device) CreateCommandPool(info *CommandPoolCreateInfo) (uint64, Result) {
-	var h uint64
-	r, _, _ := purego.SyscallN(d.createCommandPool, d.Handle, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&h)))
-	return h, Result(r)
+	return d.create(d.createCommandPool, unsafe.Pointer(info))
 }
 
 // DestroyCommandPool is vkDestroyCommandPool.
 func (d *Device) DestroyCommandPool(h uint64) {
-	purego.SyscallN(d.destroyCommandPool, d.Handle, uintptr(h), 0)
+	dl.Call(d.destroyCommandPool, d.Handle, uintptr(h), 0)
 }
 
 // AllocateCommandBuffer allocates one primary command buffer from pool.
@@ -293,18 +295,18 @@ func (d *Device) AllocateCommandBuffer(pool uint64) (uintptr, Result) {
 		Level: CommandBufferLevelPrimary, CommandBufferCount: 1,
 	}
 	var cb uintptr
-	r, _, _ := purego.SyscallN(d.allocateCommandBuffers, d.Handle, uintptr(unsafe.Pointer(&info)), uintptr(unsafe.Pointer(&cb)))
+	r := dl.Call(d.allocateCommandBuffers, d.Handle, uintptr(unsafe.Pointer(&info)), uintptr(unsafe.Pointer(&cb)))
 	return cb, Result(r)
 }
 
 // FreeCommandBuffer is vkFreeCommandBuffers of one buffer.
 func (d *Device) FreeCommandBuffer(pool uint64, cb *uintptr) {
-	purego.SyscallN(d.freeCommandBuffers, d.Handle, uintptr(pool), 1, uintptr(unsafe.Pointer(cb)))
+	dl.Call(d.freeCommandBuffers, d.Handle, uintptr(pool), 1, uintptr(unsafe.Pointer(cb)))
 }
 
 // ResetCommandBuffer is vkResetCommandBuffer.
 func (d *Device) ResetCommandBuffer(cb uintptr) Result {
-	r, _, _ := purego.SyscallN(d.resetCommandBuffer, cb, 0)
+	r := dl.Call(d.resetCommandBuffer, cb, 0)
 	return Result(r)
 }
 
@@ -322,14 +324,12 @@ func (d *Device) EndCommandBuffer(a *Args, cb uintptr) Result {
 
 // CreateSemaphore is vkCreateSemaphore.
 func (d *Device) CreateSemaphore(info *SemaphoreCreateInfo) (uint64, Result) {
-	var h uint64
-	r, _, _ := purego.SyscallN(d.createSemaphore, d.Handle, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&h)))
-	return h, Result(r)
+	return d.create(d.createSemaphore, unsafe.Pointer(info))
 }
 
 // DestroySemaphore is vkDestroySemaphore.
 func (d *Device) DestroySemaphore(h uint64) {
-	purego.SyscallN(d.destroySemaphore, d.Handle, uintptr(h), 0)
+	dl.Call(d.destroySemaphore, d.Handle, uintptr(h), 0)
 }
 
 // SemaphoreCounterValue is vkGetSemaphoreCounterValue; out receives the value.
@@ -340,7 +340,7 @@ func (d *Device) SemaphoreCounterValue(a *Args, sem uint64, out *uint64) Result 
 
 // WaitSemaphores is vkWaitSemaphores.
 func (d *Device) WaitSemaphores(info *SemaphoreWaitInfo, timeoutNs uint64) Result {
-	r, _, _ := purego.SyscallN(d.waitSemaphores, d.Handle, uintptr(unsafe.Pointer(info)), uintptr(timeoutNs))
+	r := dl.Call(d.waitSemaphores, d.Handle, uintptr(unsafe.Pointer(info)), uintptr(timeoutNs))
 	return Result(r)
 }
 
@@ -350,19 +350,17 @@ func (d *Device) CreateFence(signaled bool) (uint64, Result) {
 	if signaled {
 		info.Flags = FenceCreateSignaledBit
 	}
-	var h uint64
-	r, _, _ := purego.SyscallN(d.createFence, d.Handle, uintptr(unsafe.Pointer(&info)), 0, uintptr(unsafe.Pointer(&h)))
-	return h, Result(r)
+	return d.create(d.createFence, unsafe.Pointer(&info))
 }
 
 // DestroyFence is vkDestroyFence.
 func (d *Device) DestroyFence(h uint64) {
-	purego.SyscallN(d.destroyFence, d.Handle, uintptr(h), 0)
+	dl.Call(d.destroyFence, d.Handle, uintptr(h), 0)
 }
 
 // WaitForFence is vkWaitForFences on one fence (held at *fence).
 func (d *Device) WaitForFence(fence *uint64, timeoutNs uint64) Result {
-	r, _, _ := purego.SyscallN(d.waitForFences, d.Handle, 1, uintptr(unsafe.Pointer(fence)), 1, uintptr(timeoutNs))
+	r := dl.Call(d.waitForFences, d.Handle, 1, uintptr(unsafe.Pointer(fence)), 1, uintptr(timeoutNs))
 	return Result(r)
 }
 
@@ -374,76 +372,68 @@ func (d *Device) FenceStatus(a *Args, fence uint64) Result {
 
 // ResetFence is vkResetFences on one fence (held at *fence).
 func (d *Device) ResetFence(fence *uint64) Result {
-	r, _, _ := purego.SyscallN(d.resetFences, d.Handle, 1, uintptr(unsafe.Pointer(fence)))
+	r := dl.Call(d.resetFences, d.Handle, 1, uintptr(unsafe.Pointer(fence)))
 	return Result(r)
 }
 
 // CreateQueryPool is vkCreateQueryPool.
 func (d *Device) CreateQueryPool(info *QueryPoolCreateInfo) (uint64, Result) {
-	var h uint64
-	r, _, _ := purego.SyscallN(d.createQueryPool, d.Handle, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&h)))
-	return h, Result(r)
+	return d.create(d.createQueryPool, unsafe.Pointer(info))
 }
 
 // DestroyQueryPool is vkDestroyQueryPool.
 func (d *Device) DestroyQueryPool(h uint64) {
-	purego.SyscallN(d.destroyQueryPool, d.Handle, uintptr(h), 0)
+	dl.Call(d.destroyQueryPool, d.Handle, uintptr(h), 0)
 }
 
 // QueryResult64 reads one 64-bit query result (no wait): NotReady if it is
 // not available yet.
 func (d *Device) QueryResult64(pool uint64, query uint32, out *uint64) Result {
-	r, _, _ := purego.SyscallN(d.getQueryPoolResults, d.Handle, uintptr(pool), uintptr(query), 1,
+	r := dl.Call(d.getQueryPoolResults, d.Handle, uintptr(pool), uintptr(query), 1,
 		8, uintptr(unsafe.Pointer(out)), 8, QueryResult64Bit)
 	return Result(r)
 }
 
 // CreateShaderModule is vkCreateShaderModule.
 func (d *Device) CreateShaderModule(info *ShaderModuleCreateInfo) (uint64, Result) {
-	var h uint64
-	r, _, _ := purego.SyscallN(d.createShaderModule, d.Handle, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&h)))
-	return h, Result(r)
+	return d.create(d.createShaderModule, unsafe.Pointer(info))
 }
 
 // DestroyShaderModule is vkDestroyShaderModule.
 func (d *Device) DestroyShaderModule(h uint64) {
-	purego.SyscallN(d.destroyShaderModule, d.Handle, uintptr(h), 0)
+	dl.Call(d.destroyShaderModule, d.Handle, uintptr(h), 0)
 }
 
 // CreateDescriptorSetLayout is vkCreateDescriptorSetLayout.
 func (d *Device) CreateDescriptorSetLayout(info *DescriptorSetLayoutCreateInfo) (uint64, Result) {
-	var h uint64
-	r, _, _ := purego.SyscallN(d.createDescriptorSetLayout, d.Handle, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&h)))
-	return h, Result(r)
+	return d.create(d.createDescriptorSetLayout, unsafe.Pointer(info))
 }
 
 // DestroyDescriptorSetLayout is vkDestroyDescriptorSetLayout.
 func (d *Device) DestroyDescriptorSetLayout(h uint64) {
-	purego.SyscallN(d.destroyDescriptorSetLayout, d.Handle, uintptr(h), 0)
+	dl.Call(d.destroyDescriptorSetLayout, d.Handle, uintptr(h), 0)
 }
 
 // CreatePipelineLayout is vkCreatePipelineLayout.
 func (d *Device) CreatePipelineLayout(info *PipelineLayoutCreateInfo) (uint64, Result) {
-	var h uint64
-	r, _, _ := purego.SyscallN(d.createPipelineLayout, d.Handle, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&h)))
-	return h, Result(r)
+	return d.create(d.createPipelineLayout, unsafe.Pointer(info))
 }
 
 // DestroyPipelineLayout is vkDestroyPipelineLayout.
 func (d *Device) DestroyPipelineLayout(h uint64) {
-	purego.SyscallN(d.destroyPipelineLayout, d.Handle, uintptr(h), 0)
+	dl.Call(d.destroyPipelineLayout, d.Handle, uintptr(h), 0)
 }
 
 // CreateComputePipeline is vkCreateComputePipelines for one pipeline.
 func (d *Device) CreateComputePipeline(cache uint64, info *ComputePipelineCreateInfo) (uint64, Result) {
 	var h uint64
-	r, _, _ := purego.SyscallN(d.createComputePipelines, d.Handle, uintptr(cache), 1, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&h)))
+	r := dl.Call(d.createComputePipelines, d.Handle, uintptr(cache), 1, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&h)))
 	return h, Result(r)
 }
 
 // DestroyPipeline is vkDestroyPipeline.
 func (d *Device) DestroyPipeline(h uint64) {
-	purego.SyscallN(d.destroyPipeline, d.Handle, uintptr(h), 0)
+	dl.Call(d.destroyPipeline, d.Handle, uintptr(h), 0)
 }
 
 // CreatePipelineCache is vkCreatePipelineCache, seeded with initial (may be
@@ -454,26 +444,24 @@ func (d *Device) CreatePipelineCache(initial []byte) (uint64, Result) {
 		info.InitialDataSize = uintptr(len(initial))
 		info.PInitialData = unsafe.Pointer(&initial[0])
 	}
-	var h uint64
-	r, _, _ := purego.SyscallN(d.createPipelineCache, d.Handle, uintptr(unsafe.Pointer(&info)), 0, uintptr(unsafe.Pointer(&h)))
-	return h, Result(r)
+	return d.create(d.createPipelineCache, unsafe.Pointer(&info))
 }
 
 // DestroyPipelineCache is vkDestroyPipelineCache.
 func (d *Device) DestroyPipelineCache(h uint64) {
-	purego.SyscallN(d.destroyPipelineCache, d.Handle, uintptr(h), 0)
+	dl.Call(d.destroyPipelineCache, d.Handle, uintptr(h), 0)
 }
 
 // PipelineCacheData is vkGetPipelineCacheData.
 func (d *Device) PipelineCacheData(h uint64) ([]byte, Result) {
 	for {
 		var n uintptr
-		r, _, _ := purego.SyscallN(d.getPipelineCacheData, d.Handle, uintptr(h), uintptr(unsafe.Pointer(&n)), 0)
+		r := dl.Call(d.getPipelineCacheData, d.Handle, uintptr(h), uintptr(unsafe.Pointer(&n)), 0)
 		if Result(r) != Success || n == 0 {
 			return nil, Result(r)
 		}
 		buf := make([]byte, n)
-		r, _, _ = purego.SyscallN(d.getPipelineCacheData, d.Handle, uintptr(h), uintptr(unsafe.Pointer(&n)), uintptr(unsafe.Pointer(&buf[0])))
+		r = dl.Call(d.getPipelineCacheData, d.Handle, uintptr(h), uintptr(unsafe.Pointer(&n)), uintptr(unsafe.Pointer(&buf[0])))
 		if Result(r) == Incomplete {
 			continue
 		}
@@ -483,19 +471,17 @@ func (d *Device) PipelineCacheData(h uint64) ([]byte, Result) {
 
 // CreateDescriptorPool is vkCreateDescriptorPool.
 func (d *Device) CreateDescriptorPool(info *DescriptorPoolCreateInfo) (uint64, Result) {
-	var h uint64
-	r, _, _ := purego.SyscallN(d.createDescriptorPool, d.Handle, uintptr(unsafe.Pointer(info)), 0, uintptr(unsafe.Pointer(&h)))
-	return h, Result(r)
+	return d.create(d.createDescriptorPool, unsafe.Pointer(info))
 }
 
 // DestroyDescriptorPool is vkDestroyDescriptorPool.
 func (d *Device) DestroyDescriptorPool(h uint64) {
-	purego.SyscallN(d.destroyDescriptorPool, d.Handle, uintptr(h), 0)
+	dl.Call(d.destroyDescriptorPool, d.Handle, uintptr(h), 0)
 }
 
 // ResetDescriptorPool is vkResetDescriptorPool.
 func (d *Device) ResetDescriptorPool(h uint64) Result {
-	r, _, _ := purego.SyscallN(d.resetDescriptorPool, d.Handle, uintptr(h), 0)
+	r := dl.Call(d.resetDescriptorPool, d.Handle, uintptr(h), 0)
 	return Result(r)
 }
 

@@ -40,7 +40,7 @@ var goStructs = []any{
 // arm64 Linux, macOS and Windows share it: LP64/LLP64 with natural alignment).
 func TestStructLayouts(t *testing.T) {
 	if len(goStructs) != len(cLayouts) {
-		t.Fatalf("%d Go structs, %d C layouts: regenerate (testdata/gen.py)", len(goStructs), len(cLayouts))
+		t.Fatalf("%d Go structs, %d C layouts: regenerate (go generate, then compile and run testdata/layout.c)", len(goStructs), len(cLayouts))
 	}
 	for _, v := range goStructs {
 		typ := reflect.TypeOf(v)

@@ -167,7 +167,6 @@ type module struct {
 	name    string
 	kernels map[string]*kernel
 	shaders []*shaderModule
-	closed  atomic.Bool
 }
 
 var _ backend.Module = (*module)(nil)
@@ -215,9 +214,6 @@ func (k *kernel) Attributes() (backend.KernelAttributes, error) {
 
 // Kernel returns the entry point called name.
 func (m *module) Kernel(name string) (backend.Kernel, error) {
-	if m.closed.Load() {
-		return nil, &errors.Error{Backend: Name, Op: "kernel " + name, Category: errors.Closed, Msg: "module is closed", Hint: "compile the source again"}
-	}
 	if k := m.kernels[name]; k != nil {
 		return k, nil
 	}
@@ -230,18 +226,12 @@ func (m *module) Kernel(name string) (backend.Kernel, error) {
 // Close releases the module's shader modules; pipelines stay cached by the
 // device for a later compile of the same code.
 func (m *module) Close() error {
-	if !m.closed.CompareAndSwap(false, true) {
-		return nil
-	}
 	d := m.d
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	if d.closed {
-		return nil
-	}
-	for _, sm := range m.shaders {
-		d.kern.unref(sm)
-	}
+	d.whileOpen(func() {
+		for _, sm := range m.shaders {
+			d.kern.unref(sm)
+		}
+	})
 	return nil
 }
 
@@ -372,7 +362,7 @@ func (d *device) newKernel(mod *module, sm *shaderModule, u unit, params []backe
 	for _, b := range e.bindings {
 		if b.set != 0 {
 			return nil, compileError(op, fmt.Sprintf("kernel %q uses descriptor set %d", u.kernel, b.set),
-				"anygpu binds buffers at set 0, bindings 0..n-1 (DESIGN §7)", nil)
+				"anygpu binds buffers at set 0, bindings 0..n-1", nil)
 		}
 		byBinding[b.binding] = b.descType
 		maxBinding = max(maxBinding, int(b.binding))
@@ -528,13 +518,7 @@ func packScalars(dst []byte, args []backend.Arg, align16 bool) (int, bool) {
 
 // Launch enqueues k over grid work groups of block threads.
 func (s *stream) Launch(kb backend.Kernel, grid, block backend.Dim3, args []backend.Arg) error {
-	k, ok := kb.(*kernel)
-	if !ok || k == nil || k.m.d != s.d {
-		return errors.E(errors.InvalidArgument, Name, "launch", "kernel %T is not a kernel of this Vulkan device", kb)
-	}
-	if k.m.closed.Load() {
-		return &errors.Error{Backend: Name, Op: "launch " + k.name, Category: errors.Closed, Msg: "the kernel's module is closed", Hint: "compile the source again"}
-	}
+	k := kb.(*kernel) // the root passes only kernels of this device's open modules
 	grid, block = grid.Norm(), block.Norm()
 	nbuf := 0
 	for _, a := range args {
@@ -587,10 +571,7 @@ func (s *stream) launchLocked(k *kernel, grid, block backend.Dim3, args []backen
 		if a.Kind != backend.ArgBuffer {
 			continue
 		}
-		buf, err := asBuffer(d, a.Buffer, "launch")
-		if err != nil {
-			return errors.Wrap(err, Name, fmt.Sprintf("launch %s: argument %d", op, i))
-		}
+		buf := asBuffer(a.Buffer)
 		limit := d.maxStorageRange
 		if k.types[bi] == vk.DescriptorTypeUniformBuffer {
 			limit = d.maxUniformRange
