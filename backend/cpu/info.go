@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/internal/hostmem"
 	"github.com/anygpu/gpu/internal/units"
 )
 
@@ -92,7 +93,7 @@ func readHost() host {
 	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		parseCPUInfo(data, &h)
 	}
-	h.memTotal = meminfoField("MemTotal")
+	h.memTotal = hostmem.Total()
 	for _, idx := range []string{"index2", "index3"} {
 		dir := filepath.Join("/sys/devices/system/cpu/cpu0/cache", idx)
 		size := parseCacheSize(readTrim(filepath.Join(dir, "size")))
@@ -178,37 +179,10 @@ func parseCacheSize(s string) int64 {
 	return n * mult
 }
 
-// meminfoField returns a /proc/meminfo field in bytes (0 if absent).
-func meminfoField(name string) int64 {
-	data, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		key, val, ok := strings.Cut(line, ":")
-		if !ok || key != name {
-			continue
-		}
-		fields := strings.Fields(val)
-		if len(fields) == 0 {
-			return 0
-		}
-		n, err := strconv.ParseInt(fields[0], 10, 64)
-		if err != nil {
-			return 0
-		}
-		if len(fields) > 1 && fields[1] == "kB" {
-			n <<= 10
-		}
-		return n
-	}
-	return 0
-}
-
 // availableMemory is what the kernel says can be allocated without swapping.
 func availableMemory() int64 {
 	if runtime.GOOS != "linux" {
 		return 0 // unknown: the device falls back to total minus live
 	}
-	return meminfoField("MemAvailable")
+	return hostmem.Available()
 }

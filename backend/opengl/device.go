@@ -15,6 +15,7 @@ import (
 	"github.com/anygpu/gpu/backend/opengl/internal/egl"
 	"github.com/anygpu/gpu/backend/opengl/internal/gl"
 	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/internal/hostmem"
 )
 
 const (
@@ -278,7 +279,7 @@ func (d *device) NativeHandle() uintptr { return uintptr(d.eglCtx) }
 // the host's memory for software renderers.
 func (d *device) MemInfo() (free, total int64, err error) {
 	if d.software {
-		return meminfo("MemAvailable"), d.info.MemoryBytes, nil
+		return hostmem.Available(), d.info.MemoryBytes, nil
 	}
 	if !d.lim.exts["GL_NVX_gpu_memory_info"] {
 		return 0, d.info.MemoryBytes, withHint(errors.E(errors.NotSupported, Name, "mem info",

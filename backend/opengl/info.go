@@ -16,6 +16,7 @@ import (
 	"github.com/anygpu/gpu/backend/opengl/internal/egl"
 	"github.com/anygpu/gpu/backend/opengl/internal/gl"
 	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/internal/hostmem"
 )
 
 // Minimum OpenGL version: compute shaders, shader storage buffers,
@@ -417,7 +418,7 @@ func (c *candidate) describe(f *gl.Funcs, l *limits) backend.DeviceInfo {
 			info.Units = softwareThreads()
 		}
 		if info.MemoryBytes == 0 {
-			info.MemoryBytes = meminfo("MemTotal")
+			info.MemoryBytes = hostmem.Total()
 		}
 	}
 	if info.Units <= 0 {
@@ -425,7 +426,7 @@ func (c *candidate) describe(f *gl.Funcs, l *limits) backend.DeviceInfo {
 		info.Extra["units"] = "unknown: OpenGL does not report compute units"
 	}
 	if info.MemoryBytes <= 0 {
-		info.MemoryBytes = meminfo("MemTotal")
+		info.MemoryBytes = hostmem.Total()
 		info.Extra["memory"] = "unknown: OpenGL does not report it; the host's memory stands in"
 	}
 	if info.MemoryBytes <= 0 {
@@ -484,28 +485,4 @@ func softwareThreads() int {
 		return n
 	}
 	return runtime.NumCPU()
-}
-
-// meminfo returns a /proc/meminfo field in bytes (0 if unknown).
-func meminfo(field string) int64 {
-	data, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if !ok || k != field {
-			continue
-		}
-		fs := strings.Fields(v)
-		if len(fs) == 0 {
-			return 0
-		}
-		n, err := strconv.ParseInt(fs[0], 10, 64)
-		if err != nil {
-			return 0
-		}
-		return n << 10
-	}
-	return 0
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/backend/opengl/internal/gl"
 	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/internal/hostmem"
 	"github.com/anygpu/gpu/internal/memview"
 	"github.com/anygpu/gpu/internal/units"
 )
@@ -32,7 +33,7 @@ func (d *device) Alloc(size int64) (backend.Buffer, error) {
 		return nil, oom(op, size, d.info.MemoryBytes, "is all the device has")
 	}
 	if d.software {
-		if avail := meminfo("MemAvailable"); avail > 0 && size > avail {
+		if avail := hostmem.Available(); avail > 0 && size > avail {
 			return nil, oom(op, size, avail, "of host memory is available to the software renderer")
 		}
 	}
@@ -63,7 +64,7 @@ func (d *device) Alloc(size int64) (backend.Buffer, error) {
 // memory of its own; the driver stages transfers itself.
 func (d *device) AllocHost(size int64) (backend.HostBuffer, error) {
 	op := "alloc host " + units.ByteSize(size)
-	if avail := meminfo("MemAvailable"); avail > 0 && size > avail {
+	if avail := hostmem.Available(); avail > 0 && size > avail {
 		return nil, oom(op, size, avail, "of host memory is available")
 	}
 	if size > int64(^uint(0)>>1) {

@@ -5,7 +5,6 @@ package webgpu
 import (
 	"context"
 	"fmt"
-	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/internal/hostmem"
 	"github.com/oliverbestmann/webgpu/wgpu"
 )
 
@@ -300,7 +300,7 @@ func deviceInfo(ordinal int, e adapterEntry, l wgpu.Limits) backend.DeviceInfo {
 		// A software adapter runs on the host's cores, in host memory.
 		info.Units = runtime.NumCPU()
 		delete(info.Extra, "units")
-		if mem := hostMemory(); mem > 0 {
+		if mem := hostmem.Total(); mem > 0 {
 			info.MemoryBytes = mem
 			info.UnifiedMemory = true
 			delete(info.Extra, "memory")
@@ -344,26 +344,4 @@ func wgpuVersion() string {
 	var v uint32
 	_ = protect("version", func() error { v = uint32(wgpu.GetVersion()); return nil })
 	return fmt.Sprintf("%d.%d.%d.%d", v>>24, v>>16&0xff, v>>8&0xff, v&0xff)
-}
-
-// hostMemory is the host's memory in bytes from /proc/meminfo (0 elsewhere).
-func hostMemory() int64 {
-	data, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-			f := strings.Fields(v)
-			if len(f) == 0 {
-				return 0
-			}
-			n, err := strconv.ParseInt(f[0], 10, 64)
-			if err != nil {
-				return 0
-			}
-			return n << 10
-		}
-	}
-	return 0
 }
