@@ -193,8 +193,9 @@ type child interface{ destroy() }
 // Locks, always taken in this order: life (read-held by every operation
 // that uses native objects and by a child's Close, write-held by the
 // device's Close, so nothing is released under a running operation and
-// no child is released twice), then a module's mu, then a stream's mu; mu
-// guards the registry only and is never held while taking another lock.
+// no child is released twice), then a stream's mu, then a module's mu (an
+// operation looks up the internal kernels while it encodes); mu guards the
+// registry only and is never held while taking another lock.
 type device struct {
 	obj     objc.ID
 	info    backend.DeviceInfo

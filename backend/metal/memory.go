@@ -131,9 +131,9 @@ var _ backend.HostBuffer = (*hostBuffer)(nil)
 // Bytes is the buffer's memory, nil after Close.
 func (h *hostBuffer) Bytes() []byte { return h.mem }
 
-// asBuffer returns the Metal buffer behind a backend.Buffer (a device
-// buffer, or a host buffer used as one), or nil for another backend's.
-func asBuffer(b backend.Buffer) *buffer {
+// asBuffer returns the Metal buffer behind a device buffer or a host
+// buffer, or nil for another backend's.
+func asBuffer(b any) *buffer {
 	switch v := b.(type) {
 	case *buffer:
 		return v

@@ -66,7 +66,7 @@ func (d *device) compile(name, msl string, cfg compileConfig, op string) (*modul
 		}
 		options.Send1(objc.SelSetMathMode, mode)
 	} else {
-		options.Send1(objc.SelSetFastMathEnabled, objc.Arg(cfg.fastMath))
+		options.Send1(objc.SelSetFastMathEnabled, objc.BoolArg(cfg.fastMath))
 	}
 	if cfg.languageVersion != 0 {
 		options.Send1(objc.SelSetLanguageVersion, uintptr(cfg.languageVersion))

@@ -306,23 +306,13 @@ func waitCommandBuffer(ctx context.Context, cb objc.ID, op string) error {
 	}
 }
 
-// bufferOf returns b as a Metal buffer, or an error for another backend's
-// (the one thing about a buffer the root package does not vouch for at the
-// type level).
-func bufferOf(op string, b backend.Buffer) (*buffer, error) {
+// bufferOf returns b, a buffer or host buffer, as a Metal buffer, or an
+// error for another backend's (a type the root package does not vouch for).
+func bufferOf(op string, b any) (*buffer, error) {
 	if mb := asBuffer(b); mb != nil {
 		return mb, nil
 	}
 	return nil, errorf(errors.InvalidArgument, op, "use buffers of this device", "buffer %T does not belong to the Metal backend", b)
-}
-
-// hostBufferOf returns h as a Metal host buffer, or an error for another
-// backend's.
-func hostBufferOf(op string, h backend.HostBuffer) (*hostBuffer, error) {
-	if hb, ok := h.(*hostBuffer); ok {
-		return hb, nil
-	}
-	return nil, errorf(errors.InvalidArgument, op, "use host buffers of this device", "host buffer %T does not belong to the Metal backend", h)
 }
 
 // Write copies src to dst at off. On a shared buffer and an idle stream it is
@@ -443,35 +433,27 @@ func (s *stream) encodeInternal(cb objc.ID, op, name string, n int64, bind func(
 // Copy copies between two buffers of the device: a blit, or the byte-copy
 // kernel at offsets or sizes that are not multiples of 4.
 func (s *stream) Copy(dst backend.Buffer, dstOff int64, src backend.Buffer, srcOff, n int64) error {
-	return s.copyBuffers(opCopy, dst, dstOff, src, srcOff, n, false)
+	return s.copyBuffers("copy", opCopy, dst, dstOff, src, srcOff, n, false)
 }
 
 // WriteHost copies from a host buffer without staging: a memcpy on a shared
 // buffer of an idle stream, else a blit in stream order (src must stay
 // untouched until the stream passes it).
 func (s *stream) WriteHost(dst backend.Buffer, off int64, src backend.HostBuffer, srcOff, n int64) error {
-	h, err := hostBufferOf("write host", src)
-	if err != nil {
-		return err
-	}
-	return s.copyBuffers(opWrite, dst, off, h, srcOff, n, true)
+	return s.copyBuffers("write host", opWrite, dst, off, src, srcOff, n, true)
 }
 
 // ReadHost copies into a host buffer: a memcpy on a shared buffer of an idle
 // stream, else a blit; dst holds the data once the stream passes it.
 func (s *stream) ReadHost(dst backend.HostBuffer, dstOff int64, src backend.Buffer, srcOff, n int64) error {
-	h, err := hostBufferOf("read host", dst)
-	if err != nil {
-		return err
-	}
-	return s.copyBuffers(opRead, h, dstOff, src, srcOff, n, true)
+	return s.copyBuffers("read host", opRead, dst, dstOff, src, srcOff, n, true)
 }
 
 // copyBuffers copies n bytes between two buffers of one MTLDevice in stream
 // order: with cpu, a memcpy when both are shared and the stream is idle;
 // else a blit, or the byte-copy kernel (encodeCopy).
-func (s *stream) copyBuffers(kind opKind, dst backend.Buffer, dstOff int64, src backend.Buffer, srcOff, n int64, cpu bool) error {
-	op := opNames[kind]
+// dst and src are buffers or host buffers.
+func (s *stream) copyBuffers(op string, kind opKind, dst any, dstOff int64, src any, srcOff, n int64, cpu bool) error {
 	db, err := bufferOf(op, dst)
 	if err != nil {
 		return err

@@ -223,8 +223,8 @@ func (o ID) SendSize(s Sel) Size { return fn.sendSize(o, s) }
 // rest of the register is undefined), a bool on arm64.
 func Bool(r uintptr) bool { return byte(r) != 0 }
 
-// Arg is b as a BOOL argument.
-func Arg(b bool) uintptr {
+// BoolArg is b as a BOOL argument.
+func BoolArg(b bool) uintptr {
 	if b {
 		return 1
 	}
