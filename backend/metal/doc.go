@@ -132,8 +132,10 @@
 // Beside the file map every backend shares (driver.go, device.go,
 // memory.go, stream.go, event.go, module.go, errors.go, info.go, doc.go and
 // the binding internal/objc), two files hold ideas of Metal's own:
-// launch.go, the argument ABI of a launch (bindings, packed scalars, grid
-// limits) and the compile options; msl.go, the backend's internal kernels.
+// launch.go, the pure rules of encoding work (argument bindings and packed
+// scalars, grid limits, fill patterns, internal-kernel chunks) and of the
+// compile options, kept out of the darwin-only files so that they are
+// tested on every OS; msl.go, the backend's internal kernels.
 // stub_other.go is the driver off Apple platforms; mslcheck checks MSL
 // sources with clang++ where there is no Mac.
 package metal
