@@ -15,8 +15,9 @@
 // Probe reports Unavailable: Metal exists only on Apple platforms.
 //
 // On darwin nothing is loaded until the first Probe or Open: then libobjc,
-// Foundation and Metal.framework are opened with dlopen, and a missing
-// framework or symbol is an Unavailable error, never a crash.
+// Foundation and Metal.framework are opened through internal/dl (the
+// binding internal/objc holds every foreign call), and a missing framework
+// or symbol is an Unavailable error, never a crash.
 //
 // # Devices
 //
@@ -79,7 +80,62 @@
 //
 // # Object lifetimes
 //
-// No test can see a leaked Objective-C object, so ownership is by
-// construction; objc_darwin.go states the rules and each type says which
-// objects it owns.
+// No test here can catch a leak or a double release, so every Objective-C
+// object the backend touches follows these rules, and each type documents
+// which objects it owns:
+//
+//  1. Owned references (+1). Objects returned by alloc/init, new…, copy… and
+//     by the C functions MTLCreateSystemDefaultDevice and MTLCopyAllDevices
+//     belong to the caller. Each is stored in exactly one Go field (or local
+//     variable) that owns it, and released exactly once, by the owner's
+//     release path.
+//  2. Autoreleased references (+0). Everything else a message returns
+//     (commandBuffer, computeCommandEncoder, blitCommandEncoder, name,
+//     localizedDescription, the NSError of an error: out-parameter,
+//     dictionaryWithObjects:…) is valid until the enclosing autorelease pool
+//     drains. Such objects are used only inside that pool: encoders are
+//     ended before it drains, strings are copied into Go strings. The one
+//     kept longer, the command buffer, is retained (+1) as soon as it is
+//     created and from then on follows rule 1.
+//  3. Pools. Every sequence of messages that can autorelease runs between
+//     objc.EnterPool and Exit, which pins the goroutine to its OS thread for
+//     the duration (autorelease pools are per thread) and drains the pool on
+//     every return path (Exit is deferred).
+//  4. Children of a device. Buffers, host buffers, streams, events and
+//     modules register with their device; closing one releases its objects
+//     and unregisters it, and closing the device releases whatever its
+//     children still hold. The root package skips the backend's Close of
+//     objects whose device is closed, so without rule 4 those would leak.
+//     The device's lock orders a child's Close against the device's, so no
+//     object is released twice.
+//  5. Work in flight. A command buffer keeps strong references to the buffers
+//     its commands use (retainedReferences, the default), so closing a
+//     buffer while queued work uses it cannot free memory under the GPU. The
+//     stream also holds its own reference to each committed command buffer,
+//     plus any object the command buffer needs that anygpu created for it (a
+//     launch's pipeline state, a staging buffer), until it has completed and
+//     the stream has collected its status.
+//  6. Go never releases from a finalizer: releases happen only on the paths
+//     above, at times the code chooses.
+//
+// # What the backend trusts
+//
+// The root package validates arguments and owns lifecycle: offsets and
+// sizes are in range, buffers, kernels and events are this device's and
+// open, Close runs at most once per object and never after the device's.
+// The backend checks only what the root cannot know: a pipeline's thread
+// limit, Metal's 32-bit grid, the argument slots of a kernel, and the
+// failures Metal reports.
+//
+// # Files
+//
+// Beside the file map every backend shares (driver.go, device.go,
+// memory.go, stream.go, event.go, module.go, errors.go, info.go, doc.go and
+// the binding internal/objc), two files hold ideas of Metal's own:
+// launch.go, the pure rules of encoding work (argument bindings and packed
+// scalars, grid limits, fill patterns, internal-kernel chunks) and of the
+// compile options, kept out of the darwin-only files so that they are
+// tested on every OS; msl.go, the backend's internal kernels.
+// stub_other.go is the driver off Apple platforms; mslcheck checks MSL
+// sources with clang++ where there is no Mac.
 package metal

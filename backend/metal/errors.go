@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/anygpu/gpu/backend/metal/internal/objc"
 	"github.com/anygpu/gpu/errors"
 )
 
@@ -80,20 +81,12 @@ var libraryErrors = errors.NewCodeTable(Name, "MTLLibraryError", "MTLLibraryErro
 		Hint: "anygpu compiles MSL source and loads no library file, so this is unexpected: please report it with `gpu info --json`"},
 })
 
-// nsError is what anygpu reads from an NSError: its domain, code and
-// localizedDescription.
-type nsError struct {
-	Domain      string
-	Code        int64
-	Description string
-}
-
 // fromNSError converts an NSError returned by operation op to an error. The
 // Metal domains map through their tables; another domain gets category
 // fallback (what the operation's failures usually are: Compilation for
 // compiles, Execution for command buffers). The localizedDescription is kept
 // whole as the Log, and its first line ends the message.
-func fromNSError(ne nsError, op string, fallback errors.Category) *errors.Error {
+func fromNSError(ne objc.NSError, op string, fallback errors.Category) *errors.Error {
 	var e *errors.Error
 	switch ne.Domain {
 	case domainCommandBuffer:
@@ -120,18 +113,15 @@ func fromNSError(ne nsError, op string, fallback errors.Category) *errors.Error 
 		}
 	}
 	e.Log = strings.TrimSpace(ne.Description)
-	if e.Category == errors.Compilation || (ne.Domain == domainLibrary && e.Category == errors.Internal) {
-		if n := countDiagnostics(e.Log, "error:"); n > 0 {
-			e.Msg = fmt.Sprintf("%s: %d error%s, the first: %s", e.Msg, n, plural(n), firstDiagnostic(e.Log))
-		} else if line := firstLine(e.Log); line != "" {
-			e.Msg = e.Msg + ": " + lowerFirst(line)
-		}
-		if compilerServiceDied(e.Log) {
-			e.Retryable = true
-			e.Hint = "the Metal compiler service stopped while compiling (its connection was interrupted): retry the compile; if it repeats, restart the process"
-		}
+	compile := e.Category == errors.Compilation || (ne.Domain == domainLibrary && e.Category == errors.Internal)
+	if n := countDiagnostics(e.Log, "error:"); compile && n > 0 {
+		e.Msg = fmt.Sprintf("%s: %d error%s, the first: %s", e.Msg, n, plural(n), firstDiagnostic(e.Log))
 	} else if line := firstLine(e.Log); line != "" {
 		e.Msg = e.Msg + ": " + lowerFirst(line)
+	}
+	if compile && compilerServiceDied(e.Log) {
+		e.Retryable = true
+		e.Hint = "the Metal compiler service stopped while compiling (its connection was interrupted): retry the compile; if it repeats, restart the process"
 	}
 	return e
 }

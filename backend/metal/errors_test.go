@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/anygpu/gpu/backend/metal/internal/objc"
 	"github.com/anygpu/gpu/errors"
 )
 
@@ -54,7 +55,7 @@ func TestCodeTables(t *testing.T) {
 					continue
 				}
 
-				e := fromNSError(nsError{Domain: tc.domain, Code: c.Value, Description: "Something failed.\nmore detail"}, "launch axpy", errors.Execution)
+				e := fromNSError(objc.NSError{Domain: tc.domain, Code: c.Value, Description: "Something failed.\nmore detail"}, "launch axpy", errors.Execution)
 				require.NotNil(t, e)
 				assert.Equal(t, c.Category, e.Category, c.Name)
 				assert.Equal(t, c.Name, e.Name)
@@ -99,7 +100,7 @@ func TestCompileErrorCarriesLog(t *testing.T) {
 		"                                                           ^\n" +
 		"program_source:3:1: warning: unused variable 'y'\n" +
 		"program_source:4:5: error: expected ';' after expression\n"
-	e := fromNSError(nsError{Domain: domainLibrary, Code: 3, Description: "Compilation failed: \n\n" + log}, `compile "broken"`, errors.Compilation)
+	e := fromNSError(objc.NSError{Domain: domainLibrary, Code: 3, Description: "Compilation failed: \n\n" + log}, `compile "broken"`, errors.Compilation)
 	assert.Equal(t, errors.Compilation, e.Category)
 	assert.Equal(t, "MTLLibraryErrorCompileFailure", e.Name)
 	assert.Contains(t, e.Log, "undeclared_identifier", "the compiler log travels with the error")
@@ -110,7 +111,7 @@ func TestCompileErrorCarriesLog(t *testing.T) {
 }
 
 func TestCompilerServiceDiedIsRetryable(t *testing.T) {
-	e := fromNSError(nsError{Domain: domainLibrary, Code: 3,
+	e := fromNSError(objc.NSError{Domain: domainLibrary, Code: 3,
 		Description: "Compilation failed due to an interrupted connection: XPC_ERROR_CONNECTION_INTERRUPTED"}, "compile", errors.Compilation)
 	assert.Equal(t, errors.Compilation, e.Category)
 	assert.True(t, e.Retryable, "the compiler service died: the same compile can succeed")
@@ -118,20 +119,20 @@ func TestCompilerServiceDiedIsRetryable(t *testing.T) {
 }
 
 func TestUnknownDomainAndCodes(t *testing.T) {
-	e := fromNSError(nsError{Domain: "AGXMetalG13X", Code: 3, Description: "Compiler encountered an internal error"}, `kernel "k"`, errors.Compilation)
+	e := fromNSError(objc.NSError{Domain: "AGXMetalG13X", Code: 3, Description: "Compiler encountered an internal error"}, `kernel "k"`, errors.Compilation)
 	assert.Equal(t, errors.Compilation, e.Category, "an unknown domain takes the operation's category")
 	assert.Equal(t, "AGXMetalG13X 3", e.Name)
 	assert.Contains(t, e.Error(), "compiler encountered an internal error", "the description, first letter lowered")
 	assert.NotEmpty(t, errors.Hint(e))
 
-	e = fromNSError(nsError{Domain: domainCommandBuffer, Code: 99, Description: "new"}, "launch k", errors.Execution)
+	e = fromNSError(objc.NSError{Domain: domainCommandBuffer, Code: 99, Description: "new"}, "launch k", errors.Execution)
 	assert.Equal(t, errors.Internal, e.Category, "a code the table lacks")
 	assert.Equal(t, "MTLCommandBufferErrorCode99", e.Name)
 
-	e = fromNSError(nsError{Domain: domainCommandBuffer, Code: 0}, "launch k", errors.Execution)
+	e = fromNSError(objc.NSError{Domain: domainCommandBuffer, Code: 0}, "launch k", errors.Execution)
 	assert.Equal(t, errors.Internal, e.Category, "a failed command buffer with code None is still a failure")
 
-	e = fromNSError(nsError{}, "launch k", errors.Execution)
+	e = fromNSError(objc.NSError{}, "launch k", errors.Execution)
 	assert.Equal(t, errors.Execution, e.Category, "no NSError at all")
 	assert.Equal(t, "NSError 0", e.Name)
 }

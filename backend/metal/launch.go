@@ -21,7 +21,9 @@ const maxInlineParams = 4096
 
 // argLayout is how a launch's arguments bind: buffer arguments at
 // [[buffer(0)]] .. [[buffer(buffers-1)]] in argument order, and the scalars,
-// packed, at [[buffer(buffers)]] (the portable ABI, DESIGN §7).
+// packed, at [[buffer(buffers)]]: the argument ABI every anygpu backend
+// shares (buffers first, in argument order, then one block of scalars laid
+// out as backend.PackScalars does), so one Source.Params serves them all.
 type argLayout struct {
 	buffers int    // number of buffer arguments
 	params  []byte // packed scalars; nil when the kernel takes none
@@ -86,15 +88,6 @@ func layoutArgs(args []backend.Arg, scratch []byte) (argLayout, error) {
 func checkDispatch(kernel string, grid, block backend.Dim3, maxThreads int) error {
 	grid, block = grid.Norm(), block.Norm()
 	op := func() string { return "launch " + kernel } // built only on failure
-	for _, d := range []struct {
-		what string
-		v    backend.Dim3
-	}{{"grid", grid}, {"block", block}} {
-		if d.v.X <= 0 || d.v.Y <= 0 || d.v.Z <= 0 {
-			return errorf(errors.InvalidArgument, op(), "every grid and block dimension must be at least 1",
-				"%s %v has an empty dimension", d.what, d.v)
-		}
-	}
 	if maxThreads > 0 && block.Count() > int64(maxThreads) {
 		return errorf(errors.Launch, op(),
 			fmt.Sprintf("use a block of at most %d threads (Kernel.Attributes reports the limit)", maxThreads),

@@ -11,7 +11,7 @@ import (
 )
 
 // TestInternalMSL parses the backend's own kernels and checks their bindings
-// against how stream_darwin.go binds them: anygpu_fill32(dst, {count,
+// against how stream.go binds them: anygpu_fill32(dst, {count,
 // value}) and anygpu_copy8(dst, src, {count}). FaultMSL follows the
 // conformance suite's fault(x buffer, n u32).
 func TestInternalMSL(t *testing.T) {

@@ -277,23 +277,7 @@ func wrapper(i int, name string, fn astNode) (string, error) {
 
 // builtinCode returns the built-in attribute code of a parameter (the
 // shim's clang::annotate("metal.builtin", 2, code)).
-func builtinCode(p astNode) (string, bool) {
-	for _, a := range p.Inner {
-		if a.Kind != "AnnotateAttr" {
-			continue
-		}
-		var vals []string
-		for _, e := range a.Inner {
-			if e.Kind == "ConstantExpr" && e.Value != "" {
-				vals = append(vals, e.Value)
-			}
-		}
-		if len(vals) == 2 && vals[0] == "2" {
-			return vals[1], true
-		}
-	}
-	return "", false
-}
+func builtinCode(p astNode) (string, bool) { return annotation(p, "2") }
 
 func indexOf(s []string, v string) int {
 	for i, x := range s {

@@ -316,10 +316,11 @@ func collect(n astNode, kernels, records map[string]astNode) {
 	}
 }
 
-// bufferIndex returns n of a parameter's [[buffer(n)]] binding: the shim
-// turns it into clang::annotate("metal.buffer", 1, n), whose constant
-// arguments the AST keeps as ConstantExpr values.
-func bufferIndex(p astNode) (int, bool) {
+// annotation returns the value of a parameter's shim annotation of kind
+// ("1" for [[buffer(n)]], "2" for a built-in): the shim turns an attribute
+// into clang::annotate("metal.…", kind, value), whose constant arguments
+// the AST keeps as ConstantExpr values.
+func annotation(p astNode, kind string) (string, bool) {
 	for _, a := range p.Inner {
 		if a.Kind != "AnnotateAttr" {
 			continue
@@ -330,14 +331,25 @@ func bufferIndex(p astNode) (int, bool) {
 				vals = append(vals, e.Value)
 			}
 		}
-		if len(vals) == 2 && vals[0] == "1" {
-			var n int
-			if _, err := fmt.Sscan(vals[1], &n); err == nil {
-				return n, true
-			}
+		if len(vals) == 2 && vals[0] == kind {
+			return vals[1], true
 		}
 	}
-	return 0, false
+	return "", false
+}
+
+// bufferIndex returns n of a parameter's [[buffer(n)]] binding
+// (clang::annotate("metal.buffer", 1, n)).
+func bufferIndex(p astNode) (int, bool) {
+	v, ok := annotation(p, "1")
+	if !ok {
+		return 0, false
+	}
+	var n int
+	if _, err := fmt.Sscan(v, &n); err != nil {
+		return 0, false
+	}
+	return n, true
 }
 
 func sorted(s []string) []string {

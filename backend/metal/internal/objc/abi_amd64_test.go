@@ -1,6 +1,6 @@
 //go:build linux && amd64
 
-package metal
+package objc
 
 import (
 	"os"
@@ -8,8 +8,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ebitengine/purego"
 	"github.com/stretchr/testify/require"
+
+	"github.com/anygpu/gpu/internal/dl"
 )
 
 // abiC declares functions with the C signatures of the two messages whose
@@ -44,28 +45,27 @@ func TestABIAgainstC(t *testing.T) {
 	require.NoError(t, os.WriteFile(src, []byte(abiC), 0o644))
 	out, err := exec.Command(cc, "-shared", "-fPIC", "-O2", "-o", lib, src).CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	h, err := purego.Dlopen(lib, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	h, err := dl.Open(lib, dl.Now)
 	require.NoError(t, err)
 	sym := func(name string) uintptr {
-		p, err := purego.Dlsym(h, name)
-		require.NoError(t, err)
+		p := dl.Sym(h, name)
+		require.NotZero(t, p, name)
 		return p
 	}
 	dispatch, fill, get := sym("dispatch"), sym("fill"), sym("get")
 	seen := func(n int) []uint64 {
 		var v []uint64
 		for i := 0; i < n; i++ {
-			r, _, _ := purego.SyscallN(get, uintptr(i))
-			v = append(v, uint64(r))
+			v = append(v, uint64(dl.Call(get, uintptr(i))))
 		}
 		return v
 	}
 
-	a := dispatchArgsAMD64(0x1111, 0x2222, mtlSize{65535, 7, 3}, mtlSize{256, 4, 1})
-	purego.SyscallN(dispatch, a[:]...)
+	a := dispatchArgsAMD64(0x1111, 0x2222, Size{65535, 7, 3}, Size{256, 4, 1})
+	dl.CallArgs(dispatch, a[:])
 	require.Equal(t, []uint64{0x1111, 0x2222, 65535, 7, 3, 256, 4, 1}, seen(8), "MTLSize arguments arrive intact")
 
 	f := fillArgs(0x1111, 0x2222, 0x3333, 1<<33, 4096, 0xab)
-	purego.SyscallN(fill, f[:]...)
+	dl.CallArgs(fill, f[:])
 	require.Equal(t, []uint64{0x1111, 0x2222, 0x3333, 1 << 33, 4096, 0xab}, seen(6), "NSRange and the byte arrive intact")
 }

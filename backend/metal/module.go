@@ -9,9 +9,9 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/backend/metal/internal/objc"
 	"github.com/anygpu/gpu/errors"
 )
 
@@ -19,9 +19,6 @@ import (
 // compile runs to its end: ctx is checked before it starts.
 func (d *device) Compile(ctx context.Context, src backend.Source, opts backend.CompileOptions) (backend.Module, error) {
 	op := fmt.Sprintf("compile %q", src.Name)
-	if ctx == nil {
-		return nil, errorf(errors.InvalidArgument, op, "pass a context", "nil context")
-	}
 	if err := ctx.Err(); err != nil {
 		return nil, errors.Wrap(err, Name, op)
 	}
@@ -55,72 +52,64 @@ func (d *device) Compile(ctx context.Context, src backend.Source, opts backend.C
 // +1) are released before returning; the macro dictionary and its strings are
 // autoreleased into the pool; the library is +1 and goes to the module.
 func (d *device) compile(name, msl string, cfg compileConfig, op string) (*module, error) {
-	p := enterPool()
-	defer p.exit()
-	options := id(send(rt.classMTLCompileOptions, selNew))
+	p := objc.EnterPool()
+	defer p.Exit()
+	options := objc.ID(objc.ClassMTLCompileOptions.Send(objc.SelNew))
 	if options == 0 {
 		return nil, errorf(errors.Internal, op, "retry; if it repeats, report it", "MTLCompileOptions new returned nil")
 	}
-	defer release(options)
-	if responds(options, selSetMathMode) { // macOS 15+: fastMathEnabled is deprecated
+	defer options.Release()
+	if options.Responds(objc.SelSetMathMode) { // macOS 15+: fastMathEnabled is deprecated
 		mode := uintptr(mathModeSafe)
 		if cfg.fastMath {
 			mode = mathModeFast
 		}
-		send1(options, selSetMathMode, mode)
+		options.Send1(objc.SelSetMathMode, mode)
 	} else {
-		send1(options, selSetFastMathEnabled, boolArg(cfg.fastMath))
+		options.Send1(objc.SelSetFastMathEnabled, objc.BoolArg(cfg.fastMath))
 	}
 	if cfg.languageVersion != 0 {
-		send1(options, selSetLanguageVersion, uintptr(cfg.languageVersion))
+		options.Send1(objc.SelSetLanguageVersion, uintptr(cfg.languageVersion))
 	}
 	if len(cfg.macros) > 0 {
 		dict, err := macroDictionary(cfg.macros)
 		if err != nil {
 			return nil, withOp(err, op)
 		}
-		send1(options, selSetPreprocessorMacros, uintptr(dict))
+		options.Send1(objc.SelSetPreprocessorMacros, uintptr(dict))
 	}
-	source := newNSString(msl)
+	source := objc.NewString(msl)
 	if source == 0 {
 		return nil, errorf(errors.InvalidArgument, op, "Source.MSL must be UTF-8 text", "the MSL source could not be made an NSString")
 	}
-	defer release(source)
-	var nsErr id // out-parameter: an autoreleased NSError, or nil
-	lib := id(send3(d.obj, selNewLibraryWithSource, uintptr(source), uintptr(options), uintptr(unsafe.Pointer(&nsErr))))
+	defer source.Release()
+	lib, nsErr := d.obj.SendError(objc.SelNewLibraryWithSource, uintptr(source), uintptr(options)) // nsErr: autoreleased, or nil
 	if lib == 0 {
 		if nsErr == 0 {
 			return nil, errorf(errors.Compilation, op, "check the MSL source", "newLibraryWithSource:options:error: failed without an error")
 		}
-		return nil, fromNSError(readNSError(nsErr), op, errors.Compilation)
+		return nil, fromNSError(objc.ReadError(nsErr), op, errors.Compilation)
 	}
 	return &module{dev: d, name: name, lib: lib, kernels: map[string]*kernel{}}, nil
-}
-
-func boolArg(b bool) uintptr {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // macroDictionary builds an autoreleased NSDictionary of NSString macro names
 // and values (the strings are autoreleased with it: each owned string is
 // released once the dictionary, which retains it, holds it). Call inside a
 // pool.
-func macroDictionary(macros [][2]string) (id, error) {
-	keys := make([]id, 0, len(macros))
-	vals := make([]id, 0, len(macros))
+func macroDictionary(macros [][2]string) (objc.ID, error) {
+	keys := make([]objc.ID, 0, len(macros))
+	vals := make([]objc.ID, 0, len(macros))
 	defer func() {
 		for _, k := range keys {
-			release(k)
+			k.Release()
 		}
 		for _, v := range vals {
-			release(v)
+			v.Release()
 		}
 	}()
 	for _, m := range macros {
-		k, v := newNSString(m[0]), newNSString(m[1])
+		k, v := objc.NewString(m[0]), objc.NewString(m[1])
 		if k != 0 {
 			keys = append(keys, k)
 		}
@@ -131,8 +120,7 @@ func macroDictionary(macros [][2]string) (id, error) {
 			return 0, errorf(errors.InvalidArgument, "compile", "macro names and values must be UTF-8", "macro %q is not valid UTF-8", m[0])
 		}
 	}
-	dict := id(send3(rt.classNSDictionary, selDictionaryWithObjectsKeysCnt,
-		uintptr(unsafe.Pointer(&vals[0])), uintptr(unsafe.Pointer(&keys[0])), uintptr(len(keys))))
+	dict := objc.Dictionary(keys, vals)
 	if dict == 0 {
 		return 0, errorf(errors.Internal, "compile", "retry without Defines; report it if it repeats", "dictionaryWithObjects:forKeys:count: returned nil")
 	}
@@ -167,21 +155,17 @@ func (d *device) internalKernel(name string) (*kernel, error) {
 // module is a compiled MTLLibrary and the pipelines made from it.
 //
 // Owns: lib (+1) and every kernel's pso (+1), released by destroy. mu guards
-// them against use: a launch read-locks the module while it retains the
-// pipeline state for its command buffer.
+// kernels: Kernel may run on several goroutines at once.
 type module struct {
 	dev  *device
 	name string
 
-	mu       sync.RWMutex
-	lib      id
-	kernels  map[string]*kernel
-	released bool
+	mu      sync.Mutex
+	lib     objc.ID
+	kernels map[string]*kernel
 }
 
 var _ backend.Module = (*module)(nil)
-
-var errModuleClosed = errorf(errors.Closed, "module", "do not use a module after Close", "module is closed")
 
 // Kernel creates (once) the compute pipeline state of the kernel function
 // called name.
@@ -205,43 +189,39 @@ func (m *module) kernel(name string) (*kernel, error) {
 	op := fmt.Sprintf("kernel %q", name)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.released {
-		return nil, errModuleClosed
-	}
 	if k, ok := m.kernels[name]; ok {
 		return k, nil
 	}
-	p := enterPool()
-	defer p.exit()
-	fname := newNSString(name)
+	p := objc.EnterPool()
+	defer p.Exit()
+	fname := objc.NewString(name)
 	if fname == 0 {
 		return nil, errorf(errors.InvalidArgument, op, "kernel names are UTF-8", "invalid kernel name")
 	}
-	fn := id(send1(m.lib, selNewFunctionWithName, uintptr(fname)))
-	release(fname)
+	fn := objc.ID(m.lib.Send1(objc.SelNewFunctionWithName, uintptr(fname)))
+	fname.Release()
 	if fn == 0 {
-		names := stringsOf(id(send(m.lib, selFunctionNames)))
+		names := objc.Strings(objc.ID(m.lib.Send(objc.SelFunctionNames)))
 		sort.Strings(names)
 		return nil, &errors.Error{Backend: Name, Op: op, Category: errors.InvalidArgument, Name: "MTLLibraryErrorFunctionNotFound",
 			Msg:  fmt.Sprintf("no kernel function %q in the MSL of %q (it has %s)", name, m.name, strings.Join(names, ", ")),
 			Hint: "name each kernel function after its kernel (the keys of Source.Params)"}
 	}
-	var nsErr id
-	pso := id(send2(m.dev.obj, selNewComputePipelineState, uintptr(fn), uintptr(unsafe.Pointer(&nsErr))))
-	release(fn)
+	pso, nsErr := m.dev.obj.SendError(objc.SelNewComputePipelineState, uintptr(fn))
+	fn.Release()
 	if pso == 0 {
 		if nsErr == 0 {
 			return nil, errorf(errors.Compilation, op, "check the kernel's resource use", "newComputePipelineStateWithFunction:error: failed without an error")
 		}
-		return nil, fromNSError(readNSError(nsErr), op, errors.Compilation)
+		return nil, fromNSError(objc.ReadError(nsErr), op, errors.Compilation)
 	}
 	k := &kernel{
 		mod:        m,
 		name:       name,
 		pso:        pso,
-		maxThreads: int(send(pso, selMaxTotalThreadsPerThreadgroup)),
-		simdWidth:  int(send(pso, selThreadExecutionWidth)),
-		staticMem:  int(send(pso, selStaticThreadgroupMemoryLength)),
+		maxThreads: int(pso.Send(objc.SelMaxTotalThreadsPerThreadgroup)),
+		simdWidth:  int(pso.Send(objc.SelThreadExecutionWidth)),
+		staticMem:  int(pso.Send(objc.SelStaticThreadgroupMemoryLength)),
 	}
 	m.kernels[name] = k
 	return k, nil
@@ -250,31 +230,23 @@ func (m *module) kernel(name string) (*kernel, error) {
 func (m *module) destroy() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.released {
-		return
-	}
-	m.released = true
 	for _, k := range m.kernels {
-		release(k.pso)
+		k.pso.Release()
 	}
-	release(m.lib)
-	m.lib = 0
+	m.lib.Release()
+	m.lib, m.kernels = 0, nil
 }
 
 // Close releases the library and pipelines. Launches already committed keep
-// the pipeline they use alive (rule 5).
-func (m *module) Close() error {
-	m.destroy()
-	m.dev.forget(m)
-	return nil
-}
+// the pipeline they use alive (ownership rule 5 in doc.go).
+func (m *module) Close() error { return m.dev.closeChild(m) }
 
 // kernel is a compute pipeline state of a module. pso is owned by the module
 // (released by its destroy); a launch retains it for its command buffer.
 type kernel struct {
 	mod        *module
 	name       string
-	pso        id
+	pso        objc.ID
 	maxThreads int // maxTotalThreadsPerThreadgroup
 	simdWidth  int // threadExecutionWidth
 	staticMem  int // staticThreadgroupMemoryLength
@@ -301,15 +273,4 @@ func (k *kernel) Attributes() (backend.KernelAttributes, error) {
 		MaxThreadsPerBlock: k.maxThreads,
 		MaxDynamicShared:   max(0, k.mod.dev.info.SharedMemPerBlock-k.staticMem),
 	}, nil
-}
-
-// retainPipeline returns the pipeline state with a reference of the
-// caller's (+1), or Closed once the module is closed.
-func (k *kernel) retainPipeline() (id, error) {
-	k.mod.mu.RLock()
-	defer k.mod.mu.RUnlock()
-	if k.mod.released {
-		return 0, errModuleClosed
-	}
-	return retain(k.pso), nil
 }
