@@ -10,8 +10,9 @@ import (
 )
 
 // Buffer is device memory. It implements io.ReaderAt and io.WriterAt
-// (synchronous, on the device's default stream) and io.ReaderFrom (a reader
-// streamed to the device through pinned chunks).
+// (synchronous, on the device's default stream), io.ReaderFrom (a reader
+// streamed to the device through pinned chunks) and io.WriterTo (the
+// buffer's contents streamed to a writer the same way).
 type Buffer struct {
 	dev       *Device
 	impl      backend.Buffer
@@ -25,6 +26,7 @@ var (
 	_ io.ReaderAt   = (*Buffer)(nil)
 	_ io.WriterAt   = (*Buffer)(nil)
 	_ io.ReaderFrom = (*Buffer)(nil)
+	_ io.WriterTo   = (*Buffer)(nil)
 )
 
 // Size is the buffer's size in bytes, as requested (0 for a nil buffer).
