@@ -10,8 +10,9 @@ import (
 )
 
 // Buffer is device memory. It implements io.ReaderAt and io.WriterAt
-// (synchronous, on the device's default stream) and io.ReaderFrom (a reader
-// streamed to the device through pinned chunks).
+// (synchronous, on the device's default stream), io.ReaderFrom (a reader
+// streamed to the device through pinned chunks) and io.WriterTo (the
+// buffer's contents streamed to a writer the same way).
 type Buffer struct {
 	dev       *Device
 	impl      backend.Buffer
@@ -25,16 +26,32 @@ var (
 	_ io.ReaderAt   = (*Buffer)(nil)
 	_ io.WriterAt   = (*Buffer)(nil)
 	_ io.ReaderFrom = (*Buffer)(nil)
+	_ io.WriterTo   = (*Buffer)(nil)
 )
 
-// Size is the buffer's size in bytes, as requested.
-func (b *Buffer) Size() int64 { return b.size }
+// Size is the buffer's size in bytes, as requested (0 for a nil buffer).
+func (b *Buffer) Size() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.size
+}
 
-// Device is the device the buffer belongs to.
-func (b *Buffer) Device() *Device { return b.dev }
+// Device is the device the buffer belongs to (nil for a nil buffer).
+func (b *Buffer) Device() *Device {
+	if b == nil {
+		return nil
+	}
+	return b.dev
+}
 
-// Transfers is the buffer's own transfer ledger.
-func (b *Buffer) Transfers() TransferCounts { return b.transfers.snapshot() }
+// Transfers is the buffer's own transfer ledger (empty for a nil buffer).
+func (b *Buffer) Transfers() TransferCounts {
+	if b == nil {
+		return TransferCounts{}
+	}
+	return b.transfers.snapshot()
+}
 
 // NativeHandle returns the backend's handle for the buffer (a CUdeviceptr, a
 // VkBuffer, ...) where the backend exposes one.
@@ -60,7 +77,7 @@ func (b *Buffer) usable(op string) error {
 // still queued on a stream must not use the buffer: synchronize first, as
 // with cuMemFree. Closing twice is not an error.
 func (b *Buffer) Close() error {
-	if b == nil || !b.closed.CompareAndSwap(false, true) {
+	if b == nil || b.dev == nil || !b.closed.CompareAndSwap(false, true) {
 		return nil
 	}
 	b.dev.stats.free(b.size)
@@ -117,7 +134,7 @@ func (b *Buffer) WriteAt(p []byte, off int64) (int, error) {
 }
 
 func (b *Buffer) defaultStream() *Stream {
-	if b == nil {
+	if b == nil || b.dev == nil {
 		return nil
 	}
 	return b.dev.def
@@ -136,22 +153,32 @@ type HostBuffer struct {
 // Bytes is the buffer's memory (nil after Close, or after its device's Close,
 // which frees it).
 func (h *HostBuffer) Bytes() []byte {
-	if h == nil || h.closed.Load() || h.dev.closed.Load() {
+	if h == nil || h.dev == nil || h.closed.Load() || h.dev.closed.Load() {
 		return nil
 	}
 	return h.impl.Bytes()[:h.size:h.size]
 }
 
-// Size is the buffer's size in bytes.
-func (h *HostBuffer) Size() int64 { return h.size }
+// Size is the buffer's size in bytes (0 for a nil buffer).
+func (h *HostBuffer) Size() int64 {
+	if h == nil {
+		return 0
+	}
+	return h.size
+}
 
-// Device is the device the buffer was allocated for.
-func (h *HostBuffer) Device() *Device { return h.dev }
+// Device is the device the buffer was allocated for (nil for a nil buffer).
+func (h *HostBuffer) Device() *Device {
+	if h == nil {
+		return nil
+	}
+	return h.dev
+}
 
 // Close returns the memory to the host pool (or frees it). Closing twice is
 // not an error.
 func (h *HostBuffer) Close() error {
-	if h == nil || !h.closed.CompareAndSwap(false, true) {
+	if h == nil || h.dev == nil || !h.closed.CompareAndSwap(false, true) {
 		return nil
 	}
 	if h.dev.closed.Load() {

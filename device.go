@@ -92,20 +92,41 @@ func openDevice(ctx context.Context, c candidate, info DeviceInfo, o options) (*
 	return d, nil
 }
 
-// Name is "backend:ordinal", e.g. "cuda:0".
-func (d *Device) Name() string { return d.name }
+// Name is "backend:ordinal", e.g. "cuda:0" ("" for a nil device).
+func (d *Device) Name() string {
+	if d == nil {
+		return ""
+	}
+	return d.name
+}
 
-// Backend is the name of the backend the device belongs to.
-func (d *Device) Backend() string { return d.backend }
+// Backend is the name of the backend the device belongs to ("" for a nil
+// device).
+func (d *Device) Backend() string {
+	if d == nil {
+		return ""
+	}
+	return d.backend
+}
 
 // Simulated reports whether the device is a stand-in from ANYGPU_FAKE.
-func (d *Device) Simulated() bool { return d.simulated }
+func (d *Device) Simulated() bool { return d != nil && d.simulated }
 
-// Info describes the device.
-func (d *Device) Info() DeviceInfo { return d.info }
+// Info describes the device (the zero DeviceInfo for a nil device).
+func (d *Device) Info() DeviceInfo {
+	if d == nil {
+		return DeviceInfo{}
+	}
+	return d.info
+}
 
-// String is the device's name and model.
-func (d *Device) String() string { return d.name + " (" + d.info.Name + ")" }
+// String is the device's name and model ("<nil>" for a nil device).
+func (d *Device) String() string {
+	if d == nil {
+		return "<nil>"
+	}
+	return d.name + " (" + d.info.Name + ")"
+}
 
 // MemInfo returns the device's free and total memory in bytes.
 func (d *Device) MemInfo() (free, total int64, err error) {
@@ -209,18 +230,40 @@ func (d *Device) newStream(isDefault bool) (*Stream, error) {
 	return s, nil
 }
 
-// DefaultStream is the stream Buffer's ReadAt, WriteAt and ReadFrom use. It
-// lives as long as the device; closing it does nothing.
-func (d *Device) DefaultStream() *Stream { return d.def }
+// DefaultStream is the stream Buffer's ReadAt, WriteAt, ReadFrom and WriteTo
+// use. It lives as long as the device; closing it does nothing. It is nil for
+// a nil device.
+func (d *Device) DefaultStream() *Stream {
+	if d == nil {
+		return nil
+	}
+	return d.def
+}
 
-// Pool is the device memory pool.
-func (d *Device) Pool() *Pool { return d.pool }
+// Pool is the device memory pool (nil for a nil device).
+func (d *Device) Pool() *Pool {
+	if d == nil {
+		return nil
+	}
+	return d.pool
+}
 
-// HostPool is the pinned host memory pool.
-func (d *Device) HostPool() *Pool { return d.hostPool }
+// HostPool is the pinned host memory pool (nil for a nil device).
+func (d *Device) HostPool() *Pool {
+	if d == nil {
+		return nil
+	}
+	return d.hostPool
+}
 
-// Errors returns the errors the device returned: recent ones and counts per category.
-func (d *Device) Errors() errors.History { return d.history.Snapshot() }
+// Errors returns the errors the device returned: recent ones and counts per
+// category (none for a nil device).
+func (d *Device) Errors() errors.History {
+	if d == nil {
+		return errors.History{}
+	}
+	return d.history.Snapshot()
+}
 
 // Synchronize waits until every stream of the device has finished its work,
 // or ctx ends. It returns the streams' asynchronous errors, joined.
@@ -255,7 +298,7 @@ func (d *Device) liveStreams() []*Stream {
 // streams, pools and the native device. Closing twice is not an error.
 // Buffers, streams and modules of a closed device report Closed when used.
 func (d *Device) Close() error {
-	if d == nil || !d.closed.CompareAndSwap(false, true) {
+	if d == nil || d.impl == nil || !d.closed.CompareAndSwap(false, true) {
 		return nil
 	}
 	var errs []error

@@ -32,6 +32,11 @@
 //	ANYGPU_DEVICE         device ordinal within the chosen backend (default 0)
 //	ANYGPU_FAKE           simulated devices for tests, e.g. "cuda:h100,vulkan:rtx4090" (needs backend/sim)
 //
+// Backend names match ignoring case. A malformed value (an unknown backend, an
+// ordinal that is not 0, 1, ...) makes Open fail with an InvalidArgument error
+// naming the variable, its value and what is accepted, with a guess for a
+// near miss; Probe reports it as every backend's reason.
+//
 // The backends they open read, each documented with its package:
 //
 //	ANYGPU_CACHE_DIR      kernel cache directory (default: os.UserCacheDir()/anygpu)

@@ -58,10 +58,14 @@ func (d *Device) usableObject(op string, closed *atomic.Bool, name func() string
 	return nil
 }
 
-// usable reports why the device cannot take work: closed, or lost to a fatal error.
+// usable reports why the device cannot take work: nil or never opened,
+// closed, or lost to a fatal error.
 func (d *Device) usable(op string) error {
 	if d == nil {
 		return errorf(errors.InvalidArgument, op, "nil device")
+	}
+	if d.impl == nil {
+		return errorf(errors.InvalidArgument, op, "a zero Device was never opened (use gpu.Open)")
 	}
 	if d.closed.Load() {
 		return d.record(&errors.Error{Backend: d.backend, Op: op, Category: errors.Closed, Msg: "device " + d.name + " is closed"})

@@ -85,8 +85,13 @@ type Module struct {
 	kernels map[string]*Kernel
 }
 
-// Name is the Source's name.
-func (m *Module) Name() string { return m.name }
+// Name is the Source's name ("" for a nil module).
+func (m *Module) Name() string {
+	if m == nil {
+		return ""
+	}
+	return m.name
+}
 
 // Kernel returns the entry point called name.
 func (m *Module) Kernel(name string) (*Kernel, error) {
@@ -115,7 +120,7 @@ func (m *Module) Kernel(name string) (*Kernel, error) {
 // Close releases the module; its kernels can no longer be launched. Closing
 // twice is not an error.
 func (m *Module) Close() error {
-	if m == nil || !m.closed.CompareAndSwap(false, true) {
+	if m == nil || m.dev == nil || !m.closed.CompareAndSwap(false, true) {
 		return nil
 	}
 	m.mu.Lock()
@@ -142,12 +147,22 @@ type Kernel struct {
 	mod      *Module
 }
 
-// Name is the entry point's name.
-func (k *Kernel) Name() string { return k.name }
+// Name is the entry point's name ("" for a nil kernel).
+func (k *Kernel) Name() string {
+	if k == nil {
+		return ""
+	}
+	return k.name
+}
 
 // Params is the parameter list the Source declares for the kernel (nil when
-// it declares none).
-func (k *Kernel) Params() []ArgKind { return append([]ArgKind(nil), k.params...) }
+// it declares none, or for a nil kernel).
+func (k *Kernel) Params() []ArgKind {
+	if k == nil {
+		return nil
+	}
+	return append([]ArgKind(nil), k.params...)
+}
 
 // Attributes reports the kernel's resource use where the backend can tell.
 func (k *Kernel) Attributes() (KernelAttributes, error) {
@@ -224,7 +239,7 @@ func (s *Stream) Launch(k *Kernel, grid, block Dim3, args ...Arg) error {
 // launchable reports whether a launch passes every check of launchError,
 // without saying which failed. grid and block are normalized.
 func (s *Stream) launchable(k *Kernel, grid, block Dim3, args []Arg) bool {
-	if s == nil || k == nil {
+	if s == nil || k == nil || s.dev == nil {
 		return false
 	}
 	d := s.dev

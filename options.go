@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 	"strconv"
@@ -21,13 +22,14 @@ type options struct {
 	logger      *slog.Logger
 	pool        PoolConfig
 	hostPool    PoolConfig
-	fake        string
+	fake        fakeSpec
 	fakeSet     bool
 	backendsEnv bool // backends came from ANYGPU_BACKEND
 }
 
 // WithBackends restricts Open to these backends, tried in this order
-// (overrides ANYGPU_BACKEND).
+// (overrides ANYGPU_BACKEND). Names are matched ignoring case; an unknown name
+// makes Open fail with an InvalidArgument error.
 func WithBackends(names ...string) Option {
 	return func(o *options) { o.backends = append(make([]string, 0, len(names)), names...) }
 }
@@ -59,12 +61,16 @@ func WithHostPool(c PoolConfig) Option { return func(o *options) { o.hostPool = 
 
 // WithFake simulates devices as ANYGPU_FAKE does ("cuda:h100,vulkan"),
 // overriding the variable; it needs backend/sim imported.
-func WithFake(spec string) Option { return func(o *options) { o.fake, o.fakeSet = spec, true } }
+func WithFake(spec string) Option {
+	return func(o *options) { o.fake, o.fakeSet = fakeSpec{spec: spec, option: true}, true }
+}
 
-// Environment variables read by Probe and Open.
+// Environment variables read by Probe and Open. A malformed value is an
+// InvalidArgument error that names the variable, its value and what is
+// accepted.
 const (
-	EnvBackend = "ANYGPU_BACKEND" // comma-separated backends, in order
-	EnvDevice  = "ANYGPU_DEVICE"  // device ordinal
+	EnvBackend = "ANYGPU_BACKEND" // comma-separated backends, in order; case does not matter
+	EnvDevice  = "ANYGPU_DEVICE"  // device ordinal: 0, 1, ...
 	EnvFake    = "ANYGPU_FAKE"    // simulated devices, e.g. "cuda:h100,vulkan:rtx4090"
 )
 
@@ -75,10 +81,18 @@ func buildOptions(opts []Option) (options, error) {
 			opt(&o)
 		}
 	}
-	if o.backends == nil {
-		if env := strings.TrimSpace(os.Getenv(EnvBackend)); env != "" {
-			o.backends, o.backendsEnv = splitList(env), true
+	if o.backends != nil {
+		names, err := canonicalBackends(o.backends, "WithBackends")
+		if err != nil {
+			return o, err
 		}
+		o.backends = names
+	} else if env := strings.TrimSpace(os.Getenv(EnvBackend)); env != "" {
+		names, err := canonicalBackends(splitList(env), fmt.Sprintf("%s=%q", EnvBackend, env))
+		if err != nil {
+			return o, err
+		}
+		o.backends, o.backendsEnv = names, true
 	}
 	if !o.deviceSet {
 		if env := strings.TrimSpace(os.Getenv(EnvDevice)); env != "" {
@@ -90,10 +104,10 @@ func buildOptions(opts []Option) (options, error) {
 		}
 	}
 	if o.device < 0 {
-		return o, errorf(invalidArgument, "open", "device ordinal %d is negative", o.device)
+		return o, errorf(invalidArgument, "open", "WithDevice(%d): a device ordinal is 0, 1, ...", o.device)
 	}
 	if !o.fakeSet {
-		o.fake = os.Getenv(EnvFake)
+		o.fake = fakeSpec{spec: os.Getenv(EnvFake)}
 	}
 	if o.logger == nil {
 		o.logger = slog.Default()

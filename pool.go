@@ -74,11 +74,20 @@ func newPool(cfg PoolConfig, alloc func(int64) (closer, error)) *Pool {
 	return &Pool{cfg: cfg, alloc: alloc, free: map[int64][]closer{}}
 }
 
-// Config returns the pool's configuration.
-func (p *Pool) Config() PoolConfig { return p.cfg }
+// Config returns the pool's configuration (the zero PoolConfig for a nil
+// pool).
+func (p *Pool) Config() PoolConfig {
+	if p == nil {
+		return PoolConfig{}
+	}
+	return p.cfg
+}
 
-// Stats returns the pool's counters.
+// Stats returns the pool's counters (zero for a nil pool).
 func (p *Pool) Stats() PoolStats {
+	if p == nil {
+		return PoolStats{}
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := p.stats
@@ -155,8 +164,11 @@ func (p *Pool) put(b closer, class int64) error {
 	return b.Close()
 }
 
-// Trim frees every cached block.
+// Trim frees every cached block (nothing, for a nil pool).
 func (p *Pool) Trim() {
+	if p == nil {
+		return
+	}
 	p.mu.Lock()
 	free := p.free
 	p.free = map[int64][]closer{}

@@ -51,10 +51,11 @@ type Report struct {
 	Backends []BackendStatus `json:"backends"`
 }
 
-// Backend returns the status of the named backend.
+// Backend returns the status of the named backend (its name matched ignoring
+// case).
 func (r Report) Backend(name string) (BackendStatus, bool) {
 	for _, b := range r.Backends {
-		if b.Name == name {
+		if strings.EqualFold(b.Name, name) {
 			return b, true
 		}
 	}
@@ -92,12 +93,17 @@ func (r Report) String() string {
 // Probe asks every backend, concurrently, which devices it can open. Each
 // probe is bounded by ctx: one that has not answered when ctx ends is
 // reported Unavailable. ANYGPU_FAKE's stand-ins replace the backends they name.
+// A nil ctx, or a malformed ANYGPU_FAKE, is reported as every backend's
+// reason (an error of category InvalidArgument), since Probe returns no error.
 func Probe(ctx context.Context) Report {
-	fake := os.Getenv(EnvFake)
+	fake := fakeSpec{spec: os.Getenv(EnvFake)}
 	var cands []candidate
 	var rep Report
-	for _, name := range allNames(fake) {
+	for _, name := range allNames() {
 		c, err := resolve([]string{name}, fake, true)
+		if err == nil && ctx == nil {
+			err = errorf(invalidArgument, "probe", "nil context")
+		}
 		if err != nil {
 			rep.Backends = append(rep.Backends, statusFromErr(name, err))
 			continue

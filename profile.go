@@ -155,7 +155,7 @@ func (pr *profiler) close() {
 // after recording every operation that has completed (Close recorded the
 // last ones of a closed device).
 func (d *Device) Profiler() *profiling.Profiler {
-	if d.prof == nil {
+	if d == nil || d.prof == nil {
 		return nil
 	}
 	if !d.closed.Load() {

@@ -19,8 +19,10 @@ import (
 // is named (WithBackends, ANYGPU_BACKEND): the CPU backend outruns them.
 // When no GPU backend can be opened, Open returns the CPU device and logs one
 // warning listing every backend's reason; with WithFallback(false) it returns
-// an error of category Unavailable that joins those reasons instead. An
-// unknown backend name is an error at once.
+// an error of category Unavailable that joins those reasons instead.
+// Backend names match ignoring case; an unknown name (in WithBackends,
+// ANYGPU_BACKEND or ANYGPU_FAKE) is an InvalidArgument error at once, and so
+// is a malformed ANYGPU_DEVICE.
 func Open(ctx context.Context, opts ...Option) (*Device, error) {
 	return choose(ctx, "open", opts, func(o options, c candidate, st BackendStatus) (*Device, error) {
 		if o.device >= len(st.Devices) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/anygpu/gpu"
+	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/errors"
 	"github.com/stretchr/testify/require"
 )
@@ -109,8 +110,14 @@ func TestNoFallback(t *testing.T) {
 func TestOpenErrors(t *testing.T) {
 	ctx := context.Background()
 	_, err := gpu.Open(ctx, gpu.WithBackends("nosuch"))
-	require.ErrorContains(t, err, `unknown backend "nosuch" (forgotten import of github.com/anygpu/gpu/backend/all?)`)
+	require.ErrorContains(t, err, `WithBackends: unknown backend "nosuch" (accepted: cuda, metal, vulkan, webgpu, opengl, cpu, test-broken`)
+	require.ErrorIs(t, err, errors.InvalidArgument)
+
+	// A known backend that is not linked in is unavailable, with the import to add.
+	_, err = gpu.Open(ctx, gpu.WithBackends("vulkan"))
 	require.ErrorIs(t, err, errors.Unavailable)
+	require.ErrorIs(t, err, backend.ErrNotCompiled)
+	require.ErrorContains(t, err, `import _ "github.com/anygpu/gpu/backend/vulkan"`)
 
 	t.Setenv(gpu.EnvBackend, "cpu")
 	t.Setenv(gpu.EnvDevice, "first")
@@ -162,4 +169,81 @@ func TestOpenBoundedByContext(t *testing.T) {
 	require.Less(t, time.Since(start), 10*time.Second)
 	require.ErrorIs(t, err, errors.Unavailable)
 	require.ErrorContains(t, err, "test-slow")
+}
+
+// TestStrictConfig: every malformed ANYGPU_* value and backend name is an
+// InvalidArgument error naming the setting, the value and what is accepted,
+// with a guess for a near miss; backend names match ignoring case.
+func TestStrictConfig(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name    string
+		env     map[string]string
+		opts    []gpu.Option
+		backend string   // the device opened, when the setting is valid
+		errs    []string // what the error says, when it is not
+	}{
+		{name: "backend option, any case", opts: []gpu.Option{gpu.WithBackends("CPU")}, backend: "cpu"},
+		{name: "backend variable, any case", env: map[string]string{gpu.EnvBackend: "Test-OK, cpu"}, backend: "test-ok"},
+		{name: "backend option, unknown", opts: []gpu.Option{gpu.WithBackends("cpu", "vulcan")},
+			errs: []string{`WithBackends: unknown backend "vulcan"`, "accepted: cuda, metal, vulkan", `did you mean "vulkan"?`}},
+		{name: "backend variable, near miss", env: map[string]string{gpu.EnvBackend: "cdua"},
+			errs: []string{`ANYGPU_BACKEND="cdua": unknown backend "cdua"`, "accepted: cuda,", `did you mean "cuda"?`}},
+		{name: "backend variable, far off", env: map[string]string{gpu.EnvBackend: "nonsense"},
+			errs: []string{`ANYGPU_BACKEND="nonsense": unknown backend "nonsense" (accepted: cuda,`}},
+		{name: "backend variable, only commas", env: map[string]string{gpu.EnvBackend: " , "},
+			errs: []string{"no backend named"}},
+		{name: "device variable, a word", env: map[string]string{gpu.EnvBackend: "cpu", gpu.EnvDevice: "first"},
+			errs: []string{`ANYGPU_DEVICE="first" is not a device ordinal`}},
+		{name: "device variable, negative", env: map[string]string{gpu.EnvBackend: "cpu", gpu.EnvDevice: "-1"},
+			errs: []string{`ANYGPU_DEVICE="-1" is not a device ordinal`}},
+		{name: "device option, negative", opts: []gpu.Option{gpu.WithDevice(-1)},
+			errs: []string{"WithDevice(-1)"}},
+		{name: "fake variable, not a backend", env: map[string]string{gpu.EnvFake: "nonsense"}, opts: []gpu.Option{gpu.WithBackends("cpu")},
+			errs: []string{`ANYGPU_FAKE="nonsense": unknown backend "nonsense"`}},
+		{name: "fake variable, near miss", env: map[string]string{gpu.EnvFake: "cdua:h100"}, opts: []gpu.Option{gpu.WithBackends("cpu")},
+			errs: []string{`ANYGPU_FAKE="cdua:h100": unknown backend "cdua"`, `did you mean "cuda"?`}},
+		{name: "fake variable, the simulator itself", env: map[string]string{gpu.EnvFake: "sim:x"},
+			errs: []string{`ANYGPU_FAKE="sim:x": unknown backend "sim"`}},
+		{name: "fake variable, no name", env: map[string]string{gpu.EnvFake: ":h100"},
+			errs: []string{`ANYGPU_FAKE=":h100": entry ":h100" has no backend name`}},
+		{name: "fake option, near miss", opts: []gpu.Option{gpu.WithFake("vulkan,cdua:h100")},
+			errs: []string{`WithFake("vulkan,cdua:h100"): unknown backend "cdua"`, `did you mean "cuda"?`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, v := range []string{gpu.EnvBackend, gpu.EnvDevice, gpu.EnvFake} {
+				t.Setenv(v, c.env[v])
+			}
+			dev, err := gpu.Open(ctx, c.opts...)
+			if c.errs == nil {
+				require.NoError(t, err)
+				require.Equal(t, c.backend, dev.Backend())
+				require.NoError(t, dev.Close())
+				return
+			}
+			require.ErrorIs(t, err, errors.InvalidArgument)
+			for _, want := range c.errs {
+				require.ErrorContains(t, err, want)
+			}
+		})
+	}
+}
+
+// TestProbeStrictFake reports a malformed ANYGPU_FAKE as every backend's
+// reason, and finds backends by name ignoring case.
+func TestProbeStrictFake(t *testing.T) {
+	t.Setenv(gpu.EnvFake, "")
+	rep := gpu.Probe(context.Background())
+	st, ok := rep.Backend("CPU")
+	require.True(t, ok)
+	require.Equal(t, gpu.Available, st.State)
+
+	t.Setenv(gpu.EnvFake, "cdua:h100")
+	rep = gpu.Probe(context.Background())
+	require.NotEmpty(t, rep.Backends)
+	for _, st := range rep.Backends {
+		require.Equal(t, gpu.Unavailable, st.State, st.Name)
+		require.Equal(t, errors.InvalidArgument, errors.CategoryOf(st.Err), "%s: %v", st.Name, st.Err)
+		require.Contains(t, st.Reason, `did you mean "cuda"?`, st.Name)
+	}
 }

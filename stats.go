@@ -86,6 +86,9 @@ func (c *counters) free(size int64) {
 
 // Stats returns the device's ledger.
 func (d *Device) Stats() Stats {
+	if d == nil {
+		return Stats{}
+	}
 	c := &d.stats
 	return Stats{
 		Transfers:       c.transfers.snapshot(),

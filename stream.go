@@ -30,11 +30,22 @@ type Stream struct {
 	argScratch [8]backend.Arg
 }
 
-// ID numbers the streams of a device; the default stream is 0.
-func (s *Stream) ID() int { return s.id }
+// ID numbers the streams of a device; the default stream is 0 (and so is a
+// nil stream).
+func (s *Stream) ID() int {
+	if s == nil {
+		return 0
+	}
+	return s.id
+}
 
-// Device is the device the stream belongs to.
-func (s *Stream) Device() *Device { return s.dev }
+// Device is the device the stream belongs to (nil for a nil stream).
+func (s *Stream) Device() *Device {
+	if s == nil {
+		return nil
+	}
+	return s.dev
+}
 
 // NativeHandle returns the backend's handle for the stream (a CUstream, ...)
 // where the backend exposes one, for native libraries that enqueue work on it
@@ -329,7 +340,7 @@ func (s *Stream) Synchronize(ctx context.Context) error {
 // stream does nothing: it lives as long as its device. Closing twice is not
 // an error.
 func (s *Stream) Close() error {
-	if s == nil || s.isDefault || !s.closed.CompareAndSwap(false, true) {
+	if s == nil || s.dev == nil || s.isDefault || !s.closed.CompareAndSwap(false, true) {
 		return nil
 	}
 	s.dev.mu.Lock()

@@ -35,17 +35,27 @@ var readFromWorkers = max(1, min(12, runtime.GOMAXPROCS(0)))
 //   - any other reader is read sequentially into a ring of chunks.
 //
 // A reader with more data than the buffer holds is an InvalidArgument error
-// (after the buffer is full).
+// (after the buffer is full), and so is a reader that breaks io.Reader's
+// contract: a count below zero or beyond what was asked, or no data and no
+// error 100 times in a row (io.ErrNoProgress, as bufio gives up).
 func (b *Buffer) ReadFrom(r io.Reader) (int64, error) {
 	return b.ReadFromContext(context.Background(), r, nil)
 }
 
 // Progress receives the bytes copied so far and the total expected (the
 // buffer's size); it is called after each chunk, on the goroutine that called
-// ReadFromContext, with done never decreasing.
+// ReadFromContext or WriteToContext, with done never decreasing.
 type Progress func(done, total int64)
 
-// ReadFromContext is ReadFrom with cancellation and an optional progress callback.
+// maxEmptyReads is how many reads in a row may return no data and no error
+// before ReadFrom gives up with io.ErrNoProgress, as bufio does.
+const maxEmptyReads = 100
+
+// ReadFromContext is ReadFrom with cancellation and an optional progress
+// callback. ctx and the device are looked at before every read of a plain
+// reader, every chunk of an io.ReaderAt and every write of an io.WriterTo, so
+// that a slow reader is given up within one read of ctx's end or of the
+// device's Close; nothing it started runs after it returns.
 func (b *Buffer) ReadFromContext(ctx context.Context, r io.Reader, progress Progress) (int64, error) {
 	const op = "read from"
 	if err := b.usable(op); err != nil {
@@ -80,6 +90,54 @@ func (b *Buffer) tooMuch(op string) error {
 	return b.dev.errorf(errors.InvalidArgument, op, "the reader holds more than the buffer's %d bytes", b.size)
 }
 
+// badCount is the error of a reader or writer whose call (Read, ReadAt,
+// Write) returned a count n outside [0, asked].
+func (b *Buffer) badCount(op, call string, n int, asked int64) error {
+	return b.dev.record(&errors.Error{
+		Backend: b.dev.backend, Op: op, Category: errors.InvalidArgument,
+		Msg:  fmt.Sprintf("%s of %d bytes returned a count of %d", call, asked, n),
+		Hint: "the io." + map[string]string{"Read": "Reader", "ReadAt": "ReaderAt", "Write": "Writer"}[call] + " breaks its contract: a count is between 0 and len(p)",
+	})
+}
+
+// readFull reads r into p until p is full or r ends (eof). Before each read
+// it checks that ctx has not ended and that the device is usable. Its errors
+// are final (attributed and recorded): one of r, a count r must not return,
+// io.ErrNoProgress after maxEmptyReads empty reads, ctx's or the device's.
+func (b *Buffer) readFull(ctx context.Context, r io.Reader, p []byte) (n int, eof bool, err error) {
+	const op = "read from"
+	for empty := 0; n < len(p); {
+		if err := ctx.Err(); err != nil {
+			return n, false, b.dev.wrap(err, op)
+		}
+		if err := b.usable(op); err != nil {
+			return n, false, err
+		}
+		m, rerr := r.Read(p[n:])
+		if m < 0 || m > len(p)-n {
+			return n, false, b.badCount(op, "Read", m, int64(len(p)-n))
+		}
+		n += m
+		switch {
+		case rerr == io.EOF:
+			return n, true, nil
+		case rerr != nil:
+			return n, false, b.dev.wrap(fmt.Errorf("reading: %w", rerr), op)
+		case m > 0:
+			empty = 0
+		default:
+			if empty++; empty == maxEmptyReads {
+				return n, false, b.dev.record(&errors.Error{
+					Backend: b.dev.backend, Op: op, Category: errors.InvalidArgument, Err: io.ErrNoProgress,
+					Msg:  fmt.Sprintf("the reader returned no data and no error %d times in a row", maxEmptyReads),
+					Hint: "the io.Reader breaks its contract: a Read blocks until it has data, or returns an error",
+				})
+			}
+		}
+	}
+	return n, false, nil
+}
+
 // stagingRing is pinned chunks, each with the event recorded after the last
 // copy that used it.
 type stagingRing struct {
@@ -88,9 +146,9 @@ type stagingRing struct {
 	evs   []*Event
 }
 
-// slot returns chunk i of the ring (allocated on first use) once its last
-// copy has completed.
-func (rg *stagingRing) slot(ctx context.Context, i int, size int64) (*HostBuffer, error) {
+// slot returns the memory of chunk i of the ring (allocated on first use)
+// once its last copy has completed.
+func (rg *stagingRing) slot(ctx context.Context, i int, size int64) ([]byte, error) {
 	if rg.evs[i] != nil {
 		err := rg.evs[i].Synchronize(ctx)
 		_ = rg.evs[i].Close()
@@ -106,13 +164,29 @@ func (rg *stagingRing) slot(ctx context.Context, i int, size int64) (*HostBuffer
 		}
 		rg.slots[i] = hb
 	}
-	return rg.slots[i], nil
+	p := rg.slots[i].Bytes()
+	if p == nil { // the device closed
+		return nil, rg.dev.usable("staging")
+	}
+	return p, nil
 }
 
 // send copies n bytes of chunk i to dst at off on s and records the chunk's event.
 func (rg *stagingRing) send(s *Stream, dst *Buffer, off int64, i int, n int64) error {
-	if err := s.WriteHost(dst, off, rg.slots[i], 0, n); err != nil {
-		return err
+	return rg.recordAfter(s, i, s.WriteHost(dst, off, rg.slots[i], 0, n))
+}
+
+// receive copies n bytes of src at off into chunk i on s and records the
+// chunk's event.
+func (rg *stagingRing) receive(s *Stream, src *Buffer, off int64, i int, n int64) error {
+	return rg.recordAfter(s, i, s.ReadHost(rg.slots[i], 0, src, off, n))
+}
+
+// recordAfter records chunk i's event on s after a copy that was enqueued
+// with the error enqueued returned (nothing when it failed).
+func (rg *stagingRing) recordAfter(s *Stream, i int, enqueued error) error {
+	if enqueued != nil {
+		return enqueued
 	}
 	ev, err := s.Record()
 	if err != nil {
@@ -146,26 +220,23 @@ func (b *Buffer) readFromStream(ctx context.Context, r io.Reader, progress Progr
 	defer rg.close()
 	var total int64
 	for i := 0; ; i = (i + 1) % len(rg.slots) {
-		if err := ctx.Err(); err != nil {
-			return total, b.dev.wrap(err, op)
-		}
 		want := min(chunk, b.size-total)
-		if want == 0 {
+		if want == 0 { // full: one more byte is too much
 			var probe [1]byte
-			n, err := io.ReadFull(r, probe[:])
+			n, eof, err := b.readFull(ctx, r, probe[:])
 			if n > 0 {
 				return total, b.tooMuch(op)
 			}
-			if err == io.EOF || err == io.ErrUnexpectedEOF {
+			if eof {
 				break
 			}
-			return total, b.dev.wrap(err, op)
+			return total, err
 		}
-		hb, err := rg.slot(ctx, i, chunk)
+		p, err := rg.slot(ctx, i, chunk)
 		if err != nil {
 			return total, err
 		}
-		n, rerr := io.ReadFull(r, hb.Bytes()[:want])
+		n, eof, rerr := b.readFull(ctx, r, p[:want])
 		if n > 0 {
 			if err := rg.send(s, b, total, i, int64(n)); err != nil {
 				return total, err
@@ -173,11 +244,11 @@ func (b *Buffer) readFromStream(ctx context.Context, r io.Reader, progress Progr
 			total += int64(n)
 			progress(total, b.size)
 		}
-		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
-			break
-		}
 		if rerr != nil {
-			return total, b.dev.wrap(fmt.Errorf("reading: %w", rerr), op)
+			return total, rerr
+		}
+		if eof {
+			break
 		}
 	}
 	return total, s.Synchronize(ctx)
@@ -254,14 +325,22 @@ func (b *Buffer) fillParallel(ctx context.Context, ra io.ReaderAt, base, dstOff,
 				if c >= chunks {
 					return
 				}
+				if err := ctx.Err(); err != nil {
+					results <- result{c: c, err: b.dev.wrap(err, op), dev: true}
+					return
+				}
 				off := c * chunk
 				m := min(chunk, want-off)
-				hb, err := rg.slot(ctx, k&1, chunk)
+				p, err := rg.slot(ctx, k&1, chunk)
 				if err != nil {
 					results <- result{c: c, err: err, dev: true}
 					return
 				}
-				n, rerr := ra.ReadAt(hb.Bytes()[:m], base+off)
+				n, rerr := ra.ReadAt(p[:m], base+off)
+				if n < 0 || int64(n) > m {
+					results <- result{c: c, err: b.badCount(op, "ReadAt", n, m), dev: true}
+					return
+				}
 				if n > 0 {
 					if err := rg.send(s, b, dstOff+off, k&1, int64(n)); err != nil {
 						results <- result{c: c, err: err, dev: true}
@@ -361,6 +440,15 @@ type deviceWriter struct {
 }
 
 func (w *deviceWriter) Write(p []byte) (int, error) {
+	// Looked at even for an empty write, so that a reader writing nothing
+	// over and over is stopped.
+	if err := w.b.usable("read from"); err != nil {
+		w.devErr = err
+		return 0, err
+	}
+	if err := w.ctx.Err(); err != nil {
+		return 0, err
+	}
 	written := 0
 	for len(p) > 0 {
 		if err := w.ctx.Err(); err != nil {
@@ -385,12 +473,12 @@ func (w *deviceWriter) Write(p []byte) (int, error) {
 			p, written = p[got:], written+int(got)
 			continue
 		}
-		hb, err := w.rg.slot(w.ctx, w.slot, ReadFromChunk)
+		chunk, err := w.rg.slot(w.ctx, w.slot, ReadFromChunk)
 		if err != nil {
 			w.devErr = err
 			return written, err
 		}
-		n := copy(hb.Bytes()[w.fill:min(int64(ReadFromChunk), w.fill+room)], p)
+		n := copy(chunk[w.fill:min(int64(ReadFromChunk), w.fill+room)], p)
 		w.fill += int64(n)
 		p, written = p[n:], written+n
 		if w.fill == ReadFromChunk || w.total+w.fill == w.b.size {
@@ -416,4 +504,83 @@ func (w *deviceWriter) flush() error {
 	w.slot = (w.slot + 1) % len(w.rg.slots)
 	w.progress(w.total, w.b.size)
 	return nil
+}
+
+// WriteTo writes the buffer's contents, all Size bytes from offset 0, to w.
+// Data moves through two pinned host chunks of ReadFromChunk bytes, the copy
+// of the next chunk from the device overlapping the writing of one to w. A
+// writer that breaks io.Writer's contract (a count below zero or beyond len(p))
+// is an InvalidArgument error; a short write without an error is
+// io.ErrShortWrite.
+func (b *Buffer) WriteTo(w io.Writer) (int64, error) {
+	return b.WriteToContext(context.Background(), w, nil)
+}
+
+// WriteToContext is WriteTo with cancellation, looked at before every write,
+// and an optional progress callback.
+func (b *Buffer) WriteToContext(ctx context.Context, w io.Writer, progress Progress) (int64, error) {
+	const op = "write to"
+	if err := b.usable(op); err != nil {
+		return 0, err
+	}
+	if w == nil {
+		return 0, b.dev.errorf(errors.InvalidArgument, op, "nil writer")
+	}
+	if ctx == nil {
+		return 0, b.dev.errorf(errors.InvalidArgument, op, "nil context")
+	}
+	if progress == nil {
+		progress = func(int64, int64) {}
+	}
+	s := b.dev.def
+	chunk := min(int64(ReadFromChunk), b.size)
+	chunks := (b.size + chunk - 1) / chunk
+	rg := newStagingRing(b.dev, 2)
+	defer rg.close()
+	// fetch enqueues the copy of chunk c from the device into its slot.
+	fetch := func(c int64) error {
+		i := int(c % 2)
+		if _, err := rg.slot(ctx, i, chunk); err != nil {
+			return err
+		}
+		off := c * chunk
+		return rg.receive(s, b, off, i, min(chunk, b.size-off))
+	}
+	if err := fetch(0); err != nil {
+		return 0, err
+	}
+	var total int64
+	for c := range chunks {
+		// The stream's Synchronize, not an event: it also reports a copy
+		// that failed, before its chunk reaches w.
+		if err := s.Synchronize(ctx); err != nil {
+			return total, err
+		}
+		if c+1 < chunks {
+			if err := fetch(c + 1); err != nil {
+				return total, err
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return total, b.dev.wrap(err, op)
+		}
+		p := rg.slots[c%2].Bytes()
+		if p == nil { // the device closed
+			return total, b.usable(op)
+		}
+		m := min(chunk, b.size-c*chunk)
+		n, err := w.Write(p[:m])
+		if n < 0 || int64(n) > m {
+			return total, b.badCount(op, "Write", n, m)
+		}
+		total += int64(n)
+		if err == nil && int64(n) < m {
+			err = io.ErrShortWrite
+		}
+		if err != nil {
+			return total, b.dev.wrap(fmt.Errorf("writing: %w", err), op)
+		}
+		progress(total, b.size)
+	}
+	return total, nil
 }
