@@ -81,10 +81,7 @@ func (b *Buffer) Close() error {
 		return nil
 	}
 	b.dev.stats.free(b.size)
-	if b.dev.closed.Load() {
-		return nil // the device released all its memory
-	}
-	return b.dev.wrap(b.dev.pool.put(b.impl, b.class), "free")
+	return b.dev.wrap(b.dev.closeChild(func() error { return b.dev.pool.put(b.impl, b.class) }), "free")
 }
 
 // ReadAt copies len(p) bytes at off into p, synchronously. Like any
@@ -181,8 +178,5 @@ func (h *HostBuffer) Close() error {
 	if h == nil || h.dev == nil || !h.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	if h.dev.closed.Load() {
-		return nil
-	}
-	return h.dev.wrap(h.dev.hostPool.put(h.impl, h.class), "free host")
+	return h.dev.wrap(h.dev.closeChild(func() error { return h.dev.hostPool.put(h.impl, h.class) }), "free host")
 }

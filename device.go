@@ -41,8 +41,11 @@ type Device struct {
 	pool     *Pool // device memory
 	hostPool *Pool // pinned host memory
 
-	mu       sync.Mutex
-	streams  map[*Stream]struct{}
+	mu      sync.Mutex
+	streams map[*Stream]struct{}
+	// gate orders the backend Close of the device's objects before the
+	// device's own: see closeChild.
+	gate     gate
 	streamID int
 	def      *Stream
 }
@@ -276,7 +279,12 @@ func (d *Device) Synchronize(ctx context.Context) error {
 	}
 	var errs []error
 	for _, s := range d.liveStreams() {
-		if err := s.impl.Synchronize(ctx); err != nil {
+		if s.enter("synchronize") != nil {
+			continue // closed meanwhile: Close synchronized it
+		}
+		err := s.impl.Synchronize(ctx)
+		s.leave()
+		if err != nil {
 			errs = append(errs, d.wrap(err, fmt.Sprintf("synchronize stream %d", s.id)))
 		}
 	}
@@ -301,9 +309,13 @@ func (d *Device) Close() error {
 	if d == nil || d.impl == nil || !d.closed.CompareAndSwap(false, true) {
 		return nil
 	}
+	d.gate.drain() // objects' closes under way finish; later ones see d.closed
 	var errs []error
 	lost := d.lost.Load() != nil
 	for _, s := range d.liveStreams() {
+		// The device is marked closed: calls that enter from now on are
+		// refused; wait for those under way.
+		s.gate.drain()
 		if !lost {
 			if err := s.impl.Synchronize(context.Background()); err != nil {
 				errs = append(errs, err)

@@ -65,8 +65,8 @@ func (e *Event) Elapsed(start *Event) (time.Duration, error) {
 
 // Close releases the event. Closing twice is not an error.
 func (e *Event) Close() error {
-	if e == nil || e.dev == nil || !e.closed.CompareAndSwap(false, true) || e.dev.closed.Load() {
+	if e == nil || e.dev == nil || !e.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	return e.dev.wrap(e.impl.Close(), "close event")
+	return e.dev.wrap(e.dev.closeChild(e.impl.Close), "close event")
 }

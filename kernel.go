@@ -131,7 +131,12 @@ func (m *Module) Close() error {
 	if m.dev.closed.Load() {
 		return nil
 	}
-	return m.dev.wrap(m.impl.Close(), fmt.Sprintf("close module %q", m.name))
+	// A launch of one of its kernels may be under way on any stream: wait
+	// for those before the backend releases the module.
+	for _, s := range m.dev.liveStreams() {
+		s.gate.drain()
+	}
+	return m.dev.wrap(m.dev.closeChild(m.impl.Close), fmt.Sprintf("close module %q", m.name))
 }
 
 // Kernel is an entry point of a Module.
@@ -192,12 +197,19 @@ func (k *Kernel) usable(op string) error {
 // reaches the backend.
 func (s *Stream) Launch(k *Kernel, grid, block Dim3, args ...Arg) error {
 	grid, block = grid.Norm(), block.Norm()
+	if s == nil {
+		return s.launchError(k, grid, block, args)
+	}
 	// The checks of a launch that passes them are one compact function;
 	// launchError, out of line, finds and words what failed. Between
 	// launches the driver evicts this code from the CPU's caches, so the
 	// less of it a launch runs, the less each launch costs (README,
-	// Performance).
+	// Performance). The stream's gate is held from the checks to the
+	// backend's Launch, so that a Close of the stream or of the kernel's
+	// module waits for the launch (see gate).
+	s.gate.enter()
 	if !s.launchable(k, grid, block, args) {
+		s.gate.leave()
 		return s.launchError(k, grid, block, args)
 	}
 	// The SPI lets a backend keep the argument slice until the launch has
@@ -225,6 +237,7 @@ func (s *Stream) Launch(k *Kernel, grid, block Dim3, args ...Arg) error {
 	} else {
 		err = s.profiledKernel(k, grid, block, func() error { return s.impl.Launch(k.impl, grid, block, out) })
 	}
+	s.gate.leave()
 	if scratch {
 		clear(out) // keep no buffers alive
 		s.argBusy.Store(false)

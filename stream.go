@@ -21,6 +21,7 @@ type Stream struct {
 	id        int
 	isDefault bool
 	closed    atomic.Bool
+	gate      gate // Close drains it: see gate
 
 	// Launch's reused argument slice, for backends that copy the arguments
 	// (backend.ArgsCopier, looked up once: copiesArgs); argBusy marks it
@@ -61,6 +62,23 @@ func (s *Stream) NativeHandle() (uintptr, error) {
 	return 0, s.dev.errorf(errors.NotSupported, op, "the %s backend exposes no stream handle", s.dev.backend)
 }
 
+// enter admits a call into the stream's backend object: nil when s is
+// usable, and then the caller holds the stream's gate until leave.
+func (s *Stream) enter(op string) error {
+	if s == nil {
+		return errorf(errors.InvalidArgument, op, "nil stream")
+	}
+	s.gate.enter()
+	if err := s.usable(op); err != nil {
+		s.gate.leave()
+		return err
+	}
+	return nil
+}
+
+// leave ends a call that enter admitted.
+func (s *Stream) leave() { s.gate.leave() }
+
 // usable reports why s cannot be used: nil, closed, or its device unusable.
 func (s *Stream) usable(op string) error {
 	if s == nil {
@@ -83,13 +101,10 @@ func (s *Stream) own(op, role string, b *Buffer) error {
 	return nil
 }
 
-// bufferArgs checks a call that uses one buffer of the stream: the stream is
-// usable, b (role says which) is an open buffer of its device, and
+// bufferArgs checks a call that uses one buffer of the stream, which the
+// call has entered: b (role says which) is an open buffer of its device, and
 // [off, off+n) lies within it.
 func (s *Stream) bufferArgs(op, role string, b *Buffer, off, n int64) error {
-	if err := s.usable(op); err != nil {
-		return err
-	}
 	if err := s.own(op, role, b); err != nil {
 		return err
 	}
@@ -109,6 +124,10 @@ func (s *Stream) rangeErr(op, role string, off, n int64, b *Buffer) error {
 func (s *Stream) Write(dst *Buffer, off int64, src []byte) error {
 	const op = "write"
 	n := int64(len(src))
+	if err := s.enter(op); err != nil {
+		return err
+	}
+	defer s.leave()
 	if err := s.bufferArgs(op, "destination", dst, off, n); err != nil || n == 0 {
 		return err
 	}
@@ -122,6 +141,10 @@ func (s *Stream) Write(dst *Buffer, off int64, src []byte) error {
 func (s *Stream) Read(dst []byte, src *Buffer, off int64) error {
 	const op = "read"
 	n := int64(len(dst))
+	if err := s.enter(op); err != nil {
+		return err
+	}
+	defer s.leave()
 	if err := s.bufferArgs(op, "source", src, off, n); err != nil || n == 0 {
 		return err
 	}
@@ -133,6 +156,10 @@ func (s *Stream) Read(dst []byte, src *Buffer, off int64) error {
 // without staging: src must stay unchanged until the stream passes this point.
 func (s *Stream) WriteHost(dst *Buffer, dstOff int64, src *HostBuffer, srcOff, n int64) error {
 	const op = "write host"
+	if err := s.enter(op); err != nil {
+		return err
+	}
+	defer s.leave()
 	if err := s.hostArgs(op, dst, dstOff, src, srcOff, n); err != nil || n == 0 {
 		return err
 	}
@@ -149,6 +176,10 @@ func (s *Stream) WriteHost(dst *Buffer, dstOff int64, src *HostBuffer, srcOff, n
 // dst holds the data once the stream passes this point.
 func (s *Stream) ReadHost(dst *HostBuffer, dstOff int64, src *Buffer, srcOff, n int64) error {
 	const op = "read host"
+	if err := s.enter(op); err != nil {
+		return err
+	}
+	defer s.leave()
 	if err := s.hostArgs(op, src, srcOff, dst, dstOff, n); err != nil || n == 0 {
 		return err
 	}
@@ -161,10 +192,9 @@ func (s *Stream) ReadHost(dst *HostBuffer, dstOff int64, src *Buffer, srcOff, n 
 	return s.account(err, op, kindD2H, n, src)
 }
 
+// hostArgs checks a call between a device buffer and a host buffer, which
+// the call has entered.
 func (s *Stream) hostArgs(op string, b *Buffer, bOff int64, h *HostBuffer, hOff, n int64) error {
-	if err := s.usable(op); err != nil {
-		return err
-	}
 	if err := s.own(op, "device", b); err != nil {
 		return err
 	}
@@ -192,9 +222,10 @@ func (s *Stream) hostArgs(op string, b *Buffer, bOff int64, h *HostBuffer, hOff,
 // Stats.Fallbacks) and is then synchronous.
 func (s *Stream) Copy(dst *Buffer, dstOff int64, src *Buffer, srcOff, n int64) error {
 	const op = "copy"
-	if err := s.usable(op); err != nil {
+	if err := s.enter(op); err != nil {
 		return err
 	}
+	defer s.leave()
 	if err := s.own(op, "destination", dst); err != nil {
 		return err
 	}
@@ -251,6 +282,10 @@ func (s *Stream) copyPeer(dst *Buffer, dstOff int64, src *Buffer, srcOff, n int6
 // must be multiples of 4.
 func (s *Stream) Fill(dst *Buffer, off, n int64, value uint32) error {
 	const op = "fill"
+	if err := s.enter(op); err != nil {
+		return err
+	}
+	defer s.leave()
 	if err := s.bufferArgs(op, "destination", dst, off, n); err != nil {
 		return err
 	}
@@ -276,9 +311,10 @@ func (s *Stream) account(err error, op string, kind transferKind, n int64, b *Bu
 
 // Record enqueues an event that completes when all work enqueued before it has.
 func (s *Stream) Record() (*Event, error) {
-	if err := s.usable("record"); err != nil {
+	if err := s.enter("record"); err != nil {
 		return nil, err
 	}
+	defer s.leave()
 	e, err := s.impl.Record()
 	if err != nil {
 		return nil, s.dev.wrap(err, "record")
@@ -292,9 +328,10 @@ func (s *Stream) Record() (*Event, error) {
 // returns once e has completed (see OpenAll).
 func (s *Stream) Wait(e *Event) error {
 	const op = "wait"
-	if err := s.usable(op); err != nil {
+	if err := s.enter(op); err != nil {
 		return err
 	}
+	defer s.leave()
 	if err := e.usable(op); err != nil {
 		return s.dev.record(err)
 	}
@@ -325,13 +362,15 @@ func (s *Stream) waitOther(e *Event) error {
 // asynchronous error the work met since the last Synchronize.
 func (s *Stream) Synchronize(ctx context.Context) error {
 	const op = "synchronize"
-	if err := s.usable(op); err != nil {
+	if err := s.enter(op); err != nil {
 		return err
 	}
 	if ctx == nil {
+		s.leave()
 		return s.dev.errorf(errors.InvalidArgument, op, "nil context")
 	}
 	err := s.impl.Synchronize(ctx)
+	s.leave()
 	s.dev.prof.collect()
 	return s.dev.wrap(err, fmt.Sprintf("stream %d", s.id))
 }
@@ -343,13 +382,15 @@ func (s *Stream) Close() error {
 	if s == nil || s.dev == nil || s.isDefault || !s.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	s.dev.mu.Lock()
-	delete(s.dev.streams, s)
-	s.dev.mu.Unlock()
-	if s.dev.closed.Load() {
-		return nil
-	}
-	err := s.impl.Synchronize(context.Background())
-	s.dev.prof.collect()
-	return s.dev.wrap(errors.Join(err, s.impl.Close()), fmt.Sprintf("close stream %d", s.id))
+	s.gate.drain() // no call of another goroutine is inside the backend stream now
+	d := s.dev
+	err := d.closeChild(func() error {
+		d.mu.Lock()
+		delete(d.streams, s)
+		d.mu.Unlock()
+		err := errors.Join(s.impl.Synchronize(context.Background()), s.impl.Close())
+		d.prof.collect()
+		return err
+	})
+	return d.wrap(err, fmt.Sprintf("close stream %d", s.id))
 }
