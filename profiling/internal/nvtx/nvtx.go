@@ -11,6 +11,7 @@ package nvtx
 
 import (
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"unsafe"
@@ -39,7 +40,9 @@ func Load() (*Library, error) {
 }
 
 // candidates lists the library's names for the system's own search, then
-// the CUDA toolkit's directories ($CUDA_HOME and the like, /usr/local/cuda).
+// the CUDA toolkit's directories ($CUDA_HOME and the like, /usr/local/cuda;
+// CUDA 12 was the last toolkit to ship the library) and the nvidia-nvtx
+// Python wheel's.
 func candidates(env dl.Env) []string {
 	names := []string{"libnvToolsExt.so.1", "libnvToolsExt.so"}
 	if env.GOOS == "windows" {
@@ -48,9 +51,10 @@ func candidates(env dl.Env) []string {
 	return env.Search(EnvLibrary, names, func() []string {
 		vars := []string{"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"}
 		if env.GOOS == "windows" {
-			return env.EnvDirs(vars, "bin")
+			return append(env.EnvDirs(vars, "bin"), dl.Join(env.SitePackages(false), filepath.Join("nvidia", "nvtx", "bin"))...)
 		}
-		return append(env.EnvDirs(vars, "lib64", "lib"), dl.Join(env.ToolkitDirs(), "lib64", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib")...)
+		dirs := append(env.EnvDirs(vars, "lib64", "lib"), dl.Join(env.ToolkitDirs(), "lib64")...)
+		return append(dirs, dl.Join(env.SitePackages(false), filepath.Join("nvidia", "nvtx", "lib"))...)
 	})
 }
 

@@ -45,3 +45,16 @@ func TestLoadMissing(t *testing.T) {
 	assert.Contains(t, err.Error(), "nvtx: ")
 	assert.Contains(t, err.Error(), "libnvToolsExt.so.1")
 }
+
+// Where the library is installed (the GPU machine), ranges go through it.
+func TestStartEnd(t *testing.T) {
+	lib, err := Load()
+	if err != nil {
+		t.Skip(err)
+	}
+	outer := lib.Start("anygpu outer")
+	inner := lib.Start("anygpu inner")
+	lib.End(inner)
+	lib.End(outer)
+	t.Log("NVTX library:", lib.Path)
+}
