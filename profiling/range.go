@@ -19,8 +19,10 @@ import (
 // once; calling end twice records the range once. A nil Profiler returns an
 // end that does nothing.
 //
-// Where the NVTX library (libnvToolsExt.so.1, found by the system's search,
-// in $CUDA_HOME and /usr/local/cuda, or named by ANYGPU_NVTX_LIBRARY) loads,
+// Where the NVTX library (CUDA 12's libnvToolsExt.so.1 or CUDA 13's
+// libnvtx3interop.so.1, found by the system's search, in $CUDA_HOME,
+// /usr/local/cuda or the nvidia-nvtx wheel, or named by ANYGPU_NVTX_LIBRARY)
+// loads,
 // each range is also an NVTX range (nvtxRangeStartA/nvtxRangeEnd), so Nsight
 // Systems shows it on its timeline. Without the library nothing else
 // happens; the reason is logged once at debug level.

@@ -1,8 +1,9 @@
 // Package nvtx binds the two NVTX functions the profiler uses,
-// nvtxRangeStartA and nvtxRangeEnd, from libnvToolsExt loaded at run time
-// through internal/dl. Under Nsight Systems that library forwards each call
-// to the tool (NVTX_INJECTION64_PATH), which then shows the range on its
-// timeline; without a tool attached the calls return at once.
+// nvtxRangeStartA and nvtxRangeEnd, from libnvToolsExt (CUDA 12) or
+// libnvtx3interop (CUDA 13), loaded at run time through internal/dl. Under
+// Nsight Systems the library forwards each call to the tool
+// (NVTX_INJECTION64_PATH), which shows the range on its timeline; without a
+// tool attached the calls return at once.
 //
 // Start/End ranges, not Push/Pop: NVTX's push/pop stack belongs to an OS
 // thread, and a goroutine may move between threads, so only the
@@ -39,12 +40,13 @@ func Load() (*Library, error) {
 	return libs.Get(key, func() (*Library, error) { return loadFrom(candidates(env)) })
 }
 
-// candidates lists the library's names for the system's own search, then
-// the CUDA toolkit's directories ($CUDA_HOME and the like, /usr/local/cuda;
-// CUDA 12 was the last toolkit to ship the library) and the nvidia-nvtx
-// Python wheel's.
+// candidates lists the library's names for the system's own search (CUDA
+// 12's libnvToolsExt, CUDA 13's libnvtx3interop, which exports the same C
+// functions), then those files in the CUDA toolkit's directories
+// ($CUDA_HOME and the like, /usr/local/cuda) and the nvidia-nvtx Python
+// wheel's.
 func candidates(env dl.Env) []string {
-	names := []string{"libnvToolsExt.so.1", "libnvToolsExt.so"}
+	names := []string{"libnvToolsExt.so.1", "libnvToolsExt.so", "libnvtx3interop.so.1"}
 	if env.GOOS == "windows" {
 		names = []string{"nvToolsExt64_1.dll"}
 	}
@@ -53,7 +55,7 @@ func candidates(env dl.Env) []string {
 		if env.GOOS == "windows" {
 			return append(env.EnvDirs(vars, "bin"), dl.Join(env.SitePackages(false), filepath.Join("nvidia", "nvtx", "bin"))...)
 		}
-		dirs := append(env.EnvDirs(vars, "lib64", "lib"), dl.Join(env.ToolkitDirs(), "lib64")...)
+		dirs := append(env.EnvDirs(vars, "lib64", "lib"), dl.Join(env.ToolkitDirs(), "lib64", filepath.Join("targets", "x86_64-linux", "lib"), filepath.Join("targets", "sbsa-linux", "lib"))...)
 		return append(dirs, dl.Join(env.SitePackages(false), filepath.Join("nvidia", "nvtx", "lib"))...)
 	})
 }

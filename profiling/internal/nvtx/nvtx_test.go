@@ -27,7 +27,7 @@ func TestCandidates(t *testing.T) {
 		want []string
 	}{
 		{"override alone", map[string]string{EnvLibrary: " /opt/nvtx.so "}, "linux", []string{"/opt/nvtx.so"}},
-		{"names then CUDA_HOME", map[string]string{"CUDA_HOME": root}, "linux", []string{"libnvToolsExt.so.1", "libnvToolsExt.so", lib}},
+		{"names then CUDA_HOME", map[string]string{"CUDA_HOME": root}, "linux", []string{"libnvToolsExt.so.1", "libnvToolsExt.so", "libnvtx3interop.so.1", lib}},
 		{"windows", nil, "windows", []string{"nvToolsExt64_1.dll"}},
 	}
 	for _, c := range cases {
