@@ -1,9 +1,10 @@
 module github.com/anygpu/gpu
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/ebitengine/purego v0.11.3
+	github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b
 	github.com/oliverbestmann/webgpu v1.36.0
 	github.com/stretchr/testify v1.11.1
 )

@@ -2,23 +2,27 @@ package gpu
 
 import (
 	"context"
+	"math"
 	"sync"
 	"time"
 
 	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/errors"
 	"github.com/anygpu/gpu/profiling"
 )
 
 // profiler connects a device to a profiling.Profiler: each stream operation
 // is bracketed by two backend events, and once the end event completes the
-// operation is recorded with device times relative to an epoch event recorded
-// when the device opened. A nil *profiler is "profiling off" and costs one
-// nil check per operation.
+// operation is recorded with its device times relative to an epoch event,
+// placed on the profiler's host axis (see newProfiler). A nil *profiler is
+// "profiling off" and costs one nil check per operation.
 type profiler struct {
-	dev       *Device
-	p         *profiling.Profiler
-	epoch     backend.Event
-	hostEpoch time.Time
+	dev   *Device
+	p     *profiling.Profiler
+	epoch backend.Event
+	// offset is the host time (profiling.Profiler.Elapsed) at which the
+	// epoch event completed on the device.
+	offset time.Duration
 
 	mu      sync.Mutex
 	pending []pendingOp
@@ -29,15 +33,40 @@ type pendingOp struct {
 	start, end backend.Event
 }
 
+// epochRounds is how many record-and-wait round trips newProfiler times to
+// place the device's clock on the host axis.
+const epochRounds = 3
+
+// newProfiler records epoch events on the device's idle default stream and
+// waits for each, keeping the one of the shortest round trip. That event
+// completed between the host times before its Record and after its
+// Synchronize; its offset is their midpoint, so the device's records are
+// off the host axis by at most half that round trip (microseconds), plus
+// the drift of the device clock against the host's over the run.
 func newProfiler(d *Device, p *profiling.Profiler) (*profiler, error) {
-	ev, err := d.def.impl.Record()
-	if err != nil {
-		return nil, d.wrap(err, "profiler epoch")
+	pr := &profiler{dev: d, p: p}
+	best := time.Duration(math.MaxInt64)
+	for range epochRounds {
+		before := p.Elapsed()
+		ev, err := d.def.impl.Record()
+		if err != nil {
+			pr.close()
+			return nil, d.wrap(err, "profiler epoch")
+		}
+		if err := ev.Synchronize(context.Background()); err != nil {
+			_ = ev.Close()
+			pr.close()
+			return nil, d.wrap(err, "profiler epoch")
+		}
+		roundTrip := p.Elapsed() - before
+		if roundTrip >= best {
+			_ = ev.Close()
+			continue
+		}
+		pr.close()
+		pr.epoch, pr.offset, best = ev, before+roundTrip/2, roundTrip
 	}
-	if err := ev.Synchronize(context.Background()); err != nil {
-		return nil, d.wrap(err, "profiler epoch")
-	}
-	return &profiler{dev: d, p: p, epoch: ev, hostEpoch: time.Now()}, nil
+	return pr, nil
 }
 
 // host records an operation timed on the host clock (allocations, compiles).
@@ -47,7 +76,7 @@ func (pr *profiler) host(kind profiling.Kind, name string, bytes int64, start ti
 	}
 	pr.p.Add(profiling.Record{
 		Kind: kind, Name: name, Device: pr.dev.name, Stream: -1, Bytes: bytes, HostTimed: true,
-		Start: start.Sub(pr.hostEpoch), End: time.Since(pr.hostEpoch),
+		Start: start.Sub(pr.p.Epoch()), End: pr.p.Elapsed(),
 	})
 }
 
@@ -129,7 +158,7 @@ func (pr *profiler) collect() {
 		t0, err0 := op.start.Elapsed(pr.epoch)
 		t1, err1 := op.end.Elapsed(pr.epoch)
 		if err0 == nil && err1 == nil {
-			op.rec.Start, op.rec.End = t0, t1
+			op.rec.Start, op.rec.End = pr.offset+t0, pr.offset+t1
 			if ht, ok := op.end.(backend.HostTimer); ok && ht.HostTimed() {
 				op.rec.HostTimed = true
 			}
@@ -145,10 +174,11 @@ func (pr *profiler) collect() {
 }
 
 func (pr *profiler) close() {
-	if pr == nil {
+	if pr == nil || pr.epoch == nil {
 		return
 	}
 	_ = pr.epoch.Close()
+	pr.epoch = nil
 }
 
 // Profiler returns the profiler attached with WithProfiler (nil when off),
@@ -162,4 +192,33 @@ func (d *Device) Profiler() *profiling.Profiler {
 		d.prof.collect()
 	}
 	return d.prof.p
+}
+
+// ProfileNative runs enqueue, which queues work on s through native code of
+// its own (package collective's NCCL calls, inside Device.RunNative), and,
+// when the device has a profiler, brackets it with two events of s so that
+// the work is recorded like the stream's own operations: a Record of kind
+// (profiling.KindCollective for a collective), named name, moving bytes, on
+// s's device and stream, timed by the device. Without a profiler it only
+// runs enqueue. enqueue's error is returned unchanged and nothing is
+// recorded then; a nil, closed or unusable stream or a nil enqueue is an
+// error before enqueue runs.
+func (s *Stream) ProfileNative(kind profiling.Kind, name string, bytes int64, enqueue func() error) error {
+	op := "profile " + string(kind)
+	if err := s.usable(op); err != nil {
+		return err
+	}
+	if enqueue == nil {
+		return s.dev.errorf(errors.InvalidArgument, op, "nil enqueue function")
+	}
+	failed := false
+	err := s.profiled(kind, name, bytes, func() error {
+		err := enqueue()
+		failed = err != nil
+		return err
+	})
+	if err != nil && !failed {
+		return s.dev.wrap(err, op)
+	}
+	return err
 }

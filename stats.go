@@ -1,6 +1,12 @@
 package gpu
 
-import "sync/atomic"
+import (
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/anygpu/gpu/internal/units"
+)
 
 // Transfer counts operations of one direction and the bytes they moved.
 type Transfer struct {
@@ -104,4 +110,49 @@ func (d *Device) Stats() Stats {
 		Pool:            d.pool.Stats(),
 		HostPool:        d.hostPool.Stats(),
 	}
+}
+
+// String is a one-line summary of the ledger, for logs:
+//
+//	h2d 3 (12.0 MiB), d2h 2 (8.0 MiB), launches 10, allocs 5, frees 3, live 4.0 MiB, peak 8.0 MiB, pool hits 80% (8/10)
+//
+// Transfer directions without operations are left out ("no transfers" when
+// there were none), and so are host allocations, each pool's hit rate,
+// fallbacks, out-of-memory retries and errors while they are zero.
+func (s Stats) String() string {
+	var parts []string
+	add := func(format string, args ...any) { parts = append(parts, fmt.Sprintf(format, args...)) }
+	for _, t := range []struct {
+		name string
+		t    Transfer
+	}{{"h2d", s.Transfers.H2D}, {"d2h", s.Transfers.D2H}, {"d2d", s.Transfers.D2D}, {"peer", s.Transfers.Peer}, {"fill", s.Transfers.Fill}} {
+		if t.t.Count > 0 {
+			add("%s %d (%s)", t.name, t.t.Count, units.ByteSize(t.t.Bytes))
+		}
+	}
+	if len(parts) == 0 {
+		add("no transfers")
+	}
+	add("launches %d, allocs %d, frees %d", s.KernelLaunches, s.Allocations, s.Frees)
+	if s.HostAllocations > 0 {
+		add("host allocs %d", s.HostAllocations)
+	}
+	add("live %s, peak %s", units.ByteSize(s.LiveBytes), units.ByteSize(s.PeakBytes))
+	for _, p := range []struct {
+		name string
+		p    PoolStats
+	}{{"pool", s.Pool}, {"host pool", s.HostPool}} {
+		if n := p.p.Hits + p.p.Misses; n > 0 {
+			add("%s hits %.0f%% (%d/%d)", p.name, 100*p.p.HitRate(), p.p.Hits, n)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		n    int64
+	}{{"fallbacks", s.Fallbacks}, {"oom retries", s.OOMRetries}, {"errors", int64(s.Errors)}} {
+		if c.n > 0 {
+			add("%s %d", c.name, c.n)
+		}
+	}
+	return strings.Join(parts, ", ")
 }

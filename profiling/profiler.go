@@ -21,22 +21,39 @@ const (
 	KindFill    Kind = "fill"    // memory fill
 	KindAlloc   Kind = "alloc"   // allocation
 	KindCompile Kind = "compile" // kernel compilation
+
+	KindCollective Kind = "collective" // a collective (all-reduce, broadcast, ...) recorded by package collective
+	KindRange      Kind = "range"      // a user range (Profiler.Range), timed on the host
 )
+
+// movesData reports whether Bytes/duration of a record of kind k is a
+// throughput: not for allocations, compilations and user ranges.
+func (k Kind) movesData() bool {
+	switch k {
+	case KindAlloc, KindCompile, KindRange:
+		return false
+	}
+	return true
+}
 
 // Record is one timed operation.
 //
-// Start and End are device time since the profiler's epoch for that device:
-// the root package takes an epoch per device (a device event, or the host
-// clock) when the profiler is attached and reports every operation of that
-// device relative to it. Records of different devices therefore share a time
-// axis only as well as their epochs were aligned.
+// Start and End are time since the profiler's Epoch, on one axis for every
+// device of the profile and the host. Host work (allocations, compilations,
+// ranges) is timed with Elapsed. Device work is timed by device events
+// relative to an epoch event the root package records on each device when
+// the profiler is attached; that event's device time is placed on the host
+// axis at the midpoint of the shortest of a few record-and-wait round trips,
+// so a device's records are off the host axis by at most half that round
+// trip (microseconds on an idle device), plus the drift between the device
+// and host clocks over the run.
 type Record struct {
 	Kind   Kind
 	Name   string // kernel name, or "" (the summary then groups by Kind)
-	Device string // "cpu:0", "cuda:0"
-	Stream int    // stream id within the device
+	Device string // "cpu:0", "cuda:0"; "" for work of no device (user ranges)
+	Stream int    // stream id within the device; -1 for work on the host
 
-	Start, End time.Duration // device time since the profiler's epoch for that device
+	Start, End time.Duration // time since the profiler's Epoch
 
 	Bytes       int64        // bytes moved (transfers) or touched
 	Grid, Block backend.Dim3 // kernels
@@ -67,8 +84,8 @@ func New() *Profiler {
 	return &Profiler{epoch: time.Now()}
 }
 
-// Epoch is the host time New was called: the zero of Elapsed, for records
-// timed on the host clock.
+// Epoch is the host time New was called: the zero of Elapsed and of every
+// record's Start and End.
 func (p *Profiler) Epoch() time.Time {
 	if p == nil {
 		return time.Time{}
@@ -76,8 +93,8 @@ func (p *Profiler) Epoch() time.Time {
 	return p.epoch
 }
 
-// Elapsed is the monotonic host time since Epoch, for the Start and End of
-// HostTimed records.
+// Elapsed is the monotonic host time since Epoch: the Start and End of host
+// work, and the host time the root package aligns device clocks to.
 func (p *Profiler) Elapsed() time.Duration {
 	if p == nil {
 		return 0

@@ -1,12 +1,14 @@
 package profiling
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -22,7 +24,7 @@ import (
 //
 // An empty Name shows as the Kind. Durations are human readable with three
 // significant digits (850ns, 12.3us, 4.56ms, 1.23s); GB/s is "-" for rows
-// that moved no bytes.
+// that moved no bytes and for allocations, compilations and ranges.
 func (p *Profiler) WriteText(w io.Writer) error {
 	return writeText(w, p.Summaries())
 }
@@ -225,60 +227,43 @@ type traceEvent struct {
 // WriteChromeTrace writes the records in the Chrome trace event format
 // ({"traceEvents": [...]}), which Perfetto (ui.perfetto.dev) and
 // chrome://tracing open. Each device is a process (pid 1, 2, ... in device
-// name order, named by a process_name metadata event such as "cuda:0"), each
-// stream a thread (tid = stream id, named "stream 3" by a thread_name
-// metadata event). Each record is a complete ("X") event named after the
-// kernel (or the kind), with category = kind, ts and dur in microseconds
-// (fractional), and args holding bytes, grid, block, occupancy and host_timed
-// where they apply.
+// name order, after "host" for records of no device such as user ranges,
+// named by a process_name metadata event such as "cuda:0"). Each stream is a
+// thread named "cuda:0 stream 3", and the device's host work (allocations,
+// compilations) a thread named "cuda:0 host", each by a thread_name metadata
+// event; thread ids are 1, 2, ... within the process, host first, then the
+// streams in id order. Records of one thread that overlap without nesting
+// (ranges or allocations of concurrent goroutines) go to further threads of
+// the same name with " #2", " #3" appended, so every thread's events nest.
+// Each record is a complete ("X") event named after the kernel (or the
+// kind), with category = kind, ts and dur in microseconds (fractional) on
+// the profiler's one time axis, and args holding bytes, grid, block,
+// occupancy and host_timed where they apply.
 func (p *Profiler) WriteChromeTrace(w io.Writer) error {
 	recs := p.Records()
-
-	type thread struct {
-		device string
-		stream int
-	}
-	pids := map[string]int{}
-	threads := map[thread]bool{}
-	var devices []string
-	var streams []thread
-	for _, r := range recs {
-		dev := deviceLabel(r.Device)
-		if _, ok := pids[dev]; !ok {
-			pids[dev] = 0
-			devices = append(devices, dev)
+	// Outer before inner where ranges start together.
+	slices.SortStableFunc(recs, func(a, b Record) int {
+		if a.Start != b.Start {
+			return cmp.Compare(a.Start, b.Start)
 		}
-		t := thread{dev, r.Stream}
-		if !threads[t] {
-			threads[t] = true
-			streams = append(streams, t)
-		}
-	}
-	slices.Sort(devices)
-	for i, d := range devices {
-		pids[d] = i + 1
-	}
-	slices.SortFunc(streams, func(a, b thread) int {
-		if pids[a.device] != pids[b.device] {
-			return pids[a.device] - pids[b.device]
-		}
-		return a.stream - b.stream
+		return cmp.Compare(b.End, a.End)
 	})
+	threads := assignThreads(recs)
 
-	events := make([]traceEvent, 0, len(devices)+len(streams)+len(recs))
-	for _, d := range devices {
+	events := make([]traceEvent, 0, len(threads.procs)+len(threads.names)+len(recs))
+	for _, d := range threads.procs {
 		events = append(events, traceEvent{
-			Name: "process_name", Ph: "M", Pid: pids[d],
+			Name: "process_name", Ph: "M", Pid: threads.pid[d],
 			Args: map[string]any{"name": d},
 		})
 	}
-	for _, t := range streams {
+	for _, t := range threads.names {
 		events = append(events, traceEvent{
-			Name: "thread_name", Ph: "M", Pid: pids[t.device], Tid: t.stream,
-			Args: map[string]any{"name": "stream " + strconv.Itoa(t.stream)},
+			Name: "thread_name", Ph: "M", Pid: t.pid, Tid: t.tid,
+			Args: map[string]any{"name": t.name},
 		})
 	}
-	for _, r := range recs {
+	for i, r := range recs {
 		name := r.Name
 		if name == "" {
 			name = string(r.Kind)
@@ -306,7 +291,7 @@ func (p *Profiler) WriteChromeTrace(w io.Writer) error {
 		events = append(events, traceEvent{
 			Name: name, Cat: string(r.Kind), Ph: "X",
 			Ts: float64(r.Start) / 1e3, Dur: &dur,
-			Pid: pids[deviceLabel(r.Device)], Tid: r.Stream, Args: args,
+			Pid: threads.pid[deviceLabel(r.Device)], Tid: threads.tid[i], Args: args,
 		})
 	}
 	enc := json.NewEncoder(w)
@@ -316,9 +301,107 @@ func (p *Profiler) WriteChromeTrace(w io.Writer) error {
 	}{events, "ns"})
 }
 
+// traceThreads is where each record of a trace goes: process ids by device
+// label, thread id by record index, and the names of the threads.
+type traceThreads struct {
+	procs []string       // device labels in pid order
+	pid   map[string]int // device label -> pid
+	tid   []int          // record index -> tid
+	names []threadName   // in (pid, tid) order
+}
+
+type threadName struct {
+	pid, tid int
+	name     string
+}
+
+// assignThreads gives each record of recs (sorted by Start, then End
+// descending) a process and a thread. A record goes to the first lane of
+// its (device, stream) where it nests inside or follows the records there.
+func assignThreads(recs []Record) traceThreads {
+	type lane struct {
+		device string
+		stream int // < 0: the host
+		n      int // 0, 1, ...: overlapping records spill into further lanes
+	}
+	ends := map[lane][]time.Duration{} // the ends of the lane's open records, outermost first
+	laneOf := make([]lane, len(recs))
+	pids := map[string]int{}
+	for i, r := range recs {
+		dev := deviceLabel(r.Device)
+		pids[dev] = 0
+		stream := r.Stream
+		if stream < 0 {
+			stream = -1
+		}
+		for l := (lane{dev, stream, 0}); ; l.n++ {
+			open := ends[l]
+			for len(open) > 0 && open[len(open)-1] <= r.Start {
+				open = open[:len(open)-1]
+			}
+			if len(open) == 0 || r.End <= open[len(open)-1] {
+				ends[l] = append(open, max(r.End, r.Start))
+				laneOf[i] = l
+				break
+			}
+			ends[l] = open
+		}
+	}
+
+	t := traceThreads{pid: pids, tid: make([]int, len(recs))}
+	for d := range pids {
+		t.procs = append(t.procs, d)
+	}
+	slices.SortFunc(t.procs, func(a, b string) int {
+		if (a == hostLabel) != (b == hostLabel) {
+			if a == hostLabel {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	for i, d := range t.procs {
+		pids[d] = i + 1
+	}
+	lanes := make([]lane, 0, len(ends))
+	for l := range ends {
+		lanes = append(lanes, l)
+	}
+	slices.SortFunc(lanes, func(a, b lane) int {
+		return cmp.Or(cmp.Compare(pids[a.device], pids[b.device]), cmp.Compare(a.stream, b.stream), cmp.Compare(a.n, b.n))
+	})
+	tids := make(map[lane]int, len(lanes))
+	for i, l := range lanes {
+		tid := 1
+		if i > 0 && lanes[i-1].device == l.device {
+			tid = tids[lanes[i-1]] + 1
+		}
+		tids[l] = tid
+		name := l.device + " host"
+		if l.device == hostLabel {
+			name = "ranges"
+		}
+		if l.stream >= 0 {
+			name = l.device + " stream " + strconv.Itoa(l.stream)
+		}
+		if l.n > 0 {
+			name += " #" + strconv.Itoa(l.n+1)
+		}
+		t.names = append(t.names, threadName{pid: pids[l.device], tid: tid, name: name})
+	}
+	for i, l := range laneOf {
+		t.tid[i] = tids[l]
+	}
+	return t
+}
+
+// hostLabel is the process of records of no device.
+const hostLabel = "host"
+
 func deviceLabel(d string) string {
 	if d == "" {
-		return "device"
+		return hostLabel
 	}
 	return d
 }

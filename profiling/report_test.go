@@ -177,7 +177,7 @@ func TestWriteChromeTrace(t *testing.T) {
 		}
 	}
 	assert.Equal(t, map[int]string{1: "cpu:0", 2: "cuda:0"}, procs)
-	assert.Equal(t, map[[2]int]string{{1, 0}: "stream 0", {2, 0}: "stream 0", {2, 3}: "stream 3"}, threads)
+	assert.Equal(t, map[[2]int]string{{1, 1}: "cpu:0 stream 0", {2, 1}: "cuda:0 stream 0", {2, 2}: "cuda:0 stream 3"}, threads)
 	assert.Equal(t, 4, complete)
 
 	// Complete events in Start order, times in microseconds.
@@ -199,7 +199,7 @@ func TestWriteChromeTrace(t *testing.T) {
 	assert.Equal(t, "saxpy", k.Name)
 	assert.Equal(t, "kernel", k.Cat)
 	assert.Equal(t, 2, k.Pid)
-	assert.Equal(t, 3, k.Tid)
+	assert.Equal(t, 2, k.Tid)
 	assert.Equal(t, 1.5, k.Ts)
 	assert.Equal(t, 2.5, *k.Dur)
 	assert.Equal(t, map[string]any{"bytes": 4096.0, "grid": "(16,1,1)", "block": "(256,1,1)", "occupancy": 0.75}, k.Args)
@@ -212,4 +212,72 @@ func TestWriteChromeTrace(t *testing.T) {
 	b.Reset()
 	require.NoError(t, New().WriteChromeTrace(&b))
 	assert.JSONEq(t, `{"traceEvents":[],"displayTimeUnit":"ns"}`, b.String())
+}
+
+// Host work and ranges get positive, named thread ids, and overlapping
+// records that do not nest go to further threads so that each nests.
+func TestWriteChromeTraceThreads(t *testing.T) {
+	p := New()
+	p.Add(Record{Kind: KindAlloc, Device: "cuda:0", Stream: -1, Start: 0, End: 10, HostTimed: true})
+	p.Add(Record{Kind: KindKernel, Name: "k", Device: "cuda:0", Stream: 0, Start: 20, End: 30})
+	p.Add(Record{Kind: KindRange, Name: "outer", Stream: -1, Start: 0, End: 100})
+	p.Add(Record{Kind: KindRange, Name: "inner", Stream: -1, Start: 10, End: 50})
+	p.Add(Record{Kind: KindRange, Name: "other goroutine", Stream: -1, Start: 40, End: 150}) // overlaps, does not nest
+	p.Add(Record{Kind: KindRange, Name: "after", Stream: -1, Start: 100, End: 120})          // follows outer
+
+	var b bytes.Buffer
+	require.NoError(t, p.WriteChromeTrace(&b))
+	var doc struct {
+		TraceEvents []struct {
+			Name string         `json:"name"`
+			Ph   string         `json:"ph"`
+			Ts   float64        `json:"ts"`
+			Dur  float64        `json:"dur"`
+			Pid  int            `json:"pid"`
+			Tid  int            `json:"tid"`
+			Args map[string]any `json:"args"`
+		} `json:"traceEvents"`
+	}
+	require.NoError(t, json.Unmarshal(b.Bytes(), &doc))
+	procs := map[int]string{}
+	threads := map[[2]int]string{}
+	where := map[string][2]int{}
+	for _, e := range doc.TraceEvents {
+		require.Positive(t, e.Pid)
+		if e.Name != "process_name" { // a process's name has no thread
+			require.Positive(t, e.Tid, e.Name)
+		}
+		switch {
+		case e.Name == "process_name":
+			procs[e.Pid] = e.Args["name"].(string)
+		case e.Name == "thread_name":
+			threads[[2]int{e.Pid, e.Tid}] = e.Args["name"].(string)
+		default:
+			where[e.Name] = [2]int{e.Pid, e.Tid}
+		}
+	}
+	assert.Equal(t, map[int]string{1: "host", 2: "cuda:0"}, procs)
+	assert.Equal(t, map[[2]int]string{
+		{1, 1}: "ranges", {1, 2}: "ranges #2",
+		{2, 1}: "cuda:0 host", {2, 2}: "cuda:0 stream 0",
+	}, threads)
+	assert.Equal(t, map[string][2]int{
+		"outer": {1, 1}, "inner": {1, 1}, "after": {1, 1}, "other goroutine": {1, 2},
+		"alloc": {2, 1}, "k": {2, 2},
+	}, where)
+}
+
+func TestSummarizeNoThroughputWithoutData(t *testing.T) {
+	for _, k := range []Kind{KindAlloc, KindCompile, KindRange} {
+		s := Summarize([]Record{{Kind: k, Start: 0, End: ms, Bytes: 1 << 20}})
+		require.Len(t, s, 1)
+		assert.Zero(t, s[0].GBps, k)
+		var b bytes.Buffer
+		require.NoError(t, writeText(&b, s))
+		assert.Regexp(t, `\s-\n$`, b.String(), k)
+	}
+	for _, k := range []Kind{KindH2D, KindCollective} {
+		s := Summarize([]Record{{Kind: k, Start: 0, End: ms, Bytes: 1e6}})
+		assert.InDelta(t, 1.0, s[0].GBps, 1e-9, k)
+	}
 }

@@ -23,7 +23,7 @@ type Summary struct {
 	P50, P95        time.Duration // nearest-rank percentiles
 
 	Bytes int64   // sum of the records' Bytes
-	GBps  float64 // Bytes / Total in 1e9 bytes per second; 0 when Bytes or Total is 0
+	GBps  float64 // Bytes / Total in 1e9 bytes per second; 0 when Bytes or Total is 0, and for allocations, compilations and ranges, which move no data
 }
 
 // Label is Name, or the Kind when Name is empty.
@@ -78,7 +78,7 @@ func Summarize(records []Record) []Summary {
 			P95:   nearestRank(d, 95),
 			Bytes: bytes[k],
 		}
-		if s.Bytes > 0 && total > 0 {
+		if s.Bytes > 0 && total > 0 && k.kind.movesData() {
 			s.GBps = float64(s.Bytes) / total.Seconds() / 1e9
 		}
 		out = append(out, s)
