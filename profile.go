@@ -202,12 +202,14 @@ func (d *Device) Profiler() *profiling.Profiler {
 // s's device and stream, timed by the device. Without a profiler it only
 // runs enqueue. enqueue's error is returned unchanged and nothing is
 // recorded then; a nil, closed or unusable stream or a nil enqueue is an
-// error before enqueue runs.
+// error before enqueue runs. s's Close waits for enqueue to return, so
+// enqueue must not call methods of s (take its NativeHandle before).
 func (s *Stream) ProfileNative(kind profiling.Kind, name string, bytes int64, enqueue func() error) error {
 	op := "profile " + string(kind)
-	if err := s.usable(op); err != nil {
+	if err := s.enter(op); err != nil {
 		return err
 	}
+	defer s.leave()
 	if enqueue == nil {
 		return s.dev.errorf(errors.InvalidArgument, op, "nil enqueue function")
 	}
