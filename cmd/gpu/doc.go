@@ -4,8 +4,9 @@
 // Usage:
 //
 //	gpu info [--json]
+//	gpu watch [--interval D] [--count N] [--json]
 //	gpu bench [--backend NAME[,NAME...]|all] [--json] [--quick]
-//	gpu version
+//	gpu version (or gpu --version)
 //	gpu help [COMMAND]
 //
 // # info
@@ -15,12 +16,33 @@
 // no devices, unavailable, not compiled — with the reason and a hint, then every
 // device's capabilities grouped as identity, compute, memory, features and
 // extra (fields a backend does not know are left out). A missing GPU backend is
-// a state, not an error: info exits 0 unless it is used wrongly. With --json it
-// prints gpu.Report as JSON (field names are the json tags of gpu.Report,
-// gpu.BackendStatus and gpu.DeviceInfo; reasons and hints are strings).
+// a state, not an error: info exits 0 unless it is used wrongly. Under the
+// table it says which device gpu.Open would pick (ANYGPU_BACKEND and
+// ANYGPU_DEVICE apply) and which software renderers (lavapipe, llvmpipe) it
+// passes over, slower as they are than the CPU backend. Where NVML loads
+// (package health: the NVIDIA driver's libnvidia-ml.so.1, or
+// ANYGPU_NVML_LIBRARY), each NVIDIA GPU gets a "health" group of live
+// figures: utilisation, memory used, temperature, power and its limit, clocks,
+// throttle reasons and ECC errors; otherwise one "nvml" line says why not.
+// With --json it prints gpu.Report as JSON (field names are the json tags of
+// gpu.Report, gpu.BackendStatus and gpu.DeviceInfo; reasons and hints are
+// strings) with "open" (the choice) and "health" (a health.Sample per GPU)
+// added.
 //
 //	$ gpu info
 //	$ gpu info --json | jq '.backends[] | select(.state == "available") | .name'
+//
+// # watch
+//
+// gpu watch samples every NVIDIA GPU through NVML each --interval (1s), like
+// nvidia-smi dmon: one line per GPU with sm% and mem% utilisation, memory used
+// and total (MiB), temperature, power draw and limit (W), SM and memory clocks
+// (MHz) and the throttle reasons; "-" marks a figure the GPU does not report.
+// It stops after --count rounds or on Ctrl-C; --json prints one health.Sample
+// per line instead.
+//
+// The command sets XDG_RUNTIME_DIR to a private empty directory when it is
+// unset or invalid, so Mesa's drivers do not print a warning per probe.
 //
 // # bench
 //

@@ -8,6 +8,7 @@ import (
 	"github.com/anygpu/gpu/internal/units"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -19,7 +20,10 @@ import (
 const infoUsage = `usage: gpu info [--json]
 
 Probes every backend and prints its state (available, no devices, unavailable,
-not compiled) with the reason and a hint, then each device's capabilities.
+not compiled) with the reason and a hint, which device gpu.Open would pick
+(and why software renderers are passed over), then each device's
+capabilities, with NVML's live figures for NVIDIA GPUs (utilisation, memory,
+temperature, power, clocks, throttle reasons, ECC errors) where NVML loads.
 Missing GPU backends are states, not errors: the exit status is 0.
 
 flags:
@@ -38,28 +42,54 @@ func runInfo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	rep := gpu.Probe(pctx)
+	choice := chooseDevice(rep, os.Getenv)
+	hv := openHealth()
+	defer hv.close()
 	if *asJSON {
+		out := struct {
+			gpu.Report
+			Open        openChoice   `json:"open"`
+			Health      []healthJSON `json:"health,omitempty"`
+			HealthError string       `json:"health_error,omitempty"`
+		}{Report: rep, Open: choice, Health: hv.samples()}
+		if hv.err != nil {
+			out.HealthError = hv.err.Error()
+		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := enc.Encode(out); err != nil {
 			fmt.Fprintf(stderr, "gpu info: %v\n", err)
 			return exitFail
 		}
 		return exitOK
 	}
-	writeInfo(stdout, rep)
+	writeInfo(stdout, rep, choice, hv)
 	return exitOK
 }
 
-// writeInfo prints the report's table, then every device's capabilities.
-func writeInfo(w io.Writer, rep gpu.Report) {
+// writeInfo prints the report's table, NVML's state and gpu.Open's choice,
+// then every device's capabilities and health.
+func writeInfo(w io.Writer, rep gpu.Report, choice openChoice, hv *healthView) {
 	fmt.Fprint(w, rep.String())
+	fmt.Fprintln(w, hv.summary())
+	fmt.Fprintln(w)
+	choice.write(w)
 	for _, st := range rep.Backends {
 		for _, d := range st.Devices {
 			fmt.Fprintln(w)
-			writeDevice(w, st, d)
+			groups := deviceGroups(st, d)
+			if g, ok := hv.group(d); ok {
+				groups = append(groups, g)
+			}
+			mark := ""
+			if choice.is(st.Name, d) {
+				mark = "  [gpu.Open picks this one]"
+			}
+			fmt.Fprintf(w, "%s:%d  %s%s\n", st.Name, d.Ordinal, d.Name, mark)
+			writeGroups(w, groups)
 		}
 	}
+	hv.writeUnmatched(w)
 }
 
 // field is one labelled value of a capability group.
@@ -198,11 +228,15 @@ func deviceGroups(st gpu.BackendStatus, d gpu.DeviceInfo) []group {
 	return []group{id, c, m, f, x}
 }
 
-// writeDevice prints one device's capability groups, skipping empty ones,
-// with the values of all groups in one column.
+// writeDevice prints one device's capability groups.
 func writeDevice(w io.Writer, st gpu.BackendStatus, d gpu.DeviceInfo) {
 	fmt.Fprintf(w, "%s:%d  %s\n", st.Name, d.Ordinal, d.Name)
-	groups := deviceGroups(st, d)
+	writeGroups(w, deviceGroups(st, d))
+}
+
+// writeGroups prints groups, skipping empty ones, with the values of all
+// groups in one column.
+func writeGroups(w io.Writer, groups []group) {
 	width := 0
 	for _, g := range groups {
 		for _, f := range g.fields {

@@ -16,9 +16,11 @@ const (
 )
 
 func main() {
+	cleanup := privateRuntimeDir() // first: before any driver prints about it
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	code := runContext(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
+	cleanup()
 	os.Exit(code)
 }
 
@@ -43,6 +45,7 @@ var commands []command
 func init() {
 	commands = []command{
 		{name: "info", summary: "show every backend's state and each device's capabilities", usage: infoUsage, run: runInfo},
+		{name: "watch", summary: "sample NVIDIA GPUs' utilisation, memory, power, clocks over time (like nvidia-smi dmon)", usage: watchUsage, run: runWatch},
 		{name: "bench", summary: "measure transfers, launches, kernels, allocation and compilation", usage: benchUsage, run: runBench},
 		{name: "version", summary: "print the module version", usage: "usage: gpu version\n", run: runVersion},
 		{name: "help", summary: "show this help, or a command's", usage: "usage: gpu help [COMMAND]\n", run: runHelp},
@@ -67,6 +70,8 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	case "-h", "-help", "--help":
 		usage(stdout)
 		return exitOK
+	case "-version", "--version":
+		return runVersion(ctx, args[1:], stdout, stderr)
 	}
 	c, ok := lookup(args[0])
 	if !ok {
@@ -91,6 +96,7 @@ commands:
 examples:
   gpu info                      backends, states, reasons, device capabilities
   gpu info --json               the same as JSON
+  gpu watch --count 5           NVIDIA GPUs' utilisation, power, clocks, 5 times a second apart
   gpu bench                     benchmark the device gpu.Open picks
   gpu bench --backend all       benchmark every available backend, side by side
   gpu bench --quick --json      small sizes, JSON for compare.py

@@ -37,6 +37,9 @@ func TestUsage(t *testing.T) {
 		{"info -h", []string{"info", "-h"}, exitOK, "usage: gpu info", ""},
 		{"bad flag", []string{"info", "--bogus"}, exitUsage, "", "flag provided but not defined: -bogus"},
 		{"stray argument", []string{"bench", "--quick", "extra"}, exitUsage, "", `unexpected argument "extra"`},
+		{"--version", []string{"--version"}, exitOK, "gpu ", ""},
+		{"-version", []string{"-version"}, exitOK, "go1.", ""},
+		{"help watch", []string{"help", "watch"}, exitOK, "--interval", ""},
 		{"version argument", []string{"version", "x"}, exitUsage, "", "usage: gpu version"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
