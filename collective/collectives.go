@@ -3,10 +3,12 @@ package collective
 import (
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/errors"
 	"github.com/anygpu/gpu/internal/dl"
+	"github.com/anygpu/gpu/profiling"
 )
 
 // The collectives are one call path: each public method names its entry of
@@ -151,7 +153,28 @@ func (c *Comm) issue(k *collective, a call) error {
 		return errors.Wrap(err, Backend, k.name)
 	}
 	args := k.nativeArgs(c.args[:0], sp, rp, a, c.h, st) // c.args has room for all 8
-	return c.enqueue(k.name, k.fn, len(args))
+	if grouping.Load() > 0 {
+		// Inside a Group NCCL launches the work at ncclGroupEnd, after
+		// this returns: events around the call would time nothing, so a
+		// grouped collective is not profiled.
+		return c.enqueue(k.name, k.fn, len(args))
+	}
+	return a.s.ProfileNative(profiling.KindCollective, k.name, k.bytes(a, c.size), func() error {
+		return c.enqueue(k.name, k.fn, len(args))
+	})
+}
+
+// grouping counts the Groups under way in the process.
+var grouping atomic.Int32
+
+// bytes is what a call of k moves on this rank, for the profiler: count
+// elements, times the ranks for a buffer that holds every rank's block.
+func (k *collective) bytes(a call, ranks int) int64 {
+	n := int64(a.count) * int64(a.t.Size())
+	if k.send == allRanks || k.recv == allRanks {
+		n *= int64(ranks)
+	}
+	return n
 }
 
 // nativeArgs appends the arguments of k's NCCL function to dst, in NCCL's

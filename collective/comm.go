@@ -275,6 +275,8 @@ func Group(f func() error) error {
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	grouping.Add(1)
+	defer grouping.Add(-1)
 	if err := l.result(dl.Call(l.fn[symGroupStart]), "group start", 0); err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/anygpu/gpu/backend/backendtest"
 	_ "github.com/anygpu/gpu/backend/cuda" // the CUDA driver, for gpu.OpenAll
 	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/profiling"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -504,4 +505,65 @@ func (h *execHelper) wait(d time.Duration) (string, error) {
 		<-done
 		return h.out.String(), fmt.Errorf("killed after %v", d)
 	}
+}
+
+// TestProfiledCollective: an all-reduce issued outside a Group on a device
+// with a profiler is recorded as a collective, timed on the device, with the
+// bytes it reduces. Each rank runs on its own goroutine (NCCL allows one
+// rank per thread without a group).
+func TestProfiledCollective(t *testing.T) {
+	if err := Available(); err != nil {
+		t.Skipf("no NCCL: %v", err)
+	}
+	ctx := context.Background()
+	prof := profiling.New()
+	devs, err := gpu.OpenAll(ctx, gpu.WithBackends("cuda"), gpu.WithFallback(false), gpu.WithProfiler(prof))
+	if err != nil {
+		if backendtest.Required("nccl") || backendtest.Required("cuda") {
+			t.Fatalf("no CUDA devices: %v", err)
+		}
+		t.Skipf("no CUDA devices: %v", err)
+	}
+	t.Cleanup(func() { _ = gpu.CloseAll(devs) })
+	comms, err := NewLocal(ctx, devs)
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, CloseAll(comms)) })
+	const n = 1 << 20
+	errs := make([]error, len(comms))
+	done := make(chan int, len(comms))
+	for r, c := range comms {
+		go func() {
+			defer func() { done <- r }()
+			buf, err := devs[r].Alloc(n * 4)
+			if err != nil {
+				errs[r] = err
+				return
+			}
+			defer buf.Close()
+			s := devs[r].DefaultStream()
+			if errs[r] = c.AllReduce(s, buf, buf, n, Float32, Sum); errs[r] == nil {
+				errs[r] = s.Synchronize(ctx)
+			}
+		}()
+	}
+	for range comms {
+		<-done
+	}
+	for r, err := range errs {
+		require.NoError(t, err, "rank %d", r)
+	}
+	for _, d := range devs {
+		_ = d.Profiler() // collects the completed records
+	}
+	var got int
+	for _, rec := range prof.Records() {
+		if rec.Kind == profiling.KindCollective {
+			got++
+			assert.Equal(t, "all-reduce", rec.Name)
+			assert.Equal(t, int64(n*4), rec.Bytes)
+			assert.Positive(t, rec.Duration())
+			assert.False(t, rec.HostTimed)
+		}
+	}
+	assert.Equal(t, len(comms), got, "one collective record per rank")
 }
