@@ -44,6 +44,10 @@
 //	                      explicit native library paths
 //	ANYGPU_METAL_STORAGE  Metal buffer storage: shared, private or auto (default)
 //
+// A profiler (WithProfiler) reads ANYGPU_NVTX_LIBRARY, the NVTX library its
+// ranges are also sent to (package profiling); package health reads
+// ANYGPU_NVML_LIBRARY, the NVML library it samples the GPUs through.
+//
 // # Several devices
 //
 // OpenAll opens every device of the first usable backend, each with its own
