@@ -51,10 +51,48 @@ func (Driver) Open(ctx context.Context, ordinal int) (backend.Device, error) {
 // opens them. A spec is a preset name with optional faults ("h100",
 // "a100+oom@3", "" for the backend's default preset; see the package
 // documentation). No specs at all means one device of the default preset.
-// An unknown backend, preset or fault is an InvalidArgument error that lists
-// the known ones.
+// An unknown backend, preset or fault, or a malformed spec, is an
+// InvalidArgument error naming ANYGPU_FAKE (whose entries the root package
+// hands over) and the entry, listing the known ones, and saying which was
+// likely meant when the name is near one ("did you mean").
 func (Driver) Simulate(backendName string, presets []string) (backend.Driver, error) {
+	if len(presets) == 0 {
+		presets = []string{""}
+	}
+	for _, spec := range presets {
+		if backendName == "" {
+			break // newDriver says so
+		}
+		if _, _, err := ParseSpec(backendName, spec); err != nil {
+			return nil, fakeEntryError(backendName, spec, err)
+		}
+	}
 	return newDriver(backendName, presets, Faults{})
+}
+
+// envFake is the variable whose entries Simulate reads (the root package's
+// gpu.EnvFake).
+const envFake = "ANYGPU_FAKE"
+
+// fakeEntryError is err, from reading spec for backendName, attributed to
+// the ANYGPU_FAKE entry it came from, with the accepted presets.
+func fakeEntryError(backendName, spec string, err error) error {
+	entry := backendName
+	if spec != "" {
+		entry += ":" + spec
+	}
+	e, ok := err.(*errors.Error)
+	if !ok {
+		return errors.Wrap(err, Name, "simulate")
+	}
+	c := *e
+	c.Op = "simulate"
+	c.Msg = fmt.Sprintf("%s entry %q: %s", envFake, entry, e.Msg)
+	c.Hint = "write " + envFake + "=backend:preset+fault,... with a preset of " + backendName + " (" + strings.Join(Presets(backendName), ", ") + ") or none for its default; " + specDocs
+	if Presets(backendName) == nil {
+		c.Hint = "write " + envFake + "=backend:preset+fault,... naming a simulated backend (" + strings.Join(Backends(), ", ") + "); " + specDocs
+	}
+	return &c
 }
 
 // NewDriver returns a driver that simulates devices of backendName, one per

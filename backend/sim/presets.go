@@ -1,12 +1,14 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strings"
 
 	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/internal/suggest"
 )
 
 // The preset table: what each simulated device reports, per backend.
@@ -484,12 +486,23 @@ func PresetInfo(backendName, preset string) (backend.DeviceInfo, error) {
 	return p.build(backendName, 0, Faults{}), nil
 }
 
+// unknownBackendError is the error for a backend that cannot be
+// simulated: the simulated ones, and the one meant where the name is near
+// one of them.
+func unknownBackendError(backendName string) *errors.Error {
+	msg := fmt.Sprintf("backend %q cannot be simulated (simulated backends: %s)%s",
+		backendName, strings.Join(Backends(), ", "), suggest.DidYouMean(backendName, Backends()))
+	if strings.EqualFold(backendName, Name) {
+		msg += "; the simulator stands in for another backend: name that one (cuda:h100)"
+	}
+	return &errors.Error{Category: errors.InvalidArgument, Msg: msg}
+}
+
 func lookupPreset(backendName, name string) (preset, error) {
 	list, ok := presetTable[backendName]
 	if !ok {
-		e := errors.E(errors.InvalidArgument, Name, "preset",
-			"backend %q cannot be simulated (simulated backends: %s)", backendName, strings.Join(Backends(), ", "))
-		e.Hint = specHint
+		e := unknownBackendError(backendName)
+		e.Backend, e.Op, e.Hint = Name, "preset", specHint
 		return preset{}, e
 	}
 	if name == "" {
@@ -502,7 +515,7 @@ func lookupPreset(backendName, name string) (preset, error) {
 		}
 	}
 	e := errors.E(errors.InvalidArgument, Name, "preset",
-		"unknown %s preset %q (known: %s)", backendName, name, strings.Join(Presets(backendName), ", "))
+		"unknown %s preset %q (known: %s)%s", backendName, name, strings.Join(Presets(backendName), ", "), suggest.DidYouMean(name, Presets(backendName)))
 	e.Hint = specHint
 	return preset{}, e
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/internal/suggest"
 )
 
 // Faults are the failures a simulated device injects, for tests of error
@@ -119,6 +120,9 @@ func (f Faults) over(g Faults) Faults {
 // faultSyntax lists the fault tokens, for error messages.
 const faultSyntax = "oom@N, oom%N, memlimit=SIZE, nocompile, lose@N, unavailable, unavailable=REASON"
 
+// faultKinds are the fault tokens' names, for "did you mean".
+var faultKinds = []string{"oom", "memlimit", "nocompile", "lose", "unavailable"}
+
 // ParseSpec reads the preset part of an ANYGPU_FAKE entry for a backend (what
 // follows "cuda:" in "cuda:h100+oom@3+lose@10"): an optional preset name
 // followed by "+"-separated faults (see the package documentation for the
@@ -128,8 +132,7 @@ const faultSyntax = "oom@N, oom%N, memlimit=SIZE, nocompile, lose@N, unavailable
 func ParseSpec(backendName, spec string) (presetName string, f Faults, err error) {
 	op := fmt.Sprintf("simulated %s device %q", backendName, spec)
 	if _, ok := presetTable[backendName]; !ok {
-		return "", Faults{}, specError(op, errors.E(errors.InvalidArgument, "", "",
-			"backend %q cannot be simulated (simulated backends: %s)", backendName, strings.Join(Backends(), ", ")))
+		return "", Faults{}, specError(op, unknownBackendError(backendName))
 	}
 	tokens := strings.Split(spec, "+")
 	first := strings.TrimSpace(tokens[0])
@@ -140,8 +143,9 @@ func ParseSpec(backendName, spec string) (presetName string, f Faults, err error
 			// other word is an unknown preset.
 			if ferr := parseFault(backendName, first, &Faults{}, map[string]bool{}); ferr != nil {
 				return "", Faults{}, specError(op, errors.E(errors.InvalidArgument, "", "",
-					"unknown %s preset %q (known presets: %s; faults: %s)",
-					backendName, first, strings.Join(Presets(backendName), ", "), faultSyntax))
+					"unknown %s preset %q (known presets: %s; faults: %s)%s",
+					backendName, first, strings.Join(Presets(backendName), ", "), faultSyntax,
+					suggest.DidYouMean(first, append(Presets(backendName), faultKinds...))))
 			}
 			faultTokens, first = tokens, ""
 		}
@@ -159,8 +163,11 @@ func ParseSpec(backendName, spec string) (presetName string, f Faults, err error
 	return p.name, f, nil
 }
 
-// specHint tells where the spec grammar is documented.
-const specHint = "write backend:preset+fault+...; the presets and faults are documented in package github.com/anygpu/gpu/backend/sim"
+// specDocs tells where the spec grammar is documented.
+const specDocs = "the presets and faults are documented in package github.com/anygpu/gpu/backend/sim"
+
+// specHint is the hint of a spec parsing error.
+const specHint = "write backend:preset+fault+...; " + specDocs
 
 // specError attributes a spec parsing error to the sim driver and op, with
 // the grammar's hint.
@@ -226,7 +233,7 @@ func parseFault(backendName, token string, f *Faults, seen map[string]bool) erro
 			err = bad("write unavailable or unavailable=REASON")
 		}
 	default:
-		return errors.E(errors.InvalidArgument, "", "", "unknown fault %q (faults: %s)", tok, faultSyntax)
+		return errors.E(errors.InvalidArgument, "", "", "unknown fault %q (faults: %s)%s", tok, faultSyntax, suggest.DidYouMean(kind, faultKinds))
 	}
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ package vulkan
 import (
 	"bytes"
 	"encoding/binary"
+	stderrors "errors"
 	"fmt"
 	"maps"
 	"os"
@@ -90,6 +91,15 @@ func compileGLSL(src backend.Source, opts backend.CompileOptions, apiVersion uin
 				noCompilerReason(),
 			Hint: "add SPIR-V compiled with glslc (go generate), or install libshaderc (" + EnvShaderc + ") or glslc (" + EnvGLSLC + ")"}
 	}
+	return compileWithGLSLC(glslc, src.GLSL, names, opts, level, env)
+}
+
+// compileWithGLSLC compiles the GLSL text for each kernel name with the
+// glslc executable at path. A glslc that exits with an error rejected the
+// source: a Compilation error with what it printed. One that cannot be run,
+// or that writes no SPIR-V, is not a usable compiler: NotSupported, naming
+// the path and ANYGPU_GLSLC.
+func compileWithGLSLC(glslc, text string, names []string, opts backend.CompileOptions, level, env string) ([]unit, error) {
 	var units []unit
 	for _, name := range names {
 		args := []string{"-fshader-stage=compute", "--target-env=" + env, level, "-o", "-"}
@@ -104,19 +114,33 @@ func compileGLSL(src backend.Source, opts backend.CompileOptions, apiVersion uin
 			}
 		}
 		cmd := exec.Command(glslc, append(args, "-")...)
-		cmd.Stdin = strings.NewReader(withKernelDefine(src.GLSL, name))
+		cmd.Stdin = strings.NewReader(withKernelDefine(text, name))
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			log := strings.TrimSpace(stderr.String())
-			if _, ok := err.(*exec.ExitError); !ok || log == "" {
-				return nil, &errors.Error{Category: errors.Internal, Msg: fmt.Sprintf("running %s: %v", glslc, err), Log: log,
-					Hint: "check the glslc installation, or set " + EnvGLSLC}
+		err := cmd.Run()
+		var exit *exec.ExitError
+		switch {
+		case err != nil && !stderrors.As(err, &exit):
+			return nil, &errors.Error{Category: errors.NotSupported,
+				Msg:  fmt.Sprintf("the GLSL compiler %s could not be run: %v", glslc, err),
+				Hint: "install glslc (the Vulkan SDK or shaderc), or set " + EnvGLSLC + " to its path"}
+		case err != nil:
+			log := strings.TrimSpace(stderr.String() + "\n" + stdout.String())
+			if log == "" {
+				log = fmt.Sprintf("%s %s and printed nothing", glslc, exit.ProcessState)
 			}
-			return nil, &errors.Error{Category: errors.Compilation, Msg: fmt.Sprintf("GLSL of kernel %q does not compile", name),
-				Log: log, Hint: glslHint}
+			return nil, &errors.Error{Category: errors.Compilation,
+				Msg: fmt.Sprintf("GLSL of kernel %q does not compile: %s %s", name, glslc, exit.ProcessState),
+				Log: log, Hint: glslHint + "; the compiler is " + glslc + " (" + EnvGLSLC + ")"}
 		}
-		units = append(units, unit{kernel: name, entry: "main", blob: stdout.Bytes()})
+		blob := stdout.Bytes()
+		if len(blob) < 20 || len(blob)%4 != 0 || binary.LittleEndian.Uint32(blob) != spvMagic {
+			return nil, &errors.Error{Category: errors.NotSupported,
+				Msg:  fmt.Sprintf("the GLSL compiler %s succeeded but wrote no SPIR-V module (%d bytes)", glslc, len(blob)),
+				Log:  strings.TrimSpace(stderr.String()),
+				Hint: "check that " + glslc + " is glslc, or set " + EnvGLSLC + " to glslc's path"}
+		}
+		units = append(units, unit{kernel: name, entry: "main", blob: blob})
 	}
 	return units, nil
 }

@@ -14,13 +14,32 @@ import (
 // command encoder per batch, in one compute pass, rather than one command
 // buffer each: a command buffer costs an encoder, a pass, a Finish and, at
 // submission, wgpu's per-command-buffer tracking and barriers. Everything
-// that can make a dispatch invalid is checked before it is recorded (the
-// bind group is created, and validated, on its own; the dispatch size
-// against the adapter's limit), so a launch that is invalid still fails
-// alone, from Launch. Should the pass or the encoder fail anyway, the
-// batch's launches are lost and their streams report the error at their
-// next Synchronize. Any other operation closes the shared encoder first
-// (its command buffer joins the batch), so work stays in enqueue order.
+// that can make a dispatch invalid is checked before it is recorded: the
+// dispatch size against the adapter's limit; the bind group, created on its
+// own; and, for each new combination of kernel and buffers, the dispatch
+// itself, recorded into a throwaway encoder that is never submitted (wgpu
+// reports what is wrong in a dispatch, such as one buffer bound both
+// read-only and read-write, only when its pass ends, and an error there
+// poisons the whole encoder). So a launch that is invalid fails alone, from
+// Launch, before it joins the batch. Should the shared pass or encoder fail
+// anyway, its dispatches are recorded again into a new one, each first
+// validated alone: only those that fail alone are lost, and their streams
+// report the error at their next Synchronize. Until the shared encoder is
+// finished, the bind groups its dispatches use stay alive (evicted ones are
+// released after it), and closing a buffer or a module finishes it first.
+// Any other operation closes the shared encoder first (its command buffer
+// joins the batch), so work stays in enqueue order.
+
+// recorded is a dispatch recorded into the shared pass, kept until the
+// pass's command buffer is finished.
+type recorded struct {
+	s       *stream // the stream it belongs to; nil for the backend's own work
+	op      string
+	vcat    errors.Category // the category of a validation error
+	pipe    *wgpu.ComputePipeline
+	bg      *wgpu.BindGroup
+	x, y, z uint32
+}
 
 // bgEntry is a cached bind group: the layout it was made for and its
 // entries (the buffers, windows and parameter offset).
@@ -33,12 +52,13 @@ type bgEntry struct {
 // bgCacheSize bounds the bind groups kept for reuse.
 const bgCacheSize = 64
 
-// bindGroupLocked returns a bind group of layout with entries: a cached one
-// when an earlier dispatch used the same (a launch repeated over the same
-// buffers with the same scalars needs no new one, nor its validation), else
-// a new one, created inside error scopes (a validation error has category
-// vcat).
-func (d *device) bindGroupLocked(op string, vcat errors.Category, layout *wgpu.BindGroupLayout, entries []wgpu.BindGroupEntry) (*wgpu.BindGroup, error) {
+// bindGroupLocked returns a bind group of layout with entries for pipe: a
+// cached one when an earlier dispatch used the same (a launch repeated over
+// the same buffers with the same scalars needs no new one, nor its
+// validation), else a new one, created inside error scopes (a validation
+// error has category vcat), and, unless a cached one binds the same
+// buffers, checked in a dispatch of its own (validateDispatchLocked).
+func (d *device) bindGroupLocked(op string, vcat errors.Category, pipe *wgpu.ComputePipeline, layout *wgpu.BindGroupLayout, entries []wgpu.BindGroupEntry) (*wgpu.BindGroup, error) {
 	for i := range d.bgCache {
 		c := &d.bgCache[i]
 		if c.layout != layout || !slices.Equal(c.entries, entries) {
@@ -58,6 +78,9 @@ func (d *device) bindGroupLocked(op string, vcat errors.Category, layout *wgpu.B
 		bg, err = d.dev.TryCreateBindGroup(&wgpu.BindGroupDescriptor{Layout: layout, Entries: entries})
 		return err
 	})
+	if err == nil && !d.validatedLocked(layout, entries) {
+		err = d.validateDispatchLocked(op, vcat, pipe, bg)
+	}
 	if err != nil {
 		if bg != nil {
 			_ = protect(op, func() error { bg.Release(); return nil })
@@ -75,14 +98,74 @@ func (d *device) bindGroupLocked(op string, vcat errors.Category, layout *wgpu.B
 	return bg, nil
 }
 
-// releaseBindGroupLocked releases a bind group leaving the cache. The open
-// pass may still name it as its current one: wgpu keeps it alive for the
-// pass, but it must not be taken as already set.
+// validatedLocked reports whether a cached bind group of layout binds the
+// buffers of entries (the parameter block's offset aside): its dispatch
+// was validated, and would fail or pass the same.
+func (d *device) validatedLocked(layout *wgpu.BindGroupLayout, entries []wgpu.BindGroupEntry) bool {
+	same := func(a, b wgpu.BindGroupEntry) bool {
+		if a.Buffer == d.arena && b.Buffer == d.arena {
+			return a.Binding == b.Binding
+		}
+		return a == b
+	}
+	for i := range d.bgCache {
+		if c := &d.bgCache[i]; c.layout == layout && slices.EqualFunc(c.entries, entries, same) {
+			return true
+		}
+	}
+	return false
+}
+
+// validateDispatchLocked records a dispatch of pipe with bg into an encoder
+// of its own, which is never submitted, and returns what wgpu's validation
+// finds wrong with it (category vcat).
+func (d *device) validateDispatchLocked(op string, vcat errors.Category, pipe *wgpu.ComputePipeline, bg *wgpu.BindGroup) error {
+	return d.call(op, vcat, func() error {
+		enc, err := d.dev.TryCreateCommandEncoder(nil)
+		if err != nil {
+			return err
+		}
+		defer enc.Release()
+		pass := enc.BeginComputePass(nil)
+		pass.SetPipeline(pipe)
+		pass.SetBindGroup(0, bg, nil)
+		pass.DispatchWorkgroups(1, 1, 1)
+		err = pass.TryEnd()
+		pass.Release()
+		if err != nil {
+			return err
+		}
+		cb, err := enc.TryFinish(nil)
+		if err != nil {
+			return err
+		}
+		cb.Release()
+		return nil
+	})
+}
+
+// releaseBindGroupLocked releases a bind group leaving the cache. While the
+// shared encoder is open its dispatches may use it, and may have to be
+// recorded again: it is released once the encoder is finished.
 func (d *device) releaseBindGroupLocked(bg *wgpu.BindGroup) {
 	if d.lastBG == bg {
 		d.lastBG = nil
 	}
+	if d.enc != nil {
+		d.encHeld = append(d.encHeld, bg)
+		return
+	}
 	_ = protect("release bind group", func() error { bg.Release(); return nil })
+}
+
+// releaseHeldLocked releases the bind groups that left the cache while the
+// shared encoder was open.
+func (d *device) releaseHeldLocked() {
+	for _, bg := range d.encHeld {
+		_ = protect("release bind group", func() error { bg.Release(); return nil })
+	}
+	clear(d.encHeld)
+	d.encHeld = d.encHeld[:0]
 }
 
 // dropBindGroupsLocked releases the cached bind groups for which drop
@@ -132,13 +215,28 @@ func (d *device) paramsLocked(block []byte) uint64 {
 // and entries, into the batch's shared compute pass. s is the stream it
 // belongs to (nil for the backend's own work).
 func (d *device) dispatchLocked(op string, vcat errors.Category, s *stream, pipe *wgpu.ComputePipeline, layout *wgpu.BindGroupLayout, entries []wgpu.BindGroupEntry, x, y, z uint32) error {
-	bg, err := d.bindGroupLocked(op, vcat, layout, entries)
+	bg, err := d.bindGroupLocked(op, vcat, pipe, layout, entries)
 	if err != nil {
 		return err
 	}
+	r := recorded{s: s, op: op, vcat: vcat, pipe: pipe, bg: bg, x: x, y: y, z: z}
+	if err := d.recordLocked(r); err != nil {
+		// The pass is in an unknown state: record the other dispatches
+		// again, in a new one.
+		ops := slices.Clone(d.encOps)
+		d.dropEncLocked()
+		d.salvageLocked(ops)
+		return err
+	}
+	return nil
+}
+
+// recordLocked records r into the shared pass, opening the shared encoder
+// and pass when there is none. On failure the pass is in an unknown state.
+func (d *device) recordLocked(r recorded) error {
 	if d.enc == nil {
 		var enc *wgpu.CommandEncoder
-		err := d.call(op, errors.Execution, func() error {
+		err := d.call(r.op, errors.Execution, func() error {
 			var err error
 			enc, err = d.dev.TryCreateCommandEncoder(nil)
 			return err
@@ -148,42 +246,61 @@ func (d *device) dispatchLocked(op string, vcat errors.Category, s *stream, pipe
 		}
 		d.enc = enc
 	}
-	err = protect(op, func() error {
+	err := protect(r.op, func() error {
 		if d.pass == nil {
 			d.pass = d.enc.BeginComputePass(nil)
 			d.lastPipe, d.lastBG = nil, nil
 		}
-		if d.lastPipe != pipe {
-			d.pass.SetPipeline(pipe)
-			d.lastPipe = pipe
+		if d.lastPipe != r.pipe {
+			d.pass.SetPipeline(r.pipe)
+			d.lastPipe = r.pipe
 		}
-		if d.lastBG != bg {
-			d.pass.SetBindGroup(0, bg, nil)
-			d.lastBG = bg
+		if d.lastBG != r.bg {
+			d.pass.SetBindGroup(0, r.bg, nil)
+			d.lastBG = r.bg
 		}
-		d.pass.DispatchWorkgroups(x, y, z)
+		d.pass.DispatchWorkgroups(r.x, r.y, r.z)
 		return nil
 	})
 	if err != nil {
-		// The pass is in an unknown state: give up the encoder (and what it
-		// holds) rather than submit it.
-		d.encStreams = append(d.encStreams, s)
-		d.failEncLocked(err)
 		return err
 	}
-	if s != nil && (len(d.encStreams) == 0 || d.encStreams[len(d.encStreams)-1] != s) {
-		d.encStreams = append(d.encStreams, s)
-	}
+	d.encOps = append(d.encOps, r)
 	return nil
 }
 
 // closeEncLocked ends the shared pass and encoder and adds their command
-// buffer to the pending batch. On failure the launches recorded in it are
-// lost: their streams get the error, reported at their next Synchronize.
+// buffer to the pending batch. Should that fail, the dispatches are
+// recorded again into a new encoder, each validated alone: those that fail
+// alone are lost (their streams get the error, reported at their next
+// Synchronize), the others go on; only if the new encoder fails too are
+// its dispatches lost.
 func (d *device) closeEncLocked() error {
 	if d.enc == nil {
 		return nil
 	}
+	err := d.finishEncLocked()
+	if err != nil {
+		ops := slices.Clone(d.encOps)
+		d.dropEncLocked()
+		d.salvageLocked(ops)
+		if d.enc != nil {
+			if err = d.finishEncLocked(); err != nil {
+				d.loseLocked(d.encOps, err)
+				d.dropEncLocked()
+			}
+		} else {
+			err = nil
+		}
+	}
+	d.releaseHeldLocked()
+	return err
+}
+
+// finishEncLocked ends the shared pass, finishes the shared encoder and adds
+// its command buffer to the pending batch; on failure the encoder is
+// released but its dispatches stay listed (encOps).
+func (d *device) finishEncLocked() error {
 	enc, pass := d.takeEncLocked()
 	err := d.call("launch", errors.Execution, func() error {
 		defer enc.Release()
@@ -196,8 +313,27 @@ func (d *device) closeEncLocked() error {
 		}
 		return d.finishLocked(enc)
 	})
-	d.endEncLocked(err)
+	if err == nil {
+		clear(d.encOps)
+		d.encOps = d.encOps[:0]
+	}
 	return err
+}
+
+// salvageLocked records ops again, each validated alone first: one that
+// fails alone is lost (loseLocked); should recording fail, the dispatches
+// in the new encoder are lost with it.
+func (d *device) salvageLocked(ops []recorded) {
+	for _, r := range ops {
+		if err := d.validateDispatchLocked(r.op, r.vcat, r.pipe, r.bg); err != nil {
+			d.loseLocked([]recorded{r}, err)
+			continue
+		}
+		if err := d.recordLocked(r); err != nil {
+			d.loseLocked(append(d.encOps, r), err)
+			d.dropEncLocked()
+		}
+	}
 }
 
 // takeEncLocked detaches the shared pass and encoder from the device.
@@ -218,8 +354,9 @@ func (d *device) finishLocked(enc *wgpu.CommandEncoder) error {
 	return nil
 }
 
-// failEncLocked drops the shared encoder after a failure in it.
-func (d *device) failEncLocked(err error) {
+// dropEncLocked releases the shared encoder and pass, if any, and forgets
+// their dispatches.
+func (d *device) dropEncLocked() {
 	enc, pass := d.takeEncLocked()
 	_ = protect("launch", func() error {
 		if pass != nil {
@@ -230,24 +367,34 @@ func (d *device) failEncLocked(err error) {
 		}
 		return nil
 	})
-	d.endEncLocked(err)
+	clear(d.encOps)
+	d.encOps = d.encOps[:0]
 }
 
-// endEncLocked forgets the streams whose work the shared encoder held,
-// first handing them err, the encoder's failure, if there is one.
-func (d *device) endEncLocked(err error) {
-	if err != nil {
-		if e, ok := err.(*errors.Error); ok && e.Category == errors.Execution {
-			c := *e
-			c.Msg = "launches lost: " + e.Msg
-			err = &c
-		}
-		for _, s := range d.encStreams {
-			if s != nil && s.err == nil {
-				s.err = err
-			}
+// failEncLocked drops the shared encoder, losing its dispatches with err.
+func (d *device) failEncLocked(err error) {
+	d.loseLocked(d.encOps, err)
+	d.dropEncLocked()
+	d.releaseHeldLocked()
+}
+
+// loseLocked hands err, the failure that lost ops, to their streams, to be
+// reported at their next Synchronize; the loss of the backend's own work
+// goes to the device's asynchronous errors.
+func (d *device) loseLocked(ops []recorded, err error) {
+	if e, ok := err.(*errors.Error); ok && e.Category == errors.Execution {
+		c := *e
+		c.Msg = "launches lost: " + e.Msg
+		err = &c
+	}
+	for _, r := range ops {
+		switch {
+		case r.s == nil:
+			d.errMu.Lock()
+			d.uncapErrs = append(d.uncapErrs, err)
+			d.errMu.Unlock()
+		case r.s.err == nil:
+			r.s.err = err
 		}
 	}
-	clear(d.encStreams)
-	d.encStreams = d.encStreams[:0]
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/errors"
+	"github.com/oliverbestmann/webgpu/wgpu"
 )
 
 // addWGSL adds k to words [0, n) of y.
@@ -94,7 +95,7 @@ func TestBatchedLaunches(t *testing.T) {
 		case 10:
 			// A bad launch (no scalars: no uniform) fails from Launch.
 			err := s.Launch(k, grid, block, addArgs(a, n, 1)[:1])
-			require.Equal(t, errors.Launch, errors.CategoryOf(err), "%v", err)
+			require.Equal(t, errors.InvalidArgument, errors.CategoryOf(err), "%v", err)
 		case 20:
 			require.NoError(t, s.Copy(b, 0, a, 0, 4*n))
 			require.NoError(t, s.Launch(k, grid, block, addArgs(b, n, 7)))
@@ -157,4 +158,67 @@ func TestBindGroupCache(t *testing.T) {
 	require.Equal(t, 0, holding(a))
 	require.NoError(t, m.Close())
 	require.Equal(t, 0, holding(b))
+}
+
+// TestSalvagedBatch records a dispatch that validation would have refused
+// (one buffer bound read-only and read-write) straight into the shared
+// pass, followed by a good launch of another stream: when the pass fails,
+// the good launch is recorded again and lands; only the bad dispatch's
+// stream gets the error.
+func TestSalvagedBatch(t *testing.T) {
+	d := openInternal(t)
+	m, k := addKernel(t, d)
+	defer m.Close()
+	cm, err := d.Compile(context.Background(), backend.Source{Name: "conflict", WGSL: `
+@group(0) @binding(0) var<storage, read> x: array<u32>;
+@group(0) @binding(1) var<storage, read_write> y: array<u32>;
+@compute @workgroup_size(64)
+fn conflict(@builtin(global_invocation_id) gid: vec3<u32>) {
+	if (gid.x < arrayLength(&y)) { y[gid.x] = x[gid.x]; }
+}
+`, Params: map[string][]backend.ArgKind{"conflict": {backend.ArgBuffer, backend.ArgBuffer}}}, backend.CompileOptions{})
+	require.NoError(t, err)
+	defer cm.Close()
+	ck, err := cm.Kernel("conflict")
+	require.NoError(t, err)
+	good, err := d.NewStream()
+	require.NoError(t, err)
+	defer good.Close()
+	bad, err := d.NewStream()
+	require.NoError(t, err)
+	defer bad.Close()
+	const n = 256
+	a, err := d.Alloc(4 * n)
+	require.NoError(t, err)
+	defer a.Close()
+	b, err := d.Alloc(4 * n)
+	require.NoError(t, err)
+	defer b.Close()
+	require.NoError(t, good.Fill(a, 0, 4*n, 0))
+	grid, block := backend.Dim3{X: n / 64}, backend.Dim3{X: 64}
+	require.NoError(t, good.Launch(k, grid, block, addArgs(a, n, 1)))
+
+	kern, buf := ck.(*kernel), b.(*buffer)
+	d.mu.Lock()
+	bg, err := d.dev.TryCreateBindGroup(&wgpu.BindGroupDescriptor{Layout: kern.layout, Entries: []wgpu.BindGroupEntry{
+		{Binding: 0, Buffer: buf.buf, Size: buf.alloc}, {Binding: 1, Buffer: buf.buf, Size: buf.alloc},
+	}})
+	if err == nil {
+		// Into the shared pass (opened for it if the first launch went
+		// already), where the next launch joins it.
+		err = d.recordLocked(recorded{s: bad.(*stream), op: "launch conflict", vcat: errors.InvalidArgument, pipe: kern.pipe, bg: bg, x: 1, y: 1, z: 1})
+		d.touchLocked(bad.(*stream))
+	}
+	d.mu.Unlock()
+	require.NoError(t, err)
+	defer bg.Release()
+
+	require.NoError(t, good.Launch(k, grid, block, addArgs(a, n, 2)))
+	require.NoError(t, good.Synchronize(context.Background()))
+	for i, v := range readWords(t, good, a, n) {
+		require.Equal(t, uint32(3), v, "word %d: the good launches land", i)
+	}
+	err = bad.Synchronize(context.Background())
+	require.Equal(t, errors.InvalidArgument, errors.CategoryOf(err), "%v", err)
+	require.Contains(t, err.Error(), "conflicting usages")
 }

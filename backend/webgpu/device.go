@@ -70,14 +70,16 @@ type device struct {
 	ops        int           // operations in the pending batch
 	lastPoll   time.Duration // hostNow at the last device poll
 	// The shared encoder of the pending batch's dispatches and its open
-	// compute pass (nil when none), what is set in that pass, and the
-	// streams whose launches it holds.
-	enc        *wgpu.CommandEncoder
-	pass       *wgpu.ComputePassEncoder
-	lastPipe   *wgpu.ComputePipeline
-	lastBG     *wgpu.BindGroup
-	encStreams []*stream
-	bgCache    []bgEntry // most recently used first
+	// compute pass (nil when none), what is set in that pass, the
+	// dispatches it holds, and the bind groups that left the cache while
+	// it was open.
+	enc      *wgpu.CommandEncoder
+	pass     *wgpu.ComputePassEncoder
+	lastPipe *wgpu.ComputePipeline
+	lastBG   *wgpu.BindGroup
+	encOps   []recorded
+	encHeld  []*wgpu.BindGroup
+	bgCache  []bgEntry // most recently used first
 
 	// completed is the highest submission known to be complete; it is set
 	// from the queue's work-done callbacks, which run inside Poll.

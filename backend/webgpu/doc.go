@@ -44,8 +44,12 @@
 // recorded into one command encoder and compute pass per submission; every
 // other operation is encoded into its own command buffer. What could make a
 // launch invalid is checked before it is recorded (its bind group is created
-// and validated on its own), so a bad launch fails alone, at once, from
-// Launch. The pending work is submitted together when the queue is found
+// and validated on its own, and each new combination of kernel and buffers
+// is dispatched once into a throwaway encoder, where wgpu reports conflicts
+// such as one buffer bound both read-only and read-write), so a bad launch
+// fails alone, at once, from Launch, with InvalidArgument. Should the shared
+// pass fail anyway, its dispatches are recorded again, each validated alone,
+// so that only the bad one is lost. The pending work is submitted together when the queue is found
 // idle, after 64 operations, or when something waits for it; enqueuing
 // polls the device for the queue's state at most every 50 µs, as a poll or
 // a submission per launch costs more than the launch. Scalars of launches
@@ -69,14 +73,21 @@
 // one module per kernel with ANYGPU_KERNEL_<name> defined, entry point main),
 // then SPIR-V; WebGPU has no push constants, so SPIR-V must read its scalars
 // from the uniform at binding n. A compile failure is a Compilation error
-// with wgpu's report as its log.
+// with wgpu's report as its log; WGSL or GLSL that is not text (not UTF-8,
+// or with a NUL byte) is refused before wgpu sees it, as the binding would
+// cut it at the NUL and naga aborts the process on some invalid UTF-8.
 //
 // Launches follow the portable ABI: buffers at @group(0) @binding(0..n-1),
 // whole, as read_write storage (the same buffer may be bound twice); the
 // scalars, packed in argument order and followed at the next 16-byte
 // boundary by the launch geometry (grid and block as launched, two vec4<u32>),
-// in a uniform at @binding(n). WGSL fixes the work-group size in the source,
-// so the launch's block reaches a kernel only through that geometry. WebGPU
+// in a uniform at @binding(n). WGSL (and GLSL, SPIR-V) fix the work-group
+// size in the source, so the launch's block reaches a kernel only through
+// that geometry: a launch whose block differs from the size the source fixes
+// (@workgroup_size of integer literals or constants, local_size, LocalSize)
+// is refused with InvalidArgument, unless the kernel's uniform reaches past
+// the scalars into the geometry (which the backend learns once per kernel by
+// binding the scalars alone), as the built-in kernels' does. WebGPU
 // dispatches at most 65535 groups per dimension: a wider grid (up to 2³¹-1
 // groups) is dispatched folded into x and y, and a kernel finds its group
 // from the linear dispatch index and the geometry, as the built-in kernels

@@ -39,6 +39,9 @@ func (b *buffer) NativeHandle() uintptr { return wgpuc.Handle(b.buf) }
 // alive until it has run (wgpu counts references), so Close never waits.
 func (b *buffer) Close() error {
 	b.d.mu.Lock()
+	// The shared encoder's dispatches may have to be recorded again, with
+	// this buffer: finish it first.
+	_ = b.d.closeEncLocked()
 	b.d.forgetBufferLocked(b.buf)
 	b.d.mu.Unlock()
 	_ = protect("free", func() error {

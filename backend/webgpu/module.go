@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/backend/webgpu/internal/wgpuc"
@@ -25,9 +26,10 @@ import (
 type module struct {
 	d       *device
 	name    string
-	shader  *wgpu.ShaderModule // the module whose entry points are the kernels; nil for per-kernel modules
-	kernels map[string]*kernel // guarded by d.mu
-	coarsen map[string]int     // anygpu_coarsen_<entry> constants of the WGSL
+	shader  *wgpu.ShaderModule      // the module whose entry points are the kernels; nil for per-kernel modules
+	kernels map[string]*kernel      // guarded by d.mu
+	coarsen map[string]int          // anygpu_coarsen_<entry> constants of the WGSL
+	sizes   map[string]backend.Dim3 // work-group sizes of the shader's entry points, where the source fixes them
 	// lazy: kernels are made on first use (a module without Params, whose
 	// entry points the backend cannot list).
 	lazy bool
@@ -42,6 +44,13 @@ type kernel struct {
 	pipe    *wgpu.ComputePipeline
 	layout  *wgpu.BindGroupLayout
 	coarsen int // launch groups per dispatched group (anygpu_coarsen_<name>)
+	// size is the work-group size the source fixes, zero where the backend
+	// cannot tell (an override or specialization constant).
+	size backend.Dim3
+	// geometry tells, by the size of a launch's scalars, whether the
+	// kernel's uniform reaches past them into the launch geometry (guarded
+	// by m.d.mu).
+	geometry map[int]bool
 }
 
 var (
@@ -91,12 +100,14 @@ func (d *device) Compile(ctx context.Context, src backend.Source, opts backend.C
 		m.shader, err = d.createShaderLocked(op, "WGSL", &wgpu.ShaderModuleDescriptor{Label: src.Name, WGSLSource: &wgpu.ShaderSourceWGSL{Code: src.WGSL}})
 		m.lazy = len(names) == 0
 		m.coarsen = coarsenConsts(src.WGSL)
+		m.sizes = wgslSizes(src.WGSL)
 	case src.GLSL != "":
 		if len(names) == 0 {
 			names = []string{src.Name}
 		}
 		code := glsl450(src.GLSL)
-		err = m.compileEachLocked(op, "GLSL", names, func(name string) *wgpu.ShaderModuleDescriptor {
+		size := glslSize(code)
+		err = m.compileEachLocked(op, "GLSL", names, func(string) backend.Dim3 { return size }, func(name string) *wgpu.ShaderModuleDescriptor {
 			defs := map[string]string{"ANYGPU_KERNEL_" + name: "1"}
 			maps.Copy(defs, opts.Defines)
 			return &wgpu.ShaderModuleDescriptor{
@@ -106,11 +117,14 @@ func (d *device) Compile(ctx context.Context, src backend.Source, opts backend.C
 		names = nil // made
 	case len(src.SPIRV) > 0:
 		m.shader, err = d.createShaderLocked(op, "SPIR-V", &wgpu.ShaderModuleDescriptor{Label: src.Name, SPIRVSource: &wgpu.ShaderSourceSPIRV{Code: src.SPIRV}})
+		m.sizes = spirvSizes(src.SPIRV)
 		if len(names) == 0 {
 			names = []string{src.Name}
 		}
 	case len(src.SPIRVKernels) > 0:
-		err = m.compileEachLocked(op, "SPIR-V", slices.Sorted(maps.Keys(src.SPIRVKernels)), func(name string) *wgpu.ShaderModuleDescriptor {
+		err = m.compileEachLocked(op, "SPIR-V", slices.Sorted(maps.Keys(src.SPIRVKernels)), func(name string) backend.Dim3 {
+			return spirvSizes(src.SPIRVKernels[name])["main"]
+		}, func(name string) *wgpu.ShaderModuleDescriptor {
 			return &wgpu.ShaderModuleDescriptor{Label: src.Name + "/" + name, SPIRVSource: &wgpu.ShaderSourceSPIRV{Code: src.SPIRVKernels[name]}}
 		})
 		names = nil // made
@@ -139,14 +153,16 @@ func (d *device) Compile(ctx context.Context, src backend.Source, opts backend.C
 
 // compileEachLocked makes a shader module of dialect per kernel of names,
 // from the descriptor desc returns for it, and the kernel's pipeline from
-// its entry point main. On failure it releases what the module holds.
-func (m *module) compileEachLocked(op, dialect string, names []string, desc func(name string) *wgpu.ShaderModuleDescriptor) error {
+// its entry point main, whose work-group size is size's. On failure it
+// releases what the module holds.
+func (m *module) compileEachLocked(op, dialect string, names []string, size func(name string) backend.Dim3, desc func(name string) *wgpu.ShaderModuleDescriptor) error {
 	d := m.d
 	for _, name := range names {
 		sm, err := d.createShaderLocked(op, dialect, desc(name))
 		if err == nil {
 			k := &kernel{m: m, name: name, shader: sm}
 			if err = d.pipelineLocked(op, k, sm, "main"); err == nil {
+				k.size = size(name)
 				m.kernels[name] = k
 				continue
 			}
@@ -172,6 +188,13 @@ func glsl450(src string) string {
 // createShaderLocked makes a shader module; a failure is a Compilation
 // error whose log is wgpu's report.
 func (d *device) createShaderLocked(op, dialect string, desc *wgpu.ShaderModuleDescriptor) (*wgpu.ShaderModule, error) {
+	if err := shaderText(desc); err != nil {
+		return nil, &errors.Error{
+			Backend: Name, Op: op, Category: errors.Compilation,
+			Msg: dialect + " did not compile: " + err.Error(), Log: err.Error(),
+			Hint: "pass the shader's source text: " + dialect + " is UTF-8 text without NUL bytes",
+		}
+	}
 	var sm *wgpu.ShaderModule
 	err := d.call(op, errors.Compilation, func() error {
 		if desc.SPIRVSource != nil {
@@ -204,9 +227,37 @@ func (d *device) createShaderLocked(op, dialect string, desc *wgpu.ShaderModuleD
 	return sm, nil
 }
 
+// shaderText checks that desc's WGSL or GLSL is text wgpu can take: the
+// binding hands it to C as a NUL-terminated string (a NUL byte would cut it
+// short, and what is left may compile) and naga aborts the process when it
+// reports an error inside a byte sequence that is not UTF-8.
+func shaderText(desc *wgpu.ShaderModuleDescriptor) error {
+	var code string
+	switch {
+	case desc.WGSLSource != nil:
+		code = desc.WGSLSource.Code
+	case desc.GLSLSource != nil:
+		code = desc.GLSLSource.Code
+	default:
+		return nil
+	}
+	for i, r := range code {
+		switch {
+		case r == 0:
+			return fmt.Errorf("a NUL byte at byte %d (line %d): the source is not text", i, 1+strings.Count(code[:i], "\n"))
+		case r == utf8.RuneError && !strings.HasPrefix(code[i:], "\uFFFD"):
+			return fmt.Errorf("byte 0x%02x at byte %d (line %d) is not UTF-8: the source is not text", code[i], i, 1+strings.Count(code[:i], "\n"))
+		}
+	}
+	return nil
+}
+
 // pipelineLocked creates k's compute pipeline from entry of sm.
 func (d *device) pipelineLocked(op string, k *kernel, sm *wgpu.ShaderModule, entry string) error {
 	k.coarsen = max(k.m.coarsenOf(entry), 1)
+	if k.m != nil {
+		k.size = k.m.sizes[entry]
+	}
 	err := d.call(op, errors.Compilation, func() error {
 		var err error
 		k.pipe, err = d.dev.TryCreateComputePipeline(&wgpu.ComputePipelineDescriptor{
@@ -259,6 +310,9 @@ func (m *module) Kernel(name string) (backend.Kernel, error) {
 func (m *module) Close() error {
 	m.d.mu.Lock()
 	defer m.d.mu.Unlock()
+	// The shared encoder's dispatches may have to be recorded again, with
+	// these pipelines: finish it first.
+	_ = m.d.closeEncLocked()
 	m.releaseLocked()
 	return nil
 }
@@ -302,11 +356,14 @@ func (m *module) coarsenOf(entry string) int {
 // read_write storage); the scalars, packed by the portable ABI, followed at
 // the next 16-byte boundary by the launch geometry (grid and block as
 // launched, 4 u32 each), form the uniform at binding n. A kernel without
-// scalars gets no uniform. WGSL fixes the work-group size, so the launch's
-// block reaches the kernel only through that geometry; a grid wider than the
-// adapter's 65535 groups per dimension is dispatched folded into x and y, and
-// kernels compute their group from the linear dispatch index (see package
-// kernels).
+// scalars gets no uniform. The source fixes the work-group size, so a
+// launch's block reaches the kernel only through that geometry: a launch
+// whose block differs from the fixed size is refused unless the kernel's
+// uniform reaches into the geometry (checkBlockLocked). A grid wider than
+// the adapter's 65535 groups per dimension is dispatched folded into x and
+// y, and kernels compute their group from the linear dispatch index (see
+// package kernels). What wgpu's validation would refuse in the dispatch is
+// refused here, with InvalidArgument, before it joins the batch.
 func (s *stream) Launch(k backend.Kernel, grid, block backend.Dim3, args []backend.Arg) error {
 	kern := k.(*kernel)
 	op := "launch " + kern.name
@@ -316,6 +373,7 @@ func (s *stream) Launch(k backend.Kernel, grid, block backend.Dim3, args []backe
 	if err != nil {
 		return errors.E(errors.Launch, Name, op, "%v", err)
 	}
+	fixed := kern.size.X > 0 && block != kern.size
 	entries := make([]wgpu.BindGroupEntry, 0, len(args)+1)
 	for i, a := range args {
 		if a.Kind != backend.ArgBuffer {
@@ -324,7 +382,7 @@ func (s *stream) Launch(k backend.Kernel, grid, block backend.Dim3, args []backe
 		b := a.Buffer.(*buffer)
 		if b.alloc > d.maxBinding {
 			return &errors.Error{
-				Backend: Name, Op: op, Category: errors.Launch,
+				Backend: Name, Op: op, Category: errors.InvalidArgument,
 				Msg:  fmt.Sprintf("argument %d is a buffer of %s; the adapter binds at most %s per storage buffer", i, units.ByteSize(b.size), units.ByteSize(int64(d.maxBinding))),
 				Hint: "split the data over several buffers or launches",
 			}
@@ -332,6 +390,7 @@ func (s *stream) Launch(k backend.Kernel, grid, block backend.Dim3, args []backe
 		entries = append(entries, wgpu.BindGroupEntry{Binding: uint32(len(entries)), Buffer: b.buf, Size: b.alloc})
 	}
 	params := backend.PackScalars(args, true)
+	scalars := len(params)
 	if len(params) > 0 {
 		params = binary.LittleEndian.AppendUint32(params, uint32(grid.X))
 		params = binary.LittleEndian.AppendUint32(params, uint32(grid.Y))
@@ -343,12 +402,59 @@ func (s *stream) Launch(k backend.Kernel, grid, block backend.Dim3, args []backe
 		params = binary.LittleEndian.AppendUint32(params, 0)
 	}
 	return s.enqueue(func(d *device) error {
+		if fixed {
+			if err := d.checkBlockLocked(op, kern, block, entries, scalars, len(params)); err != nil {
+				return err
+			}
+		}
 		if len(params) > 0 {
 			off := d.paramsLocked(params)
 			entries = append(entries, wgpu.BindGroupEntry{Binding: uint32(len(entries)), Buffer: d.arena, Offset: off, Size: uint64(len(params))})
 		}
-		return d.dispatchLocked(op, errors.Launch, s, kern.pipe, kern.layout, entries, px, py, pz)
+		return d.dispatchLocked(op, errors.InvalidArgument, s, kern.pipe, kern.layout, entries, px, py, pz)
 	})
+}
+
+// checkBlockLocked refuses a launch of k with a block other than the
+// work-group size its source fixes, unless the kernel's uniform reaches
+// past the launch's scalars (of scalars bytes, params with the geometry)
+// into the launch geometry: a kernel that reads the geometry (as those of
+// package kernels do) finds its threads from it, and takes any block.
+// Whether it does is learnt once per size of scalars, from whether a bind
+// group whose uniform holds only the scalars is too small for it where one
+// with the geometry is not. storage is the launch's storage bindings.
+func (d *device) checkBlockLocked(op string, k *kernel, block backend.Dim3, storage []wgpu.BindGroupEntry, scalars, params int) error {
+	if scalars > 0 {
+		reads, ok := k.geometry[scalars]
+		if !ok {
+			fits := func(size int) bool {
+				probe := append(storage[:len(storage):len(storage)], wgpu.BindGroupEntry{Binding: uint32(len(storage)), Buffer: d.arena, Size: uint64(size)})
+				return d.call(op, errors.InvalidArgument, func() error {
+					bg, err := d.dev.TryCreateBindGroup(&wgpu.BindGroupDescriptor{Layout: k.layout, Entries: probe})
+					if bg != nil {
+						bg.Release()
+					}
+					return err
+				}) == nil
+			}
+			if !fits(params) {
+				return nil // the launch fails as it is, from its bind group
+			}
+			reads = !fits(scalars)
+			if k.geometry == nil {
+				k.geometry = map[int]bool{}
+			}
+			k.geometry[scalars] = reads
+		}
+		if reads {
+			return nil
+		}
+	}
+	return &errors.Error{
+		Backend: Name, Op: op, Category: errors.InvalidArgument,
+		Msg:  fmt.Sprintf("block %v differs from the work-group size %v that the kernel's source fixes (WGSL @workgroup_size, GLSL local_size, SPIR-V LocalSize)", block, k.size),
+		Hint: fmt.Sprintf("launch with block %v, or have the kernel read the launch geometry that follows its scalars in the uniform and find its threads from it", k.size),
+	}
 }
 
 // dispatchSize returns the dispatch for a launch over grid of a kernel that
@@ -383,4 +489,169 @@ func foldGrid(g backend.Dim3, maxDim uint32) (x, y, z uint32, err error) {
 		return 0, 0, 0, fmt.Errorf("grid %v does not fold into %d×%d groups", g, m, m)
 	}
 	return uint32(fx), uint32(fy), 1, nil
+}
+
+// Work-group sizes fixed in a source. They are read from the text (WGSL,
+// GLSL) or the words (SPIR-V): wgpu does not report them. A size the
+// backend cannot tell (an override expression, a specialization constant, a
+// GLSL source with several local sizes, one per kernel behind #ifdef) is
+// left zero, and launches of that kernel are not checked against it.
+
+var (
+	// wgslCommentRE matches WGSL's comments (block comments unnested).
+	wgslCommentRE = regexp.MustCompile(`(?s)//[^\n]*|/\*.*?\*/`)
+	// wgslEntryRE matches the attributes before a function and its name.
+	wgslEntryRE = regexp.MustCompile(`((?:@[A-Za-z_]\w*\s*(?:\([^)]*\))?\s*)+)fn\s+([A-Za-z_]\w*)`)
+	// wgslSizeRE matches a @workgroup_size attribute.
+	wgslSizeRE = regexp.MustCompile(`@workgroup_size\s*\(([^)]*)\)`)
+	// wgslConstRE matches a module-scope integer constant.
+	wgslConstRE = regexp.MustCompile(`const\s+([A-Za-z_]\w*)\s*(?::\s*[iu]32\s*)?=\s*([0-9]+|0[xX][0-9a-fA-F]+)[iu]?\s*;`)
+	// glslSizeRE matches a GLSL input layout qualifier.
+	glslSizeRE = regexp.MustCompile(`layout\s*\(([^)]*)\)\s*in\s*;`)
+)
+
+// wgslSizes returns the work-group sizes of a WGSL source's entry points
+// whose @workgroup_size is made of integer literals and module constants.
+func wgslSizes(src string) map[string]backend.Dim3 {
+	src = wgslCommentRE.ReplaceAllString(src, " ")
+	consts := map[string]int{}
+	for _, m := range wgslConstRE.FindAllStringSubmatch(src, -1) {
+		if v, err := strconv.ParseInt(m[2], 0, 32); err == nil {
+			consts[m[1]] = int(v)
+		}
+	}
+	out := map[string]backend.Dim3{}
+	for _, m := range wgslEntryRE.FindAllStringSubmatch(src, -1) {
+		a := wgslSizeRE.FindStringSubmatch(m[1])
+		if a == nil {
+			continue
+		}
+		var dims [3]int
+		ok := true
+		for i, e := range strings.Split(strings.TrimSuffix(strings.TrimSpace(a[1]), ","), ",") {
+			e = strings.TrimRight(strings.TrimSpace(e), "iu")
+			v, err := strconv.ParseInt(e, 0, 32)
+			if c, isConst := consts[e]; isConst {
+				v, err = int64(c), nil
+			}
+			if i >= 3 || err != nil || v < 1 {
+				ok = false
+				break
+			}
+			dims[i] = int(v)
+		}
+		if ok {
+			out[m[2]] = backend.Dim3{X: dims[0], Y: max(dims[1], 1), Z: max(dims[2], 1)}
+		}
+	}
+	return out
+}
+
+// glslSize returns the local size a GLSL source fixes: its one input
+// layout with local_size_x/y/z literals (1 where left out); zero when it
+// has none, several different ones, or specialization constants.
+func glslSize(src string) backend.Dim3 {
+	src = wgslCommentRE.ReplaceAllString(src, " ") // GLSL's comments are C's, as WGSL's
+	var size backend.Dim3
+	for _, m := range glslSizeRE.FindAllStringSubmatch(src, -1) {
+		d := backend.Dim3{X: 1, Y: 1, Z: 1}
+		found := false
+		for _, q := range strings.Split(m[1], ",") {
+			k, v, ok := strings.Cut(q, "=")
+			k = strings.TrimSpace(k)
+			if !strings.HasPrefix(k, "local_size_") {
+				continue
+			}
+			n, err := strconv.ParseInt(strings.TrimRight(strings.TrimSpace(v), "uU"), 0, 32)
+			if !ok || err != nil || n < 1 {
+				return backend.Dim3{} // local_size_x_id, or an expression
+			}
+			switch k {
+			case "local_size_x":
+				d.X = int(n)
+			case "local_size_y":
+				d.Y = int(n)
+			case "local_size_z":
+				d.Z = int(n)
+			default:
+				return backend.Dim3{}
+			}
+			found = true
+		}
+		if !found {
+			continue
+		}
+		if size.X > 0 && size != d {
+			return backend.Dim3{}
+		}
+		size = d
+	}
+	return size
+}
+
+// SPIR-V opcodes and enums that spirvSizes reads.
+const (
+	spvOpEntryPoint       = 15
+	spvOpExecutionMode    = 16
+	spvOpDecorate         = 71
+	spvExecModeLocalSize  = 17
+	spvDecorationBuiltIn  = 11
+	spvBuiltInWorkgroupSz = 25
+)
+
+// spirvSizes returns the LocalSize execution modes of a SPIR-V module's
+// entry points, by name; none when the module declares a WorkgroupSize
+// built-in (which overrides them) or is not well formed.
+func spirvSizes(code []byte) map[string]backend.Dim3 {
+	if len(code)%4 != 0 || len(code) < 20 {
+		return nil
+	}
+	words := make([]uint32, len(code)/4)
+	for i := range words {
+		words[i] = binary.LittleEndian.Uint32(code[4*i:])
+	}
+	if words[0] != 0x07230203 {
+		return nil
+	}
+	names := map[uint32]string{}
+	sizes := map[uint32]backend.Dim3{}
+	for i := 5; i < len(words); {
+		n, op := int(words[i]>>16), words[i]&0xffff
+		if n == 0 || i+n > len(words) {
+			return nil
+		}
+		ins := words[i : i+n]
+		switch {
+		case op == spvOpEntryPoint && n >= 4:
+			names[ins[2]] = spirvString(ins[3:])
+		case op == spvOpExecutionMode && n >= 6 && ins[2] == spvExecModeLocalSize:
+			sizes[ins[1]] = backend.Dim3{X: int(ins[3]), Y: int(ins[4]), Z: int(ins[5])}
+		case op == spvOpDecorate && n >= 4 && ins[2] == spvDecorationBuiltIn && ins[3] == spvBuiltInWorkgroupSz:
+			return nil
+		}
+		i += n
+	}
+	out := map[string]backend.Dim3{}
+	for id, sz := range sizes {
+		if name, ok := names[id]; ok && sz.X > 0 && sz.Y > 0 && sz.Z > 0 {
+			out[name] = sz
+		}
+	}
+	return out
+}
+
+// spirvString decodes a SPIR-V literal string: UTF-8 packed little-endian
+// into words, NUL-terminated.
+func spirvString(words []uint32) string {
+	var b []byte
+	for _, w := range words {
+		for s := 0; s < 32; s += 8 {
+			c := byte(w >> s)
+			if c == 0 {
+				return string(b)
+			}
+			b = append(b, c)
+		}
+	}
+	return string(b)
 }
