@@ -45,6 +45,7 @@ func TestOpenFake(t *testing.T) {
 			assert.Equal(t, want.GPUPercent, s.GPUPercent)
 			assert.Equal(t, want.MemoryPercent, s.MemoryPercent)
 			assert.Equal(t, want.MemoryUsed, s.MemoryUsed)
+			assert.Equal(t, want.MemoryReserved, s.MemoryReserved)
 			assert.Equal(t, want.MemoryTotal, s.MemoryTotal)
 			assert.Equal(t, want.TemperatureC, s.TemperatureC)
 			assert.InDelta(t, want.PowerW, s.PowerW, 1e-9)

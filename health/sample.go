@@ -39,8 +39,12 @@ type Sample struct {
 	GPUPercent    int `json:"gpu_percent"`
 	MemoryPercent int `json:"memory_percent"`
 
-	MemoryUsed  int64 `json:"memory_used"` // bytes, by every process and the driver
-	MemoryTotal int64 `json:"memory_total"`
+	// MemoryUsed is what processes use, in bytes, as nvidia-smi shows it;
+	// MemoryReserved is what the driver keeps (0 where the driver cannot
+	// tell it apart: MemoryUsed then includes it).
+	MemoryUsed     int64 `json:"memory_used"`
+	MemoryReserved int64 `json:"memory_reserved"`
+	MemoryTotal    int64 `json:"memory_total"`
 
 	TemperatureC int     `json:"temperature_c"` // GPU die
 	PowerW       float64 `json:"power_w"`       // board power draw
@@ -84,7 +88,7 @@ func (s *Sample) read(lib *nvml.Lib, d nvml.Device) {
 		s.GPUPercent, s.MemoryPercent = int(u.GPU), int(u.Memory)
 	}
 	if m, r := lib.MemoryInfo(d); note(MetricMemory, r) {
-		s.MemoryUsed, s.MemoryTotal = int64(m.Used), int64(m.Total)
+		s.MemoryUsed, s.MemoryReserved, s.MemoryTotal = int64(m.Used), int64(m.Reserved), int64(m.Total)
 	}
 	if t, r := lib.Temperature(d); note(MetricTemperature, r) {
 		s.TemperatureC = int(t)

@@ -97,7 +97,11 @@ func (h *healthView) sampleGroup(nd health.Device) group {
 		return v
 	}
 	g.add("utilization", val(health.MetricUtilization, fmt.Sprintf("%d%% gpu, %d%% memory", s.GPUPercent, s.MemoryPercent)))
-	g.add("memory used", val(health.MetricMemory, fmt.Sprintf("%s of %s", byteSize(s.MemoryUsed), byteSize(s.MemoryTotal))))
+	mem := fmt.Sprintf("%s of %s", byteSize(s.MemoryUsed), byteSize(s.MemoryTotal))
+	if s.MemoryReserved > 0 {
+		mem += fmt.Sprintf(" (the driver reserves %s more)", byteSize(s.MemoryReserved))
+	}
+	g.add("memory used", val(health.MetricMemory, mem))
 	g.add("temperature", val(health.MetricTemperature, fmt.Sprintf("%d °C", s.TemperatureC)))
 	g.add("power", val(health.MetricPower, fmt.Sprintf("%.1f W", s.PowerW)))
 	g.add("power limit", val(health.MetricPowerLimit, fmt.Sprintf("%.0f W", s.PowerLimitW)))

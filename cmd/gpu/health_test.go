@@ -38,7 +38,7 @@ func TestInfoNVML(t *testing.T) {
 	// No backend device is the fake's, so both are shown on their own.
 	for _, want := range []string{
 		"\nnvml:0  " + h200.Name, "health (NVML 0, " + h200.PCIBusID + ")",
-		"utilization   45% gpu, 30% memory", "memory used   1 GiB of 140.4 GiB", "temperature   41 °C",
+		"utilization   45% gpu, 30% memory", "memory used   1 GiB of 140.4 GiB (the driver reserves 512 MiB more)", "temperature   41 °C",
 		"power         123.5 W", "power limit   700 W", "sm clock      1980 MHz (max 1980 MHz)",
 		"throttle      sw_power_cap", "ecc errors    2 corrected, 0 uncorrected",
 		"\nnvml:1  " + rtx.Name, "throttle      gpu_idle,hw_thermal_slowdown", "ecc errors    not supported",

@@ -23,8 +23,12 @@ const EnvInit = "FAKENVML_INIT"
 
 // GPU is what the fake reports for one device.
 type GPU struct {
-	Name, UUID, PCIBusID                    string
-	MemoryTotal, MemoryUsed                 int64
+	Name, UUID, PCIBusID    string
+	MemoryTotal, MemoryUsed int64
+	// MemoryReserved is what the driver keeps: nvmlDeviceGetMemoryInfo_v2
+	// reports it apart (the first GPU), the old call folds it into used (the
+	// second GPU's v2 call fails, so its reader falls back to the old one).
+	MemoryReserved                          int64
 	GPUPercent, MemoryPercent, TemperatureC int
 	PowerW, PowerLimitW                     float64
 	SMClockMHz, MemoryClockMHz              int
@@ -37,7 +41,7 @@ type GPU struct {
 // Devices are the fake's GPUs, by NVML index (the values of fakenvml.c.in).
 var Devices = []GPU{
 	{Name: "NVIDIA H200", UUID: "GPU-0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0", PCIBusID: "00000000:3B:00.0",
-		MemoryTotal: 150754820096, MemoryUsed: 1 << 30, GPUPercent: 45, MemoryPercent: 30, TemperatureC: 41,
+		MemoryTotal: 150754820096, MemoryUsed: 1 << 30, MemoryReserved: 512 << 20, GPUPercent: 45, MemoryPercent: 30, TemperatureC: 41,
 		PowerW: 123.456, PowerLimitW: 700, SMClockMHz: 1980, MemoryClockMHz: 3201, SMClockMaxMHz: 1980, MemoryClockMaxMHz: 3201,
 		Throttle: 0x4, ECC: true, ECCCorrected: 2},
 	{Name: "NVIDIA GeForce RTX 4090", UUID: "GPU-11111111-2222-3333-4444-555555555555", PCIBusID: "00000000:86:00.0",

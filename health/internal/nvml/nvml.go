@@ -67,7 +67,22 @@ type PCIInfo struct {
 // Memory is nvmlMemory_t: bytes.
 type Memory struct {
 	Total, Free, Used uint64
+	// Reserved is the memory the driver keeps for itself, which Used then
+	// excludes (as nvidia-smi shows it); 0 from the old call, whose Used
+	// includes it.
+	Reserved uint64
 }
+
+// memoryV2 is nvmlMemory_v2_t, tagged with its size and version.
+type memoryV2 struct {
+	Version                     uint32
+	_                           uint32
+	Total, Reserved, Free, Used uint64
+}
+
+// memoryV2Version is nvmlMemory_v2: NVML_STRUCT_VERSION(Memory, 2), the
+// struct's size with the version in the top byte.
+const memoryV2Version = uint32(unsafe.Sizeof(memoryV2{})) | 2<<24
 
 // Utilization is nvmlUtilization_t: percent of the last sample period.
 type Utilization struct {
@@ -89,6 +104,7 @@ const (
 	symDeviceGetUUID
 	symDeviceGetPciInfo
 	symDeviceGetMemoryInfo
+	symDeviceGetMemoryInfoV2 // NVML 11.5 and later: the driver's reserve apart
 	symDeviceGetUtilizationRates
 	symDeviceGetTemperature
 	symDeviceGetPowerUsage
@@ -115,6 +131,7 @@ var symNames = [numSyms]string{
 	symDeviceGetUUID:                  "nvmlDeviceGetUUID",
 	symDeviceGetPciInfo:               "nvmlDeviceGetPciInfo_v3",
 	symDeviceGetMemoryInfo:            "nvmlDeviceGetMemoryInfo",
+	symDeviceGetMemoryInfoV2:          "nvmlDeviceGetMemoryInfo_v2",
 	symDeviceGetUtilizationRates:      "nvmlDeviceGetUtilizationRates",
 	symDeviceGetTemperature:           "nvmlDeviceGetTemperature",
 	symDeviceGetPowerUsage:            "nvmlDeviceGetPowerUsage",
@@ -231,11 +248,19 @@ func (p PCIInfo) BusIDString() string {
 	return s
 }
 
-// MemoryInfo is nvmlDeviceGetMemoryInfo.
+// MemoryInfo is nvmlDeviceGetMemoryInfo_v2 where the library has it and the
+// GPU answers it (the driver's reserve apart from what processes use, as
+// nvidia-smi reports it), else nvmlDeviceGetMemoryInfo.
 func (l *Lib) MemoryInfo(d Device) (Memory, Return) {
-	var m Memory
+	if l.fn[symDeviceGetMemoryInfoV2] != 0 {
+		v := memoryV2{Version: memoryV2Version}
+		if r := l.call(symDeviceGetMemoryInfoV2, uintptr(d), uintptr(unsafe.Pointer(&v))); r == Success {
+			return Memory{Total: v.Total, Free: v.Free, Used: v.Used, Reserved: v.Reserved}, r
+		}
+	}
+	var m struct{ Total, Free, Used uint64 }
 	r := l.call(symDeviceGetMemoryInfo, uintptr(d), uintptr(unsafe.Pointer(&m)))
-	return m, r
+	return Memory{Total: m.Total, Free: m.Free, Used: m.Used}, r
 }
 
 // UtilizationRates is nvmlDeviceGetUtilizationRates.
