@@ -15,13 +15,14 @@ import (
 type healthView struct {
 	mon *health.Monitor
 	err error
-	// shown records the NVML devices printed next to a backend's device.
-	shown map[int]bool
+	// shown records the NVML devices printed next to a backend's device,
+	// and which device ("cuda:0") they were printed under.
+	shown map[int]string
 }
 
 func openHealth() *healthView {
 	mon, err := health.Open()
-	return &healthView{mon: mon, err: err, shown: map[int]bool{}}
+	return &healthView{mon: mon, err: err, shown: map[int]string{}}
 }
 
 func (h *healthView) close() {
@@ -63,9 +64,11 @@ func oneLine(err error) string {
 	return err.Error()
 }
 
-// group is NVML's figures for the backend device d, and whether NVML
-// lists it.
-func (h *healthView) group(d gpu.DeviceInfo) (group, bool) {
+// group is NVML's figures for the backend device d, shown as label
+// ("cuda:0"), and whether NVML lists it. A GPU that several backends
+// present (CUDA, Vulkan, OpenGL) gets its figures once, under the first;
+// the others point there.
+func (h *healthView) group(d gpu.DeviceInfo, label string) (group, bool) {
 	if h.mon == nil {
 		return group{}, false
 	}
@@ -73,7 +76,12 @@ func (h *healthView) group(d gpu.DeviceInfo) (group, bool) {
 	if !ok {
 		return group{}, false
 	}
-	h.shown[nd.Index] = true
+	if first, ok := h.shown[nd.Index]; ok {
+		g := group{title: fmt.Sprintf("health (NVML %d, %s)", nd.Index, nd.PCIBusID)}
+		g.add("figures", "under "+first+", the same GPU")
+		return g, true
+	}
+	h.shown[nd.Index] = label
 	return h.sampleGroup(nd), true
 }
 
@@ -127,7 +135,7 @@ func (h *healthView) writeUnmatched(w io.Writer) {
 		return
 	}
 	for _, nd := range h.mon.Devices() {
-		if h.shown[nd.Index] {
+		if _, ok := h.shown[nd.Index]; ok {
 			continue
 		}
 		fmt.Fprintf(w, "\nnvml:%d  %s (no backend device matches it)\n", nd.Index, nd.Name)

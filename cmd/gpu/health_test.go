@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/health"
 	"github.com/anygpu/gpu/internal/fakenvml"
 )
@@ -184,4 +185,23 @@ func TestMainQuietsMesa(t *testing.T) {
 		assert.Contains(t, stdout.String(), "BACKEND")
 		assert.NotContains(t, stdout.String()+stderr.String(), "XDG_RUNTIME_DIR", "XDG_RUNTIME_DIR=%q", xdg)
 	}
+}
+
+// TestHealthOncePerGPU: a GPU that several backends present gets NVML's
+// figures under the first of them; the others point there.
+func TestHealthOncePerGPU(t *testing.T) {
+	useFakeNVML(t)
+	hv := openHealth()
+	defer hv.close()
+	require.NoError(t, hv.err)
+	d := gpu.DeviceInfo{UUID: fakenvml.Devices[0].UUID}
+	first, ok := hv.group(d, "cuda:0")
+	require.True(t, ok)
+	assert.Greater(t, len(first.fields), 3, "the figures, under the first device")
+	second, ok := hv.group(d, "vulkan:0")
+	require.True(t, ok)
+	require.Len(t, second.fields, 1)
+	assert.Equal(t, "under cuda:0, the same GPU", second.fields[0].value)
+	_, ok = hv.group(gpu.DeviceInfo{UUID: "GPU-00000000-0000-0000-0000-000000000000"}, "vulkan:1")
+	assert.False(t, ok, "a GPU NVML does not list")
 }

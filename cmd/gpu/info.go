@@ -78,7 +78,7 @@ func writeInfo(w io.Writer, rep gpu.Report, choice openChoice, hv *healthView) {
 		for _, d := range st.Devices {
 			fmt.Fprintln(w)
 			groups := deviceGroups(st, d)
-			if g, ok := hv.group(d); ok {
+			if g, ok := hv.group(d, fmt.Sprintf("%s:%d", st.Name, d.Ordinal)); ok {
 				groups = append(groups, g)
 			}
 			mark := ""
