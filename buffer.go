@@ -13,6 +13,10 @@ import (
 // (synchronous, on the device's default stream), io.ReaderFrom (a reader
 // streamed to the device through pinned chunks) and io.WriterTo (the
 // buffer's contents streamed to a writer the same way).
+//
+// A Buffer belongs to the device that allocated it. Streams of another device
+// refuse it with InvalidArgument, except as the source of Stream.Copy, which
+// moves data between devices.
 type Buffer struct {
 	dev       *Device
 	impl      backend.Buffer

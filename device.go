@@ -92,6 +92,8 @@ func openDevice(ctx context.Context, c candidate, info DeviceInfo, o options) (*
 	if err := d.hostPool.preallocate(); err != nil {
 		d.logger.Warn("anygpu: host pool preallocation failed", "device", d.name, "err", err)
 	}
+	d.logger.Debug("anygpu: device opened", "device", d.name, "model", info.Name, "type", info.Type.String(),
+		"simulated", d.simulated, "peers", info.Peers)
 	return d, nil
 }
 
@@ -337,8 +339,12 @@ func (d *Device) Close() error {
 }
 
 // IsPeer reports whether d reaches other's memory directly: both belong to
-// the same backend and d's DeviceInfo.Peers lists other (or they are the same
-// device). Copies between devices that are not peers are staged.
+// the same backend (both simulated or neither) and d's DeviceInfo.Peers lists
+// other, or they are the same device. A Stream.Copy on a stream of d from a
+// buffer of a peer moves over NVLink or PCIe without the host. Copies between
+// devices that are not peers are staged through host memory: by the driver
+// where the backend copies between its devices (CUDA), else by Stream.Copy
+// itself, synchronously (counted in Stats.Fallbacks).
 func (d *Device) IsPeer(other *Device) bool {
 	if d == nil || other == nil || d.backend != other.backend || d.simulated != other.simulated {
 		return false

@@ -50,13 +50,37 @@
 //
 // # Several devices
 //
-// OpenAll opens every device of the first usable backend, each with its own
-// pools and streams, and enables peer access between devices that can reach
-// each other (DeviceInfo.Peers). Stream.Copy between devices goes peer to peer
-// where it can and through the host where it cannot; an event of one device
-// can order a stream of another (on the GPU with CUDA, on the host elsewhere).
-// Package collective adds NCCL collectives over Buffers, within one process and
-// across processes.
+// OpenAll opens every device of the first usable backend; each Device keeps
+// its own pools, streams, statistics and error history, and may be driven
+// from its own goroutine. OpenAll enables peer access between devices that
+// can reach each other (DeviceInfo.Peers, Device.IsPeer).
+//
+// A stream takes only its own device's buffers and kernels, with two
+// exceptions, Copy's source and Wait's event: a buffer or kernel of another
+// device anywhere else is refused with InvalidArgument (compile a Source on
+// each device that runs it), and Event.Elapsed refuses events of two devices,
+// which share no clock. Between devices:
+//
+//   - Stream.Copy is issued on a stream of the destination's device (a
+//     stream of the source's device refuses the destination) and takes a
+//     source buffer of another device. It goes peer to peer where the backend
+//     can (CUDA: cuMemcpyPeerAsync, over NVLink or PCIe between peers, staged
+//     by the driver otherwise), else Copy stages it through host memory
+//     itself, synchronously (devices of two backends, or a backend without
+//     peer copies; counted in Stats.Fallbacks). A peer copy is ordered on the
+//     destination stream only: order it after the work that wrote the source
+//     with an event of the source device (below), and record an event after
+//     it before the source device overwrites the source.
+//   - Stream.Wait takes an event of another device, of any backend: on the
+//     device where the backend can (CUDA: cuStreamWaitEvent across
+//     contexts), else Wait blocks the caller until the event completes
+//     (counted in Stats.Fallbacks), which orders the work just the same.
+//
+// Staged copies, host waits, the CPU fallback and selection (each backend
+// passed over and why, the one chosen) are logged at debug level through the
+// logger of WithLogger (slog.Default otherwise), as are compiles with their
+// durations. Collectives over several devices (all-reduce, broadcast, ...)
+// are in package github.com/anygpu/gpu/collective, over NCCL.
 //
 // # Memory and streams
 //

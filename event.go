@@ -10,7 +10,9 @@ import (
 )
 
 // Event marks a point in a stream: it completes when the work enqueued
-// before it has.
+// before it has. A stream of another device may Wait for it (on the device
+// between CUDA devices, on the host otherwise); Elapsed refuses an event of
+// another device, which has no common clock.
 type Event struct {
 	dev    *Device
 	impl   backend.Event

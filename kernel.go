@@ -66,6 +66,10 @@ func (d *Device) Compile(ctx context.Context, src Source, opts ...CompileOption)
 	}
 	start := time.Now()
 	impl, err := d.impl.Compile(ctx, src, o)
+	// The backend's kernel cache is its own: whether this was a cache hit
+	// shows only in the duration.
+	d.logger.Debug("anygpu: compile", "device", d.name, "backend", d.backend, "source", src.Name,
+		"duration", time.Since(start), "ok", err == nil)
 	if err != nil {
 		return nil, d.wrap(err, op)
 	}
@@ -73,7 +77,8 @@ func (d *Device) Compile(ctx context.Context, src Source, opts ...CompileOption)
 	return &Module{dev: d, impl: impl, name: src.Name, params: src.Params, kernels: map[string]*Kernel{}}, nil
 }
 
-// Module is compiled device code.
+// Module is compiled device code. It belongs to the device that compiled
+// it: its kernels launch only on that device's streams.
 type Module struct {
 	dev    *Device
 	impl   backend.Module
@@ -194,7 +199,10 @@ func (k *Kernel) usable(op string) error {
 // Launch enqueues kernel k over grid work groups of block threads each. The
 // arguments are checked against the kernel's declared parameters (count and
 // kinds) and the grid and block against the device's limits before anything
-// reaches the backend.
+// reaches the backend. k must come from a Module the stream's device
+// compiled, and every buffer argument must belong to that device: a kernel
+// or buffer of another device is InvalidArgument (compile the Source on each
+// device, and Copy data between devices first).
 func (s *Stream) Launch(k *Kernel, grid, block Dim3, args ...Arg) error {
 	grid, block = grid.Norm(), block.Norm()
 	if s == nil {

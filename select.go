@@ -75,16 +75,20 @@ func choose[T any](ctx context.Context, op string, opts []Option,
 		c, st := cands[i], <-ch
 		if st.State != Available {
 			reasons = append(reasons, reason{c.name, describe(st)})
+			passedOver(o, op, c, st.State, reasons[len(reasons)-1].err)
 			continue
 		}
 		v, err := open(o, c, st)
 		if err != nil {
 			reasons = append(reasons, reason{c.name, err})
+			passedOver(o, op, c, st.State, err)
 			continue
 		}
-		if c.name == cpuBackend && len(reasons) > 0 {
+		fallback := c.name == cpuBackend && len(reasons) > 0
+		if fallback {
 			warnFallback(o, reasons)
 		}
+		chosen(o, op, c, len(reasons), fallback)
 		return v, nil
 	}
 	if o.fallback && !slices.Contains(names, cpuBackend) {
@@ -95,10 +99,12 @@ func choose[T any](ctx context.Context, op string, opts []Option,
 			d, err := openDevice(ctx, c, st.Devices[0], o)
 			if err == nil {
 				warnFallback(o, reasons)
+				chosen(o, op, c, len(reasons), true)
 				return cpu(d), nil
 			}
 			reasons = append(reasons, reason{cpuBackend, err})
 		}
+		passedOver(o, op, c, st.State, reasonErr(st, reasons))
 	}
 	errs := make([]error, len(reasons))
 	for i, r := range reasons {
@@ -109,6 +115,30 @@ func choose[T any](ctx context.Context, op string, opts []Option,
 		Msg:  "no usable device: " + joinReasons(reasons),
 		Hint: "run `gpu info` to see every backend's state, or allow the CPU fallback",
 	}
+}
+
+// passedOver logs, at debug level, why selection (op: "open", "open all")
+// passed over backend c, whose probe said state.
+func passedOver(o options, op string, c candidate, state State, err error) {
+	o.logger.Debug("anygpu: backend passed over", "op", op, "backend", c.name, "simulated", c.simulated,
+		"state", state.String(), "reason", reasonOf(err))
+}
+
+// chosen logs, at debug level, the backend selection settled on after
+// passing over skipped others; fallback says it is the CPU standing in for
+// the GPU backends that failed.
+func chosen(o options, op string, c candidate, skipped int, fallback bool) {
+	o.logger.Debug("anygpu: backend chosen", "op", op, "backend", c.name, "simulated", c.simulated,
+		"passed_over", skipped, "cpu_fallback", fallback)
+}
+
+// reasonErr is why the CPU fallback probed as st could not be used: its
+// status's reason, or the last reason recorded (its open failed).
+func reasonErr(st BackendStatus, reasons []reason) error {
+	if st.State != Available || len(reasons) == 0 {
+		return describe(st)
+	}
+	return reasons[len(reasons)-1].err
 }
 
 // softwareOnly is why a backend offering only a software renderer (lavapipe,
@@ -188,27 +218,6 @@ type reason struct {
 // String is "name: message", without a repeated backend prefix or the hint.
 func (r reason) String() string { return r.name + ": " + reasonOf(r.err) }
 
-// Several devices in one process.
-//
-// OpenAll opens every device of a backend; each Device keeps its own pools,
-// streams, statistics and error history, and may be driven from its own
-// goroutine. Between devices of one backend:
-//
-//   - Stream.Copy takes a source buffer of another device: peer to peer where
-//     the backend can (CUDA: cuMemcpyPeerAsync, over NVLink or PCIe where
-//     DeviceInfo.Peers lists the source), else staged through host memory
-//     (counted in Stats.Fallbacks). A peer copy is ordered on the destination
-//     stream only: order it after the work that wrote the source with an
-//     event of the source device (below), and record an event after it
-//     before the source device overwrites the source.
-//   - Stream.Wait takes an event of another device: on the device where the
-//     backend can (CUDA: cuStreamWaitEvent across contexts), else Wait
-//     blocks the caller until the event completes (counted in
-//     Stats.Fallbacks), which orders the work just the same.
-//
-// Collectives over several devices (all-reduce, broadcast, ...) are in the
-// package github.com/anygpu/gpu/collective, over NCCL.
-
 // OpenAll opens every device of one backend: the first backend in the
 // selection order of Open (WithBackends, else ANYGPU_BACKEND, else
 // DefaultOrder) that has a usable device, with all its devices instead of
@@ -226,6 +235,8 @@ func (r reason) String() string { return r.name + ": " + reasonOf(r.err) }
 // error of category Unavailable joining every backend's reason). If one
 // device of the chosen backend fails to open, the ones already opened are
 // closed and the error names it. Close every device when done (CloseAll).
+// What a stream of one device takes of another (Copy's source, Wait's event)
+// is in the package documentation, under Several devices.
 func OpenAll(ctx context.Context, opts ...Option) ([]*Device, error) {
 	return choose(ctx, "open all", opts, func(o options, c candidate, st BackendStatus) ([]*Device, error) {
 		infos := st.Devices

@@ -15,6 +15,13 @@ import (
 // Errors found while the work runs are returned by the next Synchronize.
 // A Stream is safe for concurrent use, though work enqueued from several
 // goroutines is ordered only by when each call happened.
+//
+// A stream works on its own device's objects. Across devices it takes two
+// things only: Copy's source buffer and Wait's event may belong to another
+// device (see Copy, Wait and OpenAll). Anything else of another device (the
+// buffer of Write, Read or Fill, Copy's destination, WriteHost's and
+// ReadHost's buffers, a Launch's kernel or buffer arguments) is refused with
+// InvalidArgument before anything is enqueued.
 type Stream struct {
 	dev       *Device
 	impl      backend.Stream
@@ -120,7 +127,7 @@ func (s *Stream) rangeErr(op, role string, off, n int64, b *Buffer) error {
 
 // Write copies src to dst at off (host to device). When Write returns, src
 // may be reused: backends that cannot copy at once stage src first. An empty
-// src is a no-op.
+// src is a no-op. dst must belong to the stream's device.
 func (s *Stream) Write(dst *Buffer, off int64, src []byte) error {
 	const op = "write"
 	n := int64(len(src))
@@ -137,7 +144,8 @@ func (s *Stream) Write(dst *Buffer, off int64, src []byte) error {
 
 // Read copies from src at off into dst (device to host). dst is filled when
 // the stream reaches this point: do not read or modify it until a
-// Synchronize of the stream (or of an event recorded after the Read).
+// Synchronize of the stream (or of an event recorded after the Read). src
+// must belong to the stream's device.
 func (s *Stream) Read(dst []byte, src *Buffer, off int64) error {
 	const op = "read"
 	n := int64(len(dst))
@@ -217,9 +225,24 @@ func (s *Stream) hostArgs(op string, b *Buffer, bOff int64, h *HostBuffer, hOff,
 }
 
 // Copy copies n bytes from src at srcOff to dst at dstOff. Within one device
-// the ranges may not overlap; across devices the copy goes peer to peer where
-// the backend can, else it is staged through the host (counted in
-// Stats.Fallbacks) and is then synchronous.
+// the ranges may not overlap.
+//
+// Across devices, issue the copy on a stream of the destination's device:
+// dst must belong to s's device, src may belong to another (a stream of src's
+// device refuses dst with InvalidArgument). Between devices of one backend
+// that has a peer copy (CUDA), the copy is enqueued on s and goes peer to
+// peer: directly between peers (Device.IsPeer, DeviceInfo.Peers), through
+// host memory staged by the driver otherwise. Else (devices of different
+// backends, or a backend without a peer copy) Copy stages it through the host
+// itself: it reads src on its device's default stream, waits for that, and
+// enqueues the write on s, so it returns only once the data has left src
+// (counted in Stats.Fallbacks and logged at debug level).
+//
+// A copy enqueued on s is ordered with s's work only: before it, make s Wait
+// for an event of src's device recorded after the work that wrote src; after
+// it, record an event on s and make src's device wait for it before it
+// overwrites src. A staged copy follows the work on src's default stream
+// only.
 func (s *Stream) Copy(dst *Buffer, dstOff int64, src *Buffer, srcOff, n int64) error {
 	const op = "copy"
 	if err := s.enter(op); err != nil {
@@ -265,6 +288,8 @@ func (s *Stream) copyPeer(dst *Buffer, dstOff int64, src *Buffer, srcOff, n int6
 		return s.account(err, op, kindPeer, n, dst)
 	}
 	// Through the host: read on the source device, then write here.
+	s.dev.logger.Debug("anygpu: fallback: peer copy staged through the host", "from", src.dev.name, "to", s.dev.name,
+		"bytes", n, "reason", stagedWhy(s.dev, src.dev))
 	staging := make([]byte, n)
 	rs := src.dev.def
 	if err := rs.Read(staging, src, srcOff); err != nil {
@@ -278,8 +303,16 @@ func (s *Stream) copyPeer(dst *Buffer, dstOff int64, src *Buffer, srcOff, n int6
 	return s.account(err, op, kindPeer, n, dst)
 }
 
+// stagedWhy says why a copy from src's memory to dst's is staged.
+func stagedWhy(dst, src *Device) string {
+	if src.backend != dst.backend {
+		return "different backends (" + src.backend + ", " + dst.backend + ")"
+	}
+	return "the " + dst.backend + " backend has no peer copy"
+}
+
 // Fill sets n bytes of dst at off to the 32-bit value repeated; off and n
-// must be multiples of 4.
+// must be multiples of 4. dst must belong to the stream's device.
 func (s *Stream) Fill(dst *Buffer, off, n int64, value uint32) error {
 	const op = "fill"
 	if err := s.enter(op); err != nil {
@@ -323,9 +356,12 @@ func (s *Stream) Record() (*Event, error) {
 }
 
 // Wait makes work enqueued on s after this call wait until e completes. e may
-// come from another stream of the same device, or from another device: then
-// the wait happens on the device where the backend can (CUDA), else Wait
-// returns once e has completed (see OpenAll).
+// come from another stream of the same device, or from another device, of
+// this backend or another: then the wait happens on the device where the
+// backend can (between CUDA devices), else Wait blocks the caller until e has
+// completed, which orders s's later work just the same (a host wait, counted
+// in Stats.Fallbacks and logged at debug level; see Several devices in the
+// package documentation).
 func (s *Stream) Wait(e *Event) error {
 	const op = "wait"
 	if err := s.enter(op); err != nil {
@@ -352,6 +388,8 @@ func (s *Stream) waitOther(e *Event) error {
 		}
 	}
 	s.dev.stats.fallbacks.Add(1)
+	s.dev.logger.Debug("anygpu: fallback: waiting on the host for another device's event", "event_device", e.dev.name,
+		"stream_device", s.dev.name, "stream", s.id)
 	if err := e.impl.Synchronize(context.Background()); err != nil {
 		return e.dev.wrap(err, fmt.Sprintf("wait (on the host, for %s's event)", e.dev.name))
 	}
