@@ -620,10 +620,7 @@ func (m *fuzzModel) launch() {
 			args[i] = gpu.Buf(argBufs[i].handle())
 		case gpu.KindU32:
 			n := uint32(m.byte()) // an element count, mostly
-			// Huge counts only for the one-dimensional ops: sgemm and
-			// transpose with one dimension huge and another 0 loop over the
-			// huge one doing nothing (seconds; see the report of issue 14).
-			if n >= 250 && op != kernels.OpSgemm && op != kernels.OpTranspose {
+			if n >= 250 {
 				n = math.MaxUint32 - uint32(n%4)
 			}
 			args[i] = gpu.U32(n)

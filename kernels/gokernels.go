@@ -237,8 +237,8 @@ func goTranspose(g backend.Group, args []backend.Arg) {
 	out, in := args[0].Float32s(), args[1].Float32s()
 	rows, cols := int(args[2].U32()), int(args[3].U32())
 	c0, r0, bx, by, sx, sy, ok := tiles2(g)
-	if !ok || !fits(len(in), rows, cols) || !fits(len(out), rows, cols) {
-		return
+	if !ok || rows == 0 || cols == 0 || !fits(len(in), rows, cols) || !fits(len(out), rows, cols) {
+		return // an empty matrix: nothing to walk over (rows may be huge)
 	}
 	for ; r0 < rows; r0 += sy {
 		r1 := min(r0+by, rows)
@@ -267,8 +267,8 @@ func goSgemm(g backend.Group, args []backend.Arg) {
 	m, n, k := int(args[3].U32()), int(args[4].U32()), int(args[5].U32())
 	alpha, beta := args[6].F32(), args[7].F32()
 	j0, i0, bx, by, sx, sy, ok := tiles2(g)
-	if !ok || !fits(len(c), m, n) || !fits(len(a), m, k) || !fits(len(b), k, n) {
-		return
+	if !ok || m == 0 || n == 0 || !fits(len(c), m, n) || !fits(len(a), m, k) || !fits(len(b), k, n) {
+		return // C is empty: nothing to walk over (m or n may be huge)
 	}
 	for ; i0 < m; i0 += sy {
 		i1 := min(i0+by, m)

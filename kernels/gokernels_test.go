@@ -437,8 +437,12 @@ func TestBadLaunches(t *testing.T) {
 		"sgemm c":    {goSgemm, []backend.Arg{bufArg(small), bufArg(big), bufArg(big), u32Arg(3), u32Arg(3), u32Arg(1), f32Arg(1), f32Arg(0)}},
 		"sgemm a":    {goSgemm, []backend.Arg{bufArg(big), bufArg(small), bufArg(big), u32Arg(3), u32Arg(3), u32Arg(3), f32Arg(1), f32Arg(0)}},
 		"sgemm huge": {goSgemm, []backend.Arg{bufArg(small), bufArg(big), bufArg(big), u32Arg(1 << 31), u32Arg(1 << 31), u32Arg(1 << 31), f32Arg(1), f32Arg(0)}},
-		"no args":    {goAxpy, nil},
-		"non-host":   {goFill, []backend.Arg{{Kind: backend.ArgBuffer}, u32Arg(4), f32Arg(1)}},
+		// An empty matrix with a huge other dimension returns at once (it
+		// used to walk the huge dimension for seconds, doing nothing).
+		"sgemm empty huge m":        {goSgemm, []backend.Arg{bufArg(small), bufArg(big), bufArg(big), u32Arg(0xfffffffc), u32Arg(0), u32Arg(0), f32Arg(1), f32Arg(0)}},
+		"transpose empty huge rows": {goTranspose, []backend.Arg{bufArg(small), bufArg(big), u32Arg(0xfffffffc), u32Arg(0)}},
+		"no args":                   {goAxpy, nil},
+		"non-host":                  {goFill, []backend.Arg{{Kind: backend.ArgBuffer}, u32Arg(4), f32Arg(1)}},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
