@@ -233,13 +233,19 @@ func TestStrictConfig(t *testing.T) {
 // reason, and finds backends by name ignoring case.
 func TestProbeStrictFake(t *testing.T) {
 	t.Setenv(gpu.EnvFake, "")
-	rep := gpu.Probe(context.Background())
+	ctx := context.Background()
+	if testing.Short() { // not ProbeTimeout's 2 s for test-slow's probe
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 500*time.Millisecond)
+		defer cancel()
+	}
+	rep := gpu.Probe(ctx)
 	st, ok := rep.Backend("CPU")
 	require.True(t, ok)
 	require.Equal(t, gpu.Available, st.State)
 
 	t.Setenv(gpu.EnvFake, "cdua:h100")
-	rep = gpu.Probe(context.Background())
+	rep = gpu.Probe(ctx)
 	require.NotEmpty(t, rep.Backends)
 	for _, st := range rep.Backends {
 		require.Equal(t, gpu.Unavailable, st.State, st.Name)

@@ -75,13 +75,19 @@ func (s *suite) testCrossStreamWait(t *testing.T) {
 	require.NoError(t, err)
 	defer consumer.Close()
 	const n = 1 << 20
+	// Each iteration refills the buffer with a new value; two are enough
+	// under -short to catch a consumer reading the previous one.
+	iters := 5
+	if testing.Short() {
+		iters = 2
+	}
 	buf, err := gpu.AllocSlice[float32](s.dev, n)
 	require.NoError(t, err)
 	defer buf.Close()
 	one, err := gpu.FromSlice(ctx, s.dev, []float32{1})
 	require.NoError(t, err)
 	defer one.Close()
-	for iter := 0; iter < 5; iter++ {
+	for iter := range iters {
 		require.NoError(t, producer.Fill(buf, 0, 4*n, 0))
 		// Enough work that an unordered consumer would read early values.
 		for r := 0; r < 20; r++ {
@@ -211,17 +217,22 @@ func (s *suite) testCancellation(t *testing.T) {
 	st, err := s.dev.NewStream()
 	require.NoError(t, err)
 	defer st.Close()
-	const m = 512
+	// Four sgemms of m³ keep the stream busy while a cancelled Synchronize
+	// returns; -short queues an eighth of the work.
+	m := 512
+	if testing.Short() {
+		m = 256
+	}
 	a, err := gpu.AllocSlice[float32](s.dev, m*m)
 	require.NoError(t, err)
 	defer a.Close()
 	c, err := gpu.AllocSlice[float32](s.dev, m*m)
 	require.NoError(t, err)
 	defer c.Close()
-	require.NoError(t, st.Fill(a, 0, 4*m*m, 0x3f800000))
+	require.NoError(t, st.Fill(a, 0, int64(4*m*m), 0x3f800000))
 	for r := 0; r < 4; r++ {
 		require.NoError(t, st.Launch(bk.kernel(t, kernels.OpSgemm), gpu.D2(m/16, m/16), gpu.D2(16, 16),
-			gpu.Buf(c), gpu.Buf(a), gpu.Buf(a), gpu.U32(m), gpu.U32(m), gpu.U32(m), gpu.F32(1), gpu.F32(0)))
+			gpu.Buf(c), gpu.Buf(a), gpu.Buf(a), gpu.U32(uint32(m)), gpu.U32(uint32(m)), gpu.U32(uint32(m)), gpu.F32(1), gpu.F32(0)))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

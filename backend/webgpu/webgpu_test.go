@@ -61,13 +61,20 @@ func randoms(n int, seed uint64) []float32 {
 	return out
 }
 
-// TestLargeGrid launches 1-D grids of 262144 groups, more than WebGPU's 65535
-// per dimension: the backend folds them and the kernels unfold them.
+// TestLargeGrid launches 1-D grids of 262144 groups (65537 under -short),
+// more than WebGPU's 65535 per dimension: the backend folds them and the
+// kernels unfold them.
 func TestLargeGrid(t *testing.T) {
 	dev := openDev(t)
 	ctx := context.Background()
-	const block, groups = 64, 262144
-	const n = block * groups
+	// -short keeps both grids wider than 65535 groups (reduce_sum's folds
+	// into two rows, the second part idle) with a quarter of the elements.
+	const block = 64
+	groups, fillBlock := 262144, 256
+	if testing.Short() {
+		groups, fillBlock = 65537, 64
+	}
+	n := block * groups
 	x, y := randoms(n, 1), randoms(n, 2)
 	bx, err := gpu.FromSlice(ctx, dev, x)
 	require.NoError(t, err)
@@ -77,7 +84,7 @@ func TestLargeGrid(t *testing.T) {
 	defer by.Close()
 	st := dev.DefaultStream()
 
-	require.NoError(t, st.Launch(builtin(t, dev, kernels.OpAxpy), gpu.D1(groups), gpu.D1(block), gpu.Buf(by), gpu.Buf(bx), gpu.U32(n), gpu.F32(2)))
+	require.NoError(t, st.Launch(builtin(t, dev, kernels.OpAxpy), gpu.D1(groups), gpu.D1(block), gpu.Buf(by), gpu.Buf(bx), gpu.U32(uint32(n)), gpu.F32(2)))
 	got, err := gpu.ToSlice[float32](ctx, by)
 	require.NoError(t, err)
 	for i := 0; i < n; i += 997 {
@@ -91,7 +98,7 @@ func TestLargeGrid(t *testing.T) {
 	partials, err := gpu.AllocSlice[float32](dev, groups)
 	require.NoError(t, err)
 	defer partials.Close()
-	require.NoError(t, st.Launch(builtin(t, dev, kernels.OpReduceSum), gpu.D1(groups), gpu.D1(block), gpu.Buf(partials), gpu.Buf(bx), gpu.U32(n)))
+	require.NoError(t, st.Launch(builtin(t, dev, kernels.OpReduceSum), gpu.D1(groups), gpu.D1(block), gpu.Buf(partials), gpu.Buf(bx), gpu.U32(uint32(n))))
 	p, err := gpu.ToSlice[float32](ctx, partials)
 	require.NoError(t, err)
 	for g := 0; g < groups; g += 101 {
@@ -104,10 +111,10 @@ func TestLargeGrid(t *testing.T) {
 
 	// A 2-D grid wider than 65535: groups with y != 0 do nothing in 1-D
 	// ops, and fill covers everything either way.
-	out, err := gpu.AllocSlice[float32](dev, 70000*256)
+	out, err := gpu.AllocSlice[float32](dev, 70000*fillBlock)
 	require.NoError(t, err)
 	defer out.Close()
-	require.NoError(t, st.Launch(builtin(t, dev, kernels.OpFill), gpu.D2(70000, 2), gpu.D1(256), gpu.Buf(out), gpu.U32(70000*256), gpu.F32(3)))
+	require.NoError(t, st.Launch(builtin(t, dev, kernels.OpFill), gpu.D2(70000, 2), gpu.D1(fillBlock), gpu.Buf(out), gpu.U32(uint32(70000*fillBlock)), gpu.F32(3)))
 	f, err := gpu.ToSlice[float32](ctx, out)
 	require.NoError(t, err)
 	for i := 0; i < len(f); i += 4099 {
@@ -129,7 +136,7 @@ func TestReducePartials(t *testing.T) {
 	for _, geo := range []struct{ grid, block int }{{7, 1}, {13, 100}, {3, 1000}, {1, 1024}, {500, 512}} {
 		out, err := gpu.AllocSlice[float32](dev, geo.grid)
 		require.NoError(t, err)
-		require.NoError(t, dev.DefaultStream().Launch(builtin(t, dev, kernels.OpReduceSum), gpu.D1(geo.grid), gpu.D1(geo.block), gpu.Buf(out), gpu.Buf(bx), gpu.U32(n)))
+		require.NoError(t, dev.DefaultStream().Launch(builtin(t, dev, kernels.OpReduceSum), gpu.D1(geo.grid), gpu.D1(geo.block), gpu.Buf(out), gpu.Buf(bx), gpu.U32(uint32(n))))
 		got, err := gpu.ToSlice[float32](ctx, out)
 		require.NoError(t, err)
 		G, B := geo.grid, geo.block

@@ -248,6 +248,19 @@ func TestExecuteTranspose(t *testing.T) {
 func TestExecuteSgemm(t *testing.T) {
 	needClang(t)
 	r := rand.New(rand.NewPCG(9, 10))
+	// The tk = 1 case runs one 1024-thread group over every row of C, with
+	// two barriers of all 1024 threads per step of k: 17 s for 30 rows and
+	// k = 17. -short keeps a 1024-thread block (so tk is still 1) and k > tk
+	// (several steps), with fewer rows and steps.
+	tk1Rows, tk1K := 30, 17
+	// The grid-stride case walks 125 tiles of 8×4 on two groups, nine steps
+	// of k each; -short keeps 50 tiles (still several per group) and three
+	// steps (the last one partial).
+	strideRows, strideK := 100, 129
+	if testing.Short() {
+		tk1Rows, tk1K = 5, 3
+		strideRows, strideK = 40, 33
+	}
 	for _, tc := range []struct {
 		m, n, k     int
 		alpha, beta float32
@@ -256,12 +269,12 @@ func TestExecuteSgemm(t *testing.T) {
 		{1, 1, 1, 1, 0, shape{dim(1, 1, 1), dim(16, 16, 1)}},
 		{17, 31, 13, 1, 0, shape{dim(2, 2, 1), dim(16, 16, 1)}},
 		{64, 64, 64, 0.5, 2, shape{dim(4, 4, 1), dim(16, 16, 1)}},
-		{100, 37, 129, -1, 1, shape{dim(1, 2, 1), dim(8, 4, 1)}}, // grid-stride over tiles, tk = 16
-		{33, 20, 40, 1, 0.5, shape{dim(1, 1, 1), dim(64, 1, 1)}}, // a 64×1 block: tk = 16, one row per tile
-		{20, 33, 19, 2, 0, shape{dim(1, 2, 1), dim(1, 64, 1)}},   // a 1×64 block
-		{40, 40, 70, 1, 1, shape{dim(2, 2, 2), dim(5, 3, 2)}},    // odd block, idle z
-		{30, 30, 17, 1, 0, shape{dim(1, 1, 1), dim(1024, 1, 1)}}, // tk = 1
-		{9, 7, 0, 1, 3, shape{dim(1, 1, 1), dim(4, 4, 1)}},       // k = 0: C = beta·C
+		{strideRows, 37, strideK, -1, 1, shape{dim(1, 2, 1), dim(8, 4, 1)}}, // grid-stride over tiles, tk = 16
+		{33, 20, 40, 1, 0.5, shape{dim(1, 1, 1), dim(64, 1, 1)}},            // a 64×1 block: tk = 16, one row per tile
+		{20, 33, 19, 2, 0, shape{dim(1, 2, 1), dim(1, 64, 1)}},              // a 1×64 block
+		{40, 40, 70, 1, 1, shape{dim(2, 2, 2), dim(5, 3, 2)}},               // odd block, idle z
+		{tk1Rows, 30, tk1K, 1, 0, shape{dim(1, 1, 1), dim(1024, 1, 1)}},     // tk = 1
+		{9, 7, 0, 1, 3, shape{dim(1, 1, 1), dim(4, 4, 1)}},                  // k = 0: C = beta·C
 	} {
 		t.Run(fmt.Sprintf("%dx%dx%d/%v", tc.m, tc.n, tc.k, tc.s), func(t *testing.T) {
 			a := randomF32(r, tc.m*tc.k, -1, 1)
