@@ -157,7 +157,10 @@ func TestNoFallback(t *testing.T) {
 	assert.True(t, errors.Is(err, errors.Unavailable), "%v", err)
 	assert.Contains(t, err.Error(), "no CUDA driver here")
 	assert.Contains(t, err.Error(), "libvulkan.so.1: cannot open shared object file")
-	assert.Empty(t, logs.String(), "no fallback, no warning")
+	out := logs.String()
+	assert.NotContains(t, out, "level=WARN", "no fallback, no warning")
+	assert.NotContains(t, out, "level=ERROR")
+	assert.Contains(t, out, `msg="anygpu: backend passed over"`, "each backend passed over is logged at debug level")
 }
 
 func TestProbeReportsSimulated(t *testing.T) {
