@@ -95,7 +95,7 @@ var (
 )
 
 // Bytes is the pinned memory.
-func (h *hostBuffer) Bytes() []byte { return unsafe.Slice((*byte)(h.ptr), h.size) }
+func (h *hostBuffer) Bytes() []byte { return cu.HostBytes(h.ptr, h.size) }
 
 // NativeHandle is the host address.
 func (h *hostBuffer) NativeHandle() uintptr { return uintptr(h.ptr) }

@@ -145,7 +145,7 @@ func (sp *stagePair) free(d *device, fr *cu.Frame) {
 }
 
 // bytes is slot i's memory as a byte slice of n bytes.
-func (sp *stagePair) bytes(i, n int) []byte { return unsafe.Slice((*byte)(sp.slots[i].mem), n) }
+func (sp *stagePair) bytes(i, n int) []byte { return cu.HostBytes(sp.slots[i].mem, int64(n)) }
 
 // ready waits until slot i's last DMA has completed; the context is current.
 func (sp *stagePair) ready(d *device, fr *cu.Frame, i int) error {

@@ -187,6 +187,15 @@ func (l *Lib) MemHostAlloc(size int64, flags uint32) (unsafe.Pointer, Result) {
 	return p, r
 }
 
+// HostBytes views n bytes of pinned host memory at p (from MemHostAlloc),
+// valid until MemFreeHost.
+func HostBytes(p unsafe.Pointer, n int64) []byte {
+	if p == nil || n <= 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(p), n)
+}
+
 // MemFreeHost is cuMemFreeHost.
 func (l *Lib) MemFreeHost(p unsafe.Pointer) Result {
 	return Result(int32(dl.Call(l.fn[SymMemFreeHost], uintptr(p))))
