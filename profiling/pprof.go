@@ -22,6 +22,9 @@ import (
 // bytes/bytes; each sample is labelled with its kind and device. User ranges
 // are left out: they enclose the work they measure and would count it twice.
 func (p *Profiler) WritePprof(w io.Writer) error {
+	if w == nil {
+		return nilWriter("write pprof")
+	}
 	return buildPprof(p).Write(w)
 }
 

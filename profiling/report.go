@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/errors"
 )
 
 // WriteText writes the summaries as an aligned table, one row per (Kind,
@@ -26,7 +27,17 @@ import (
 // significant digits (850ns, 12.3us, 4.56ms, 1.23s); GB/s is "-" for rows
 // that moved no bytes and for allocations, compilations and ranges.
 func (p *Profiler) WriteText(w io.Writer) error {
+	if w == nil {
+		return nilWriter("write text")
+	}
 	return writeText(w, p.Summaries())
+}
+
+// nilWriter is the error of a report asked to write to a nil io.Writer.
+func nilWriter(op string) error {
+	e := errors.E(errors.InvalidArgument, "", op, "nil writer")
+	e.Hint = "pass the io.Writer to write to (a file, a bytes.Buffer)"
+	return e
 }
 
 func writeText(w io.Writer, sums []Summary) error {
@@ -99,6 +110,9 @@ func sig3(v float64) string {
 // Summary.MarshalJSON for the field names. The output decodes back into
 // []Record and []Summary with encoding/json.
 func (p *Profiler) WriteJSON(w io.Writer) error {
+	if w == nil {
+		return nilWriter("write json")
+	}
 	recs := p.Records()
 	doc := struct {
 		Records   []Record  `json:"records"`
@@ -240,6 +254,9 @@ type traceEvent struct {
 // the profiler's one time axis, and args holding bytes, grid, block,
 // occupancy and host_timed where they apply.
 func (p *Profiler) WriteChromeTrace(w io.Writer) error {
+	if w == nil {
+		return nilWriter("write chrome trace")
+	}
 	recs := p.Records()
 	// Outer before inner where ranges start together.
 	slices.SortStableFunc(recs, func(a, b Record) int {

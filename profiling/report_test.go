@@ -3,6 +3,7 @@ package profiling
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/errors"
 )
 
 func dim(x int) backend.Dim3 { return backend.Dim3{X: x, Y: 1, Z: 1} }
@@ -279,5 +281,22 @@ func TestSummarizeNoThroughputWithoutData(t *testing.T) {
 	for _, k := range []Kind{KindH2D, KindCollective} {
 		s := Summarize([]Record{{Kind: k, Start: 0, End: ms, Bytes: 1e6}})
 		assert.InDelta(t, 1.0, s[0].GBps, 1e-9, k)
+	}
+}
+
+// TestReportsRefuseNilWriter: every report writer returns InvalidArgument
+// for a nil io.Writer instead of panicking.
+func TestReportsRefuseNilWriter(t *testing.T) {
+	p := New()
+	p.Add(Record{Kind: KindKernel, Name: "k", Device: "cpu:0", End: time.Microsecond})
+	writers := map[string]func(io.Writer) error{
+		"text": p.WriteText, "json": p.WriteJSON, "chrome": p.WriteChromeTrace, "pprof": p.WritePprof,
+	}
+	for name, write := range writers {
+		t.Run(name, func(t *testing.T) {
+			err := write(nil)
+			require.Error(t, err)
+			assert.True(t, errors.Is(err, errors.InvalidArgument), "%v", err)
+		})
 	}
 }
