@@ -1,0 +1,91 @@
+package ir
+
+// Stmt is a statement.
+type Stmt interface{ StmtPos() Pos }
+
+// Decl declares a Local. Init is nil for the zero value (arrays are zeroed
+// too).
+type Decl struct {
+	Var  *Var
+	Init Expr
+	Pos  Pos
+}
+
+// Assign stores Value in Place: a Ref to a scalar or Vec local, an Index
+// (of a buffer, an array or a shared array), or a Lane of a Vec local.
+type Assign struct {
+	Place Expr
+	Value Expr
+	Pos   Pos
+}
+
+// ExprStmt evaluates X for its effects (a Call or an Atomic).
+type ExprStmt struct {
+	X   Expr
+	Pos Pos
+}
+
+// If is if Cond { Then } else { Else }. Else is empty when absent; an else-if
+// is an Else holding one If.
+type If struct {
+	Cond       Expr
+	Then, Else []Stmt
+	Pos        Pos
+}
+
+// For is a loop: Init; for Cond { Body; Post }. Init and Post are nil or
+// one statement each (Init a Decl or Assign, Post an Assign); Cond is nil
+// for a loop without a condition. Continue runs Post.
+type For struct {
+	Init Stmt
+	Cond Expr
+	Post Stmt
+	Body []Stmt
+	Pos  Pos
+}
+
+// Break leaves the innermost For.
+type Break struct{ Pos Pos }
+
+// Continue goes on with the next iteration of the innermost For.
+type Continue struct{ Pos Pos }
+
+// Return leaves the function; Value is nil in a kernel (an early return ends
+// the thread) and the result in a helper.
+type Return struct {
+	Value Expr
+	Pos   Pos
+}
+
+// Barrier is kernel.Barrier(): a work-group execution and memory barrier
+// (shared arrays and buffers). It is reached by every thread of a group or
+// by none: the front end checks that every If and For around it has a
+// uniform condition.
+type Barrier struct{ Pos Pos }
+
+// Store4 is kernel.Store4(Buf, Index, Value): a 4-wide store of a Vec into a
+// buffer at Index (in Vec units).
+type Store4 struct {
+	Buf   *Ref
+	Index Expr
+	Value Expr
+	Pos   Pos
+}
+
+// Block is a nested block ({ ... } in the source), for scoping.
+type Block struct {
+	Body []Stmt
+	Pos  Pos
+}
+
+func (s *Decl) StmtPos() Pos     { return s.Pos }
+func (s *Assign) StmtPos() Pos   { return s.Pos }
+func (s *ExprStmt) StmtPos() Pos { return s.Pos }
+func (s *If) StmtPos() Pos       { return s.Pos }
+func (s *For) StmtPos() Pos      { return s.Pos }
+func (s *Break) StmtPos() Pos    { return s.Pos }
+func (s *Continue) StmtPos() Pos { return s.Pos }
+func (s *Return) StmtPos() Pos   { return s.Pos }
+func (s *Barrier) StmtPos() Pos  { return s.Pos }
+func (s *Store4) StmtPos() Pos   { return s.Pos }
+func (s *Block) StmtPos() Pos    { return s.Pos }
