@@ -204,7 +204,7 @@ type GoKernel func(g Group, args []Arg)
 //
 //   - CUDA: extern "C" __global__ functions of that name.
 //   - WGSL: @compute functions of that name; MSL: kernel functions of that name.
-//   - GLSL: one text for all kernels, compiled once per kernel with the line
+//   - GLSL (and GLSLES, for OpenGL ES): one text for all kernels, compiled once per kernel with the line
 //     "#define ANYGPU_KERNEL_<name> 1" inserted after #version, so the text picks
 //     each kernel's code (and its local_size) with #ifdef; the entry point is main.
 //     A kernel that adapts to the launch's block declares
@@ -225,6 +225,7 @@ type Source struct {
 	SPIRV        []byte            // Vulkan: one module, an entry point per kernel
 	SPIRVKernels map[string][]byte // Vulkan: one module per kernel, entry point "main"
 	GLSL         string            // OpenGL 4.3 compute, #version 430
+	GLSLES       string            // OpenGL ES 3.1 compute, #version 310 es (same sections as GLSL)
 	WGSL         string            // WebGPU
 	MSL          string            // Metal Shading Language
 	Go           map[string]GoKernel
