@@ -1,0 +1,99 @@
+package kernelcorpus
+
+import "github.com/anygpu/gpu/kernel"
+
+//gpu:kernel
+func MathUnary(out []float32, in []float32, n uint32) {
+	i := kernel.GlobalX()
+	if i < n {
+		x := in[i]
+		ax := kernel.Abs(x) + 0.5
+		o := 16 * i
+		out[o+0] = kernel.Sqrt(ax)
+		out[o+1] = kernel.Rsqrt(ax)
+		out[o+2] = kernel.Exp(x)
+		out[o+3] = kernel.Exp2(x)
+		out[o+4] = kernel.Log(ax)
+		out[o+5] = kernel.Log2(ax)
+		out[o+6] = kernel.Sin(x)
+		out[o+7] = kernel.Cos(x)
+		out[o+8] = kernel.Tanh(x)
+		out[o+9] = kernel.Pow(ax, 1.5)
+		out[o+10] = kernel.Floor(x)
+		out[o+11] = kernel.Ceil(x)
+		out[o+12] = kernel.Trunc(x)
+		out[o+13] = kernel.Fma(x, x, -1)
+		out[o+14] = kernel.Abs(x)
+		out[o+15] = kernel.Clamp(x, -1, 1)
+	}
+}
+
+//gpu:kernel
+func FloatMinMax(out []float32, a, b []float32, n uint32) {
+	i := kernel.GlobalX()
+	if i < n {
+		out[2*i] = min(a[i], b[i])
+		out[2*i+1] = max(a[i], b[i])
+	}
+}
+
+//gpu:kernel
+func NaNInf(out []float32, flags []uint32, in []float32, n uint32) {
+	i := kernel.GlobalX()
+	if i < n {
+		x := in[i]
+		var f uint32
+		if x != x {
+			f |= 1
+		}
+		if x > 3.4e38 {
+			f |= 2
+		}
+		if x < -3.4e38 {
+			f |= 4
+		}
+		if x == 0 {
+			f |= 8
+		}
+		if x <= 1 {
+			f |= 16
+		}
+		flags[i] = f
+		out[3*i] = x * 0
+		out[3*i+1] = 1 / x
+		out[3*i+2] = x - x
+	}
+}
+
+//gpu:kernel
+func Polynomial(y []float32, x []float32, n uint32) {
+	i := kernel.GlobalX()
+	if i < n {
+		y[i] = horner(x[i])
+	}
+}
+
+// horner evaluates a fixed polynomial.
+func horner(x float32) float32 {
+	const c0, c1, c2, c3 = 0.5, -1.25, 2, 0.125
+	return ((c3*x+c2)*x+c1)*x + c0
+}
+
+//gpu:kernel
+func Helpers(y []float32, x []float32, n uint32, k float32) {
+	i := kernel.GlobalX()
+	if i < n {
+		y[i] = gelu(x[i]) + scaleAdd(x[i], k, 1)
+	}
+}
+
+func gelu(x float32) float32 {
+	return 0.5 * x * (1 + kernel.Tanh(0.7978845608*(x+0.044715*x*x*x)))
+}
+
+func scaleAdd(x, k, c float32) float32 {
+	if x < 0 {
+		return c
+	}
+	return k*x + c
+}
