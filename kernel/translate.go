@@ -1,0 +1,47 @@
+package kernel
+
+import (
+	"strings"
+
+	"github.com/anygpu/gpu"
+	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/kernel/internal/build"
+	"github.com/anygpu/gpu/kernel/internal/front"
+	"github.com/anygpu/gpu/kernel/internal/interp"
+)
+
+// Translate translates the text of one Go source file, holding kernels
+// marked //gpu:kernel and the helpers they call, into a Source that every
+// backend compiles: CUDA C++, WGSL, SPIR-V, GLSL, GLSL ES and MSL, and, for
+// the CPU backend, a closure-compiled form of the kernels (no Go compiler is
+// needed at run time). Source.Params comes from the kernels' signatures and
+// Source.Name from the file's package name.
+//
+// A construct the language does not accept is an error of category
+// Compilation whose text lists each problem as file:line:col (the file is
+// named "kernel.go"), what is not allowed and what to write instead. Build
+// time translation (go generate with `gpu kernels`) gives the same dialects
+// with compiled Go for the CPU.
+func Translate(goSource string) (gpu.Source, error) {
+	m, err := front.Load([]front.File{{Name: "kernel.go", Src: goSource}})
+	if err != nil {
+		return gpu.Source{}, translateError(err)
+	}
+	src, err := build.Source(m)
+	if err != nil {
+		return gpu.Source{}, translateError(err)
+	}
+	if src.Go, err = interp.Compile(m); err != nil {
+		return gpu.Source{}, translateError(err)
+	}
+	return src, nil
+}
+
+// translateError makes a translation failure a Compilation error whose
+// message is its first line and whose Log is all of it.
+func translateError(err error) error {
+	text := err.Error()
+	first, _, _ := strings.Cut(text, "\n")
+	return &errors.Error{Backend: "kernel", Op: "translate", Category: errors.Compilation, Msg: first, Log: text, Err: err,
+		Hint: "the kernel language is the Go subset listed in the kernel package's doc (go doc github.com/anygpu/gpu/kernel); the log lists every problem"}
+}
