@@ -84,7 +84,8 @@
 // Event.Elapsed is the difference of the two GPU timestamps (GL_TIME_ELAPSED
 // queries are not used: llvmpipe reports 1 ns for them). OpenGL ES has
 // timestamps only through GL_EXT_disjoint_timer_query; without it
-// Event.Elapsed is NotSupported.
+// Event.Elapsed is NotSupported. GL_GPU_DISJOINT_EXT is not watched: a clock
+// change or GPU reset between two events can make their Elapsed wrong.
 //
 // # Memory
 //

@@ -159,7 +159,7 @@ func (d *device) Compile(ctx context.Context, src backend.Source, opts backend.C
 		}
 		return nil, &errors.Error{Backend: Name, Op: op, Category: errors.NotSupported,
 			Msg:  "the source has no GLSL dialect (Source.GLSL)",
-			Hint: "the OpenGL backend compiles GLSL 430 compute shaders: add Source.GLSL, or use a backend with a dialect the source has"}
+			Hint: "the OpenGL backend compiles GLSL 430 compute shaders (GLSL ES 3.10 ones, Source.GLSLES, only where the driver has GL_ARB_ES3_1_compatibility): add Source.GLSL, or use a backend with a dialect the source has"}
 	}
 	if len(opts.Flags) > 0 {
 		return nil, &errors.Error{Backend: Name, Op: op, Category: errors.NotSupported,

@@ -181,9 +181,10 @@ func Load(getProc func(name string) uintptr, es bool) (*Funcs, error) {
 		return nil, fmt.Errorf("OpenGL entry points missing: %s", strings.Join(missing, ", "))
 	}
 	if es {
+		// Buffers stay mutable on OpenGL ES (they are mapped for reads and
+		// fills), so glBufferStorageEXT is not looked up.
 		f.queryCounter = getProc("glQueryCounterEXT")
 		f.getQueryObjectui64v = getProc("glGetQueryObjectui64vEXT")
-		f.bufferStorage = getProc("glBufferStorageEXT")
 	} else {
 		f.bufferStorage = getProc("glBufferStorage")
 	}
