@@ -78,9 +78,9 @@ type thread struct {
 	u64     uint64 // a query result, read by GL into the heap
 }
 
-func open(ctx context.Context, ordinal int) (backend.Device, error) {
+func open(ctx context.Context, ordinal int, api API) (backend.Device, error) {
 	op := fmt.Sprintf("open device %d", ordinal)
-	cands, err := candidates(ctx, op)
+	cands, err := candidates(ctx, op, api)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func (d *device) run(ready chan<- error) {
 		return
 	}
 	defer c.destroyContext(ctx)
-	f, err := gl.Load(c.lib.GetProcAddress)
+	f, err := gl.Load(c.lib.GetProcAddress, c.es)
 	if err == nil {
 		d.lim, err = readLimits(f)
 	}
@@ -307,19 +307,24 @@ func (d *device) Close() error {
 	return nil
 }
 
-// newContext makes an OpenGL 4.3 core context current on the calling
-// thread, with no surface. The display is initialised.
+// newContext makes a context of the candidate's API current on the calling
+// thread, with no surface: OpenGL 4.3 core, or OpenGL ES 3.1 (which drivers
+// may raise to 3.2, a compatible version). The display is initialised.
 func (c *candidate) newContext() (egl.Context, error) {
 	l := c.lib
-	if !l.BindAPI(egl.OpenGLAPI) { // per thread
-		return 0, eglFail("eglBindAPI(EGL_OPENGL_API)", l.GetError())
-	}
-	ctx := l.CreateContext(c.dpy, c.config, egl.NoContext, []int32{
+	api, attribs := egl.OpenGLAPI, []int32{
 		egl.ContextMajorVersion, wantMajor, egl.ContextMinorVersion, wantMinor,
 		egl.ContextOpenGLProfileMask, egl.ContextOpenGLCoreProfile,
-	})
+	}
+	if c.es {
+		api, attribs = egl.OpenGLESAPI, []int32{egl.ContextMajorVersion, wantESMajor, egl.ContextMinorVersion, wantESMinor}
+	}
+	if !l.BindAPI(api) { // per thread
+		return 0, eglFail("eglBindAPI("+eglAPIName(c.es)+")", l.GetError())
+	}
+	ctx := l.CreateContext(c.dpy, c.config, egl.NoContext, attribs)
 	if ctx == egl.NoContext {
-		return 0, eglFail(fmt.Sprintf("eglCreateContext(OpenGL %d.%d core)", wantMajor, wantMinor), l.GetError())
+		return 0, eglFail("eglCreateContext("+apiLabel(c.es)+")", l.GetError())
 	}
 	if !l.MakeCurrent(c.dpy, ctx) {
 		code := l.GetError()

@@ -91,14 +91,13 @@ func prepare(text, name string, defines map[string]string, block *backend.Dim3, 
 		head.WriteString("#pragma optimize(off)\n#pragma debug(on)\n")
 	}
 	lines := strings.SplitAfter(text, "\n")
-	for i, line := range lines {
-		if strings.HasPrefix(strings.TrimSpace(line), "#version") {
-			if !strings.HasSuffix(line, "\n") {
-				line += "\n"
-			}
-			return strings.Join(lines[:i], "") + line + head.String() +
-				fmt.Sprintf("#line %d\n", i+2) + strings.Join(lines[i+1:], "")
+	if i := versionLine(lines); i >= 0 {
+		line := lines[i]
+		if !strings.HasSuffix(line, "\n") {
+			line += "\n"
 		}
+		return strings.Join(lines[:i], "") + line + head.String() +
+			fmt.Sprintf("#line %d\n", i+2) + strings.Join(lines[i+1:], "")
 	}
 	return "#version 430\n" + head.String() + "#line 1\n" + text
 }
@@ -114,4 +113,82 @@ func checkDefines(defines map[string]string) error {
 		}
 	}
 	return nil
+}
+
+// esVersion is the #version line of GLSL ES 3.10, the language of OpenGL ES
+// 3.1 compute shaders.
+const esVersion = "#version 310 es"
+
+// esPrologue follows the #version line of GLSL ES derived from GLSL: the
+// default precisions GLSL ES 3.10 asks for (float and int have highp
+// defaults in compute shaders already; images and atomic counters have none,
+// and a declaration of one without a precision does not compile).
+const esPrologue = "precision highp float;\nprecision highp int;\n" +
+	"precision highp image2D;\nprecision highp iimage2D;\nprecision highp uimage2D;\n" +
+	"precision highp image3D;\nprecision highp iimage3D;\nprecision highp uimage3D;\n" +
+	"precision highp image2DArray;\nprecision highp iimage2DArray;\nprecision highp uimage2DArray;\n" +
+	"precision highp atomic_uint;\n"
+
+// dialect is the text a device compiles and where it came from.
+type dialect struct {
+	text    string
+	lang    string // "GLSL" or "GLSL ES", in messages
+	field   string // the Source field the text (or the text it derives from) is
+	derived bool   // GLSL ES derived from Source.GLSL (deriveES)
+}
+
+// dialectOf picks the text of src a context compiles. Desktop OpenGL compiles
+// Source.GLSL, or Source.GLSLES when the source has no GLSL and the driver
+// takes GLSL ES 3.10 (esCompatible: GL_ARB_ES3_1_compatibility). OpenGL ES
+// (es) compiles Source.GLSLES, else GLSL ES derived from Source.GLSL
+// (deriveES). ok is false when the source has no text the context takes.
+func dialectOf(src backend.Source, es, esCompatible bool) (d dialect, ok bool) {
+	hasGLSL, hasES := strings.TrimSpace(src.GLSL) != "", strings.TrimSpace(src.GLSLES) != ""
+	switch {
+	case !es && hasGLSL:
+		return dialect{text: src.GLSL, lang: "GLSL", field: "Source.GLSL"}, true
+	case hasES && (es || esCompatible):
+		return dialect{text: withESVersion(src.GLSLES), lang: "GLSL ES", field: "Source.GLSLES"}, true
+	case es && hasGLSL:
+		return dialect{text: deriveES(src.GLSL), lang: "GLSL ES", field: "Source.GLSL", derived: true}, true
+	}
+	return dialect{}, false
+}
+
+// versionLine returns the index of text's #version line among lines, or -1.
+func versionLine(lines []string) int {
+	for i, line := range lines {
+		if strings.HasPrefix(strings.TrimSpace(line), "#version") {
+			return i
+		}
+	}
+	return -1
+}
+
+// withESVersion puts "#version 310 es" first in a GLSL ES text that has no
+// #version line (prepare would otherwise put "#version 430"), keeping its
+// line numbers.
+func withESVersion(text string) string {
+	if versionLine(strings.SplitAfter(text, "\n")) >= 0 {
+		return text
+	}
+	return esVersion + "\n#line 1\n" + text
+}
+
+// deriveES turns a GLSL 430 compute text into GLSL ES 3.10: its #version line
+// becomes "#version 310 es" (one is put first when it has none), followed by
+// the default precisions of esPrologue and a #line directive that keeps the
+// compiler's line numbers those of the GLSL text. Everything else is kept: a
+// text that uses what GLSL ES lacks (implicit int/uint/float conversions,
+// double, fma before GLSL ES 3.20, #extension lines of desktop extensions)
+// fails to compile with the compiler's log, and a text can hold the ES forms
+// in "#ifdef GL_ES" sections (GL_ES is defined by every GLSL ES compiler).
+func deriveES(text string) string {
+	lines := strings.SplitAfter(text, "\n")
+	i := versionLine(lines)
+	if i < 0 {
+		return esVersion + "\n" + esPrologue + "#line 1\n" + text
+	}
+	return strings.Join(lines[:i], "") + esVersion + "\n" + esPrologue +
+		fmt.Sprintf("#line %d\n", i+2) + strings.Join(lines[i+1:], "")
 }

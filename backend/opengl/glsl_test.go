@@ -56,3 +56,55 @@ func TestBuiltinGLSL(t *testing.T) {
 	assert.Contains(t, src.GLSL, BlockMacroX)
 	assert.NotContains(t, src.GLSL, "`")
 }
+
+func TestDeriveES(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, want string
+	}{
+		{name: "version first", in: "#version 430\nlayout(local_size_x = 1) in;\nvoid main() {}\n",
+			want: "#version 310 es\n" + esPrologue + "#line 2\nlayout(local_size_x = 1) in;\nvoid main() {}\n"},
+		{name: "comment before the version", in: "// k\n#version 430 core\nvoid main() {}\n",
+			want: "// k\n#version 310 es\n" + esPrologue + "#line 3\nvoid main() {}\n"},
+		{name: "no version", in: "void main() {}\n",
+			want: "#version 310 es\n" + esPrologue + "#line 1\nvoid main() {}\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := deriveES(tc.in)
+			assert.Equal(t, tc.want, got)
+			// prepare keeps the kernel macro right after the ES version line.
+			assert.Contains(t, prepare(got, "k", nil, nil, false), "#version 310 es\n#define ANYGPU_KERNEL_k 1\n")
+		})
+	}
+	for _, line := range strings.Split(strings.TrimSpace(esPrologue), "\n") {
+		assert.Regexp(t, `^precision highp \w+;$`, line)
+	}
+}
+
+func TestDialectOf(t *testing.T) {
+	const glsl, es = "#version 430\nvoid main() {}\n", "#version 310 es\nvoid main() {}\n"
+	for _, tc := range []struct {
+		name             string
+		src              backend.Source
+		es, esCompatible bool
+		want             dialect // zero: none
+	}{
+		{name: "GL takes GLSL", src: backend.Source{GLSL: glsl, GLSLES: es},
+			want: dialect{text: glsl, lang: "GLSL", field: "Source.GLSL"}},
+		{name: "GL takes GLSL ES where compatible", src: backend.Source{GLSLES: es}, esCompatible: true,
+			want: dialect{text: es, lang: "GLSL ES", field: "Source.GLSLES"}},
+		{name: "GL without GLSL", src: backend.Source{GLSLES: es, WGSL: "x"}},
+		{name: "ES takes GLSL ES", src: backend.Source{GLSL: glsl, GLSLES: es}, es: true,
+			want: dialect{text: es, lang: "GLSL ES", field: "Source.GLSLES"}},
+		{name: "ES derives from GLSL", src: backend.Source{GLSL: glsl}, es: true,
+			want: dialect{text: deriveES(glsl), lang: "GLSL ES", field: "Source.GLSL", derived: true}},
+		{name: "ES text without a version", src: backend.Source{GLSLES: "void main() {}\n"}, es: true,
+			want: dialect{text: "#version 310 es\n#line 1\nvoid main() {}\n", lang: "GLSL ES", field: "Source.GLSLES"}},
+		{name: "ES with neither", src: backend.Source{GLSL: " \n", WGSL: "x"}, es: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := dialectOf(tc.src, tc.es, tc.esCompatible)
+			assert.Equal(t, tc.want != dialect{}, ok)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}

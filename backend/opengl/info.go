@@ -19,12 +19,28 @@ import (
 	"github.com/anygpu/gpu/internal/hostmem"
 )
 
-// Minimum OpenGL version: compute shaders, shader storage buffers,
-// glClearBufferSubData and program interface queries are core in 4.3.
+// Minimum versions: compute shaders, shader storage buffers,
+// glClearBufferSubData and program interface queries are core in OpenGL 4.3;
+// compute shaders, shader storage buffers and program interface queries in
+// OpenGL ES 3.1.
 const (
-	wantMajor = 4
-	wantMinor = 3
+	wantMajor   = 4
+	wantMinor   = 3
+	wantESMajor = 3
+	wantESMinor = 1
 )
+
+// esVersionPrefix starts the GL_VERSION of every OpenGL ES context.
+const esVersionPrefix = "OpenGL ES "
+
+// apiLabel names a context's API in messages: "OpenGL 4.3 core" or "OpenGL ES
+// 3.1".
+func apiLabel(es bool) string {
+	if es {
+		return fmt.Sprintf("OpenGL ES %d.%d", wantESMajor, wantESMinor)
+	}
+	return fmt.Sprintf("OpenGL %d.%d core", wantMajor, wantMinor)
+}
 
 // Platforms a display comes from.
 const (
@@ -32,10 +48,12 @@ const (
 	platformSurfaceless = "surfaceless" // EGL_MESA_platform_surfaceless
 )
 
-// candidate is one device that gave a working OpenGL 4.3 core context.
+// candidate is one device that gave a working OpenGL 4.3 core or OpenGL ES
+// 3.1 context.
 type candidate struct {
 	lib      *egl.Lib
 	dpy      egl.Display
+	es       bool // the context is OpenGL ES 3.1
 	platform string
 	config   egl.Config
 	devExts  string // EGL device extensions ("" on the surfaceless platform)
@@ -48,13 +66,13 @@ type candidate struct {
 
 var (
 	probeMu    sync.Mutex
-	probeCache = map[string][]*candidate{} // by ANYGPU_EGL_LIBRARY
+	probeCache = map[string][]*candidate{} // by ANYGPU_EGL_LIBRARY and API
 )
 
-// probe enumerates once per process (per EGL library) and reports the
-// devices found.
-func probe(ctx context.Context) ([]backend.DeviceInfo, error) {
-	cands, err := candidates(ctx, "probe")
+// probe enumerates once per process (per EGL library and API) and reports
+// the devices found.
+func probe(ctx context.Context, api API) ([]backend.DeviceInfo, error) {
+	cands, err := candidates(ctx, "probe", api)
 	if err != nil {
 		return nil, err
 	}
@@ -67,11 +85,12 @@ func probe(ctx context.Context) ([]backend.DeviceInfo, error) {
 
 // candidates returns the cached device list, enumerating on first use. The
 // enumeration runs on a locked OS thread of its own; ctx bounds the wait.
-func candidates(ctx context.Context, op string) ([]*candidate, error) {
+func candidates(ctx context.Context, op string, api API) ([]*candidate, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, errors.Wrap(err, Name, op)
 	}
 	path := os.Getenv(EnvLibrary)
+	key := path + "\x00" + api.String()
 	type result struct {
 		cands []*candidate
 		err   error
@@ -80,15 +99,15 @@ func candidates(ctx context.Context, op string) ([]*candidate, error) {
 	go func() {
 		probeMu.Lock()
 		defer probeMu.Unlock()
-		if c, ok := probeCache[path]; ok {
+		if c, ok := probeCache[key]; ok {
 			ch <- result{cands: c}
 			return
 		}
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		c, err := enumerate(path, op)
+		c, err := enumerate(path, op, api)
 		if err == nil {
-			probeCache[path] = c
+			probeCache[key] = c
 		}
 		ch <- result{c, err}
 	}()
@@ -129,9 +148,10 @@ func quietMesa() (restore func()) {
 	return func() { _ = os.Unsetenv("EGL_LOG_LEVEL") }
 }
 
-// enumerate finds every device with a working OpenGL 4.3 core context. It
+// enumerate finds every device with a working context of api: OpenGL 4.3
+// core, OpenGL ES 3.1, or (auto) the first of the two a device gives. It
 // runs on a locked OS thread with probeMu held.
-func enumerate(path, op string) ([]*candidate, error) {
+func enumerate(path, op string, api API) ([]*candidate, error) {
 	restore := quietMesa()
 	defer restore()
 	lib, err := egl.Open(path)
@@ -184,7 +204,7 @@ func enumerate(path, op string) ([]*candidate, error) {
 					c.cudaDev = v
 				}
 			}
-			if err := c.check(); err != nil {
+			if err := c.checkAPI(api); err != nil {
 				fail(fmt.Sprintf("EGL device %d: ", i), err)
 				continue
 			}
@@ -199,7 +219,7 @@ func enumerate(path, op string) ([]*candidate, error) {
 			reasons = append(reasons, "surfaceless display: "+hexName(eglErrorTable, int64(lib.GetError())))
 		} else {
 			c := &candidate{lib: lib, dpy: dpy, platform: platformSurfaceless, cudaDev: -1}
-			if err := c.check(); err != nil {
+			if err := c.checkAPI(api); err != nil {
 				fail("surfaceless display: ", err)
 			} else {
 				found = append(found, c)
@@ -213,7 +233,7 @@ func enumerate(path, op string) ([]*candidate, error) {
 		if hint == "" {
 			hint = hintInstall
 		}
-		return nil, unavailable(op, "no device gives a headless OpenGL 4.3 core context: "+strings.Join(reasons, "; "), hint)
+		return nil, unavailable(op, "no device gives a headless "+wanted(api)+" context: "+strings.Join(reasons, "; "), hint)
 	}
 	for i, c := range found {
 		c.info.Ordinal = i
@@ -221,14 +241,48 @@ func enumerate(path, op string) ([]*candidate, error) {
 	return found, nil
 }
 
-// check initialises the candidate's display, creates an OpenGL 4.3 core
-// context on the calling (locked) thread, reads the device's description
+// wanted names the contexts api asks for, in messages.
+func wanted(api API) string {
+	switch api {
+	case APIGL:
+		return apiLabel(false)
+	case APIGLES:
+		return apiLabel(true)
+	}
+	return apiLabel(false) + " or " + apiLabel(true)
+}
+
+// checkAPI checks the candidate for api: with auto, desktop OpenGL 4.3 core
+// first and OpenGL ES 3.1 where that fails (the reason gives both failures).
+func (c *candidate) checkAPI(api API) error {
+	quietPrimed = true // eglInitialize is where Mesa logs first
+	if err := c.initDisplay(); err != nil {
+		return err // the display fails either API
+	}
+	c.es = api == APIGLES
+	err := c.check()
+	if err == nil || api != APIAuto {
+		return err
+	}
+	c.es = true
+	errES := c.check()
+	if errES == nil {
+		return nil
+	}
+	c.es = false
+	pe := &probeError{msg: err.Error() + "; and " + apiLabel(true) + ": " + errES.Error()}
+	pe.hint = hintOf(err, hintOf(errES, ""))
+	return pe
+}
+
+// check picks a config of the candidate's API on its initialised display,
+// creates a context of the API (OpenGL 4.3 core or OpenGL ES 3.1) on the
+// calling (locked) thread, reads the device's description
 // from it, and destroys it again. Displays stay initialised for the life of
 // the process: eglTerminate would pull them from under other devices of the
 // same display, and EGL keeps no reference count.
 func (c *candidate) check() error {
-	quietPrimed = true // eglInitialize is where Mesa logs first
-	if err := c.initDisplay(); err != nil {
+	if err := c.chooseConfig(); err != nil {
 		return err
 	}
 	ctx, err := c.newContext()
@@ -236,7 +290,7 @@ func (c *candidate) check() error {
 		return err
 	}
 	defer c.destroyContext(ctx)
-	f, err := gl.Load(c.lib.GetProcAddress)
+	f, err := gl.Load(c.lib.GetProcAddress, c.es)
 	if err != nil {
 		return err
 	}
@@ -248,8 +302,8 @@ func (c *candidate) check() error {
 	return nil
 }
 
-// initDisplay initialises the display, checks the extensions a headless
-// context needs, and picks a config.
+// initDisplay initialises the display and checks the extensions a headless
+// context of either API needs.
 func (c *candidate) initDisplay() error {
 	l := c.lib
 	major, minor, ok := l.Initialize(c.dpy)
@@ -263,34 +317,61 @@ func (c *candidate) initDisplay() error {
 			hint: "update Mesa or the GPU driver"}
 	}
 	if !egl.HasExtension(exts, "EGL_KHR_create_context") && (major < 1 || (major == 1 && minor < 5)) {
-		return &probeError{msg: fmt.Sprintf("EGL %d.%d without EGL_KHR_create_context cannot ask for OpenGL 4.3 core", major, minor),
+		return &probeError{msg: fmt.Sprintf("EGL %d.%d without EGL_KHR_create_context cannot ask for a context version (%s or %s)", major, minor, apiLabel(false), apiLabel(true)),
 			hint: "update Mesa or the GPU driver"}
 	}
-	if apis := l.QueryString(c.dpy, egl.ClientAPIs); !strings.Contains(apis, "OpenGL") {
+	return nil
+}
+
+// chooseConfig checks that the initialised display offers the candidate's
+// API and picks a config of it (none where the display takes contexts
+// without one).
+func (c *candidate) chooseConfig() error {
+	l := c.lib
+	exts := l.QueryString(c.dpy, egl.Extensions)
+	apis := l.QueryString(c.dpy, egl.ClientAPIs)
+	if c.es && !egl.HasExtension(apis, "OpenGL_ES") {
+		return &probeError{msg: fmt.Sprintf("the display offers no OpenGL ES (client APIs %q)", apis),
+			hint: "set " + EnvAPI + "=gl (or auto) to use desktop OpenGL, or use another backend (ANYGPU_BACKEND)"}
+	}
+	if !c.es && !egl.HasExtension(apis, "OpenGL") {
 		return &probeError{msg: fmt.Sprintf("the display offers no desktop OpenGL (client APIs %q)", apis),
-			hint: "the driver supports only OpenGL ES here: use another backend (ANYGPU_BACKEND)"}
+			hint: "the driver supports only OpenGL ES here: set " + EnvAPI + "=gles (or auto) for OpenGL ES 3.1, or use another backend (ANYGPU_BACKEND)"}
 	}
 	c.config = egl.NoConfig
 	if !egl.HasExtension(exts, "EGL_KHR_no_config_context") && !egl.HasExtension(exts, "EGL_MESA_configless_context") {
-		if !l.BindAPI(egl.OpenGLAPI) {
-			return eglFail("eglBindAPI(EGL_OPENGL_API)", l.GetError())
+		api, bit, what := int(egl.OpenGLAPI), int32(egl.OpenGLBit), "desktop OpenGL"
+		if c.es {
+			api, bit, what = egl.OpenGLESAPI, egl.OpenGLES3Bit, "OpenGL ES 3"
+		}
+		if !l.BindAPI(api) {
+			return eglFail(fmt.Sprintf("eglBindAPI(%s)", eglAPIName(c.es)), l.GetError())
 		}
 		var found bool
 		for _, surface := range []int32{egl.PbufferBit, 0} {
-			if c.config, found = l.ChooseConfig(c.dpy, []int32{egl.RenderableType, egl.OpenGLBit, egl.SurfaceType, surface}); found {
+			if c.config, found = l.ChooseConfig(c.dpy, []int32{egl.RenderableType, bit, egl.SurfaceType, surface}); found {
 				break
 			}
 		}
 		if !found {
-			return eglFail("eglChooseConfig found no desktop OpenGL config", l.GetError())
+			return eglFail("eglChooseConfig found no "+what+" config", l.GetError())
 		}
 	}
 	return nil
 }
 
+// eglAPIName is the EGL name of the client API of a context.
+func eglAPIName(es bool) string {
+	if es {
+		return "EGL_OPENGL_ES_API"
+	}
+	return "EGL_OPENGL_API"
+}
+
 // limits are the context's numbers the backend works with.
 type limits struct {
 	vendor, renderer, version, glsl string
+	es                              bool // an OpenGL ES context (GL_VERSION "OpenGL ES ...")
 	major, minor                    int
 	exts                            map[string]bool
 	maxBlock                        int64 // GL_MAX_SHADER_STORAGE_BLOCK_SIZE
@@ -304,7 +385,8 @@ type limits struct {
 	bufferStorage, parallelCompile  bool
 }
 
-// readLimits queries the current context and checks its version.
+// readLimits queries the current context (of f's API) and checks its
+// version.
 func readLimits(f *gl.Funcs) (*limits, error) {
 	l := &limits{
 		vendor:   f.GetString(gl.Vendor),
@@ -313,14 +395,23 @@ func readLimits(f *gl.Funcs) (*limits, error) {
 		glsl:     f.GetString(gl.ShadingLanguageVersion),
 	}
 	var ok bool
-	l.major, l.minor, ok = parseVersion(l.version)
+	l.es, l.major, l.minor, ok = parseVersion(l.version)
 	if !ok {
 		return nil, fmt.Errorf("cannot read GL_VERSION %q", l.version)
 	}
-	if l.major < wantMajor || (l.major == wantMajor && l.minor < wantMinor) {
+	if l.es != f.ES {
+		return nil, fmt.Errorf("asked for %s, the driver made a context of GL_VERSION %q", apiLabel(f.ES), l.version)
+	}
+	if l.es && (l.major < wantESMajor || (l.major == wantESMajor && l.minor < wantESMinor)) {
+		return nil, &probeError{
+			msg:  fmt.Sprintf("the driver gives OpenGL ES %d.%d (%s, %s); compute shaders need %d.%d", l.major, l.minor, l.renderer, l.version, wantESMajor, wantESMinor),
+			hint: "update the GPU driver or Mesa, set " + EnvAPI + "=gl (or auto) where the device has desktop OpenGL 4.3, or use another backend (ANYGPU_BACKEND)",
+		}
+	}
+	if !l.es && (l.major < wantMajor || (l.major == wantMajor && l.minor < wantMinor)) {
 		return nil, &probeError{
 			msg:  fmt.Sprintf("the driver gives OpenGL %d.%d (%s, %s); compute shaders need %d.%d", l.major, l.minor, l.renderer, l.version, wantMajor, wantMinor),
-			hint: "update the GPU driver or Mesa (llvmpipe offers OpenGL 4.5 since Mesa 20.2), or use another backend (ANYGPU_BACKEND)",
+			hint: "update the GPU driver or Mesa (llvmpipe offers OpenGL 4.5 since Mesa 20.2), set " + EnvAPI + "=auto (or gles) to use OpenGL ES 3.1 where the device has it, or use another backend (ANYGPU_BACKEND)",
 		}
 	}
 	l.exts = f.Extensions()
@@ -334,8 +425,12 @@ func readLimits(f *gl.Funcs) (*limits, error) {
 		Y: int(f.GetIntegerIndexed(gl.MaxComputeWorkGroupSize, 1)), Z: int(f.GetIntegerIndexed(gl.MaxComputeWorkGroupSize, 2))}
 	l.groupCount = backend.Dim3{X: int(uint32(f.GetIntegerIndexed(gl.MaxComputeWorkGroupCount, 0))),
 		Y: int(uint32(f.GetIntegerIndexed(gl.MaxComputeWorkGroupCount, 1))), Z: int(uint32(f.GetIntegerIndexed(gl.MaxComputeWorkGroupCount, 2)))}
-	l.timestampBits = int(f.GetQuery(gl.Timestamp, gl.QueryCounterBits))
-	l.bufferStorage = f.HasBufferStorage() && (l.major > 4 || l.minor >= 4 || l.exts["GL_ARB_buffer_storage"])
+	if f.HasTimestamps() && (!l.es || l.exts["GL_EXT_disjoint_timer_query"]) {
+		l.timestampBits = int(f.GetQuery(gl.Timestamp, gl.QueryCounterBits))
+	}
+	// OpenGL ES buffers stay mutable (glBufferData): reads and fills map
+	// them, which immutable storage allows only with the map bits set.
+	l.bufferStorage = !l.es && f.HasBufferStorage() && (l.major > 4 || l.minor >= 4 || l.exts["GL_ARB_buffer_storage"])
 	l.parallelCompile = f.HasParallelCompile() && (l.exts["GL_KHR_parallel_shader_compile"] || l.exts["GL_ARB_parallel_shader_compile"])
 	for f.GetError() != gl.NoError { // a query the driver does not know leaves a flag
 	}
@@ -345,37 +440,48 @@ func readLimits(f *gl.Funcs) (*limits, error) {
 	return l, nil
 }
 
-// parseVersion reads "4.5 (Core Profile) Mesa 22.3.6" or "4.3.0 NVIDIA 580.1".
-func parseVersion(v string) (major, minor int, ok bool) {
-	field, _, _ := strings.Cut(strings.TrimSpace(v), " ")
+// parseVersion reads a GL_VERSION: "4.5 (Core Profile) Mesa 22.3.6" or
+// "4.3.0 NVIDIA 580.1" of desktop OpenGL, "OpenGL ES 3.2 Mesa 22.3.6" (es) of
+// OpenGL ES.
+func parseVersion(v string) (es bool, major, minor int, ok bool) {
+	v = strings.TrimSpace(v)
+	if rest, found := strings.CutPrefix(v, esVersionPrefix); found {
+		es, v = true, strings.TrimSpace(rest)
+	}
+	field, _, _ := strings.Cut(v, " ")
 	parts := strings.Split(field, ".")
 	if len(parts) < 2 {
-		return 0, 0, false
+		return es, 0, 0, false
 	}
 	major, err1 := strconv.Atoi(parts[0])
 	minor, err2 := strconv.Atoi(parts[1])
-	return major, minor, err1 == nil && err2 == nil
+	return es, major, minor, err1 == nil && err2 == nil
 }
 
 // describe builds the DeviceInfo of the current context.
 func (c *candidate) describe(f *gl.Funcs, l *limits) backend.DeviceInfo {
 	software := c.software || isSoftware(l.renderer)
 	c.software = software
+	name, api, apiVersion := l.renderer, "gl", fmt.Sprintf("OpenGL %d.%d core", l.major, l.minor)
+	if l.es {
+		name, api, apiVersion = l.renderer+" (OpenGL ES)", "gles", fmt.Sprintf("OpenGL ES %d.%d", l.major, l.minor)
+	}
 	info := backend.DeviceInfo{
 		Backend:            Name,
-		Name:               l.renderer,
+		Name:               name,
 		Vendor:             l.vendor,
 		Type:               deviceType(l.vendor, l.renderer, software),
 		DriverVersion:      l.version,
-		APIVersion:         fmt.Sprintf("OpenGL %d.%d core", l.major, l.minor),
+		APIVersion:         apiVersion,
 		MaxThreadsPerBlock: l.invocations,
 		MaxBlockDim:        l.groupSize,
 		MaxGridDim:         l.groupCount,
 		SharedMemPerBlock:  l.shared,
-		FP64:               true, // GLSL 4.00+ has double
+		FP64:               !l.es, // GLSL 4.00+ has double; GLSL ES has none
 		UnifiedMemory:      software,
 		TimestampPeriodNs:  1,
 		Extra: map[string]string{
+			"api":               api,
 			"egl_platform":      c.platform,
 			"egl_version":       c.eglVer,
 			"egl_vendor":        c.lib.QueryString(c.dpy, egl.Vendor),
@@ -434,7 +540,8 @@ func (c *candidate) describe(f *gl.Funcs, l *limits) backend.DeviceInfo {
 	}
 	for _, e := range []string{"GL_ARB_buffer_storage", "GL_ARB_gpu_shader_int64", "GL_KHR_shader_subgroup",
 		"GL_NV_shader_thread_group", "GL_NVX_gpu_memory_info", "GL_ARB_parallel_shader_compile",
-		"GL_KHR_parallel_shader_compile", "GL_EXT_memory_object", "GL_KHR_robustness"} {
+		"GL_KHR_parallel_shader_compile", "GL_EXT_memory_object", "GL_KHR_robustness", "GL_ARB_ES3_1_compatibility",
+		"GL_EXT_disjoint_timer_query", "GL_EXT_gpu_shader5", "GL_OES_gpu_shader5", "GL_OES_shader_image_atomic"} {
 		if l.exts[e] {
 			info.Features = append(info.Features, e)
 		}

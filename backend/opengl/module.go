@@ -100,8 +100,9 @@ func introspect(f *gl.Funcs, p uint32) *program {
 	return pr
 }
 
-// compileError builds the Compilation error of the kernels that failed.
-func compileError(op string, names []string, res []built, block *backend.Dim3) error {
+// compileError builds the Compilation error of the kernels of text that
+// failed.
+func compileError(op string, names []string, res []built, block *backend.Dim3, text dialect) error {
 	var failed []string
 	var log strings.Builder
 	for i, r := range res {
@@ -111,9 +112,9 @@ func compileError(op string, names []string, res []built, block *backend.Dim3) e
 		failed = append(failed, names[i])
 		fmt.Fprintf(&log, "kernel %s:\n%s\n", names[i], strings.TrimRight(r.log, "\n"))
 	}
-	what := "GLSL compute shader"
+	what := text.lang + " compute shader"
 	if len(names) > 1 {
-		what = fmt.Sprintf("%d of %d GLSL kernels", len(failed), len(names))
+		what = fmt.Sprintf("%d of %d %s kernels", len(failed), len(names), text.lang)
 	}
 	msg := fmt.Sprintf("%s did not compile (%s)", what, strings.Join(failed, ", "))
 	if block != nil {
@@ -122,9 +123,13 @@ func compileError(op string, names []string, res []built, block *backend.Dim3) e
 	if first, _, _ := strings.Cut(strings.TrimSpace(res[indexOf(names, failed[0])].log), "\n"); first != "" {
 		msg += ": " + first
 	}
-	return &errors.Error{Backend: Name, Op: op, Category: errors.Compilation, Msg: msg,
-		Hint: "read the compiler log (errors.LogOf); its line numbers are those of Source.GLSL",
-		Log:  log.String()}
+	hint := "read the compiler log (errors.LogOf); its line numbers are those of " + text.field
+	if text.derived {
+		hint += ", from which the GLSL ES 3.10 text was derived (#version 310 es and default precisions): " +
+			"GLSL ES has no implicit int/uint/float conversions, no double and no fma before 3.20; " +
+			"write the ES forms in #ifdef GL_ES sections or give Source.GLSLES"
+	}
+	return &errors.Error{Backend: Name, Op: op, Category: errors.Compilation, Msg: msg, Hint: hint, Log: log.String()}
 }
 
 func indexOf(names []string, name string) int {
@@ -136,17 +141,25 @@ func indexOf(names []string, name string) int {
 	return 0
 }
 
-// Compile builds one program per kernel of src.GLSL: each kernel's text is
-// the source with "#define ANYGPU_KERNEL_<name> 1" after its #version line.
+// Compile builds one program per kernel of the source's text for the
+// context (see dialectOf: Source.GLSL on desktop OpenGL; Source.GLSLES, or
+// GLSL ES derived from Source.GLSL, on OpenGL ES): each kernel's text is the
+// source with "#define ANYGPU_KERNEL_<name> 1" after its #version line.
 func (d *device) Compile(ctx context.Context, src backend.Source, opts backend.CompileOptions) (backend.Module, error) {
 	op := fmt.Sprintf("compile %q", src.Name)
 	if err := ctx.Err(); err != nil {
 		return nil, errors.Wrap(err, Name, op)
 	}
-	if strings.TrimSpace(src.GLSL) == "" {
+	text, ok := dialectOf(src, d.lim.es, d.lim.exts["GL_ARB_ES3_1_compatibility"])
+	if !ok {
+		if d.lim.es {
+			return nil, &errors.Error{Backend: Name, Op: op, Category: errors.NotSupported,
+				Msg:  "the source has no GLSL ES dialect (Source.GLSLES) and no GLSL to derive one from (Source.GLSL)",
+				Hint: "this OpenGL ES 3.1 device compiles GLSL ES 3.10 compute shaders: add Source.GLSLES (or Source.GLSL 430), or use a backend with a dialect the source has"}
+		}
 		return nil, &errors.Error{Backend: Name, Op: op, Category: errors.NotSupported,
 			Msg:  "the source has no GLSL dialect (Source.GLSL)",
-			Hint: "the OpenGL backend compiles GLSL 430 compute shaders: add Source.GLSL, or use a backend with a dialect the source has"}
+			Hint: "the OpenGL backend compiles GLSL 430 compute shaders (GLSL ES 3.10 ones, Source.GLSLES, only where the driver has GL_ARB_ES3_1_compatibility): add Source.GLSL, or use a backend with a dialect the source has"}
 	}
 	if len(opts.Flags) > 0 {
 		return nil, &errors.Error{Backend: Name, Op: op, Category: errors.NotSupported,
@@ -162,7 +175,7 @@ func (d *device) Compile(ctx context.Context, src backend.Source, opts backend.C
 		if !isIdent(name) {
 			return nil, withHint(errors.E(errors.InvalidArgument, Name, op, "kernel name %q is not a GLSL identifier (it names the macro ANYGPU_KERNEL_<name>)", name), "name kernels (Source.Params keys, or Source.Name) with letters, digits and underscores")
 		}
-		texts[i] = prepare(src.GLSL, name, opts.Defines, nil, opts.Debug)
+		texts[i] = prepare(text.text, name, opts.Defines, nil, opts.Debug)
 	}
 	res, err := d.build(texts)
 	if err != nil {
@@ -177,12 +190,12 @@ func (d *device) Compile(ctx context.Context, src backend.Source, opts backend.C
 		}
 		m.kernels[name] = &kernel{
 			mod: m, name: name, def: res[i].prog, launchOp: "launch " + name,
-			sized: strings.Contains(src.GLSL, blockMacroPrefix), src: src.GLSL, defines: opts.Defines, debug: opts.Debug,
+			sized: strings.Contains(text.text, blockMacroPrefix), src: text, defines: opts.Defines, debug: opts.Debug,
 		}
 	}
 	if bad {
 		m.release()
-		return nil, compileError(op, names, res, nil)
+		return nil, compileError(op, names, res, nil, text)
 	}
 	return m, nil
 }
@@ -250,8 +263,8 @@ type kernel struct {
 	name     string
 	launchOp string
 	def      *program
-	sized    bool // the text uses the ANYGPU_BLOCK_ macros
-	src      string
+	sized    bool    // the text uses the ANYGPU_BLOCK_ macros
+	src      dialect // the text compiled, and where it came from
 	defines  map[string]string
 	debug    bool
 
@@ -305,13 +318,13 @@ func (k *kernel) program(block backend.Dim3) (*program, error) {
 
 // variant compiles the kernel with the block macros set to block. k.mu is held.
 func (k *kernel) variant(block backend.Dim3) (*program, error) {
-	text := prepare(k.src, k.name, k.defines, &block, k.debug)
+	text := prepare(k.src.text, k.name, k.defines, &block, k.debug)
 	res, err := k.mod.dev.build([]string{text})
 	if err != nil {
 		return nil, errors.Wrap(err, Name, k.launchOp)
 	}
 	if res[0].prog == nil {
-		return nil, compileError(k.launchOp, []string{k.name}, res, &block)
+		return nil, compileError(k.launchOp, []string{k.name}, res, &block, k.src)
 	}
 	return res[0].prog, nil
 }

@@ -31,6 +31,8 @@ type probeOutcome struct {
 	Hint        string `json:"hint"`
 	EGLLogLevel string `json:"egl_log_level"` // after probing
 	Vendor      string `json:"vendor"`
+	API         string `json:"api"`         // the first device's Extra["api"]
+	APIVersion  string `json:"api_version"` // the first device's APIVersion
 }
 
 func TestMain(m *testing.M) {
@@ -44,6 +46,7 @@ func TestMain(m *testing.M) {
 		}
 		if len(devs) > 0 {
 			out.Vendor = devs[0].Extra["egl_vendor"]
+			out.API, out.APIVersion = devs[0].Extra["api"], devs[0].APIVersion
 		}
 		_ = json.NewEncoder(os.Stdout).Encode(out)
 		os.Exit(0)
@@ -92,9 +95,10 @@ func requireUnavailable(t *testing.T, out probeOutcome, stderr string, contains 
 }
 
 // TestNoDriver probes in child processes without the EGL library, without
-// an EGL vendor, without Mesa's driver, and with a driver below OpenGL 4.3:
-// each is Unavailable with a reason and a hint, never a crash, and nothing is
-// printed on stderr.
+// an EGL vendor, without Mesa's driver, and with a driver below OpenGL 4.3
+// or OpenGL ES 3.1 (where that API is asked for): each is Unavailable with a
+// reason and a hint, never a crash, and nothing is printed on stderr. A
+// driver below OpenGL 4.3 with OpenGL ES 3.1 gives an ES device by default.
 func TestNoDriver(t *testing.T) {
 	t.Run("no library", func(t *testing.T) {
 		out, stderr := probeChild(t, map[string]string{opengl.EnvLibrary: "/nonexistent/libEGL.so.1"})
@@ -126,8 +130,34 @@ func TestNoDriver(t *testing.T) {
 		requireUnavailable(t, out, stderr, "EGL_NOT_INITIALIZED")
 	})
 	t.Run("OpenGL below 4.3", func(t *testing.T) {
-		out, stderr := probeChild(t, map[string]string{"MESA_GL_VERSION_OVERRIDE": "3.3", "EGL_LOG_LEVEL": ""})
+		out, stderr := probeChild(t, map[string]string{"MESA_GL_VERSION_OVERRIDE": "3.3", "EGL_LOG_LEVEL": "", opengl.EnvAPI: "gl"})
 		requireUnavailable(t, out, stderr, fmt.Sprintf("OpenGL %d.%d", 4, 3))
+		require.Contains(t, out.Hint, opengl.EnvAPI+"=auto", "the hint offers OpenGL ES")
+	})
+	t.Run("OpenGL below 4.3 falls back to OpenGL ES", func(t *testing.T) {
+		out, _ := probeChild(t, map[string]string{"MESA_GL_VERSION_OVERRIDE": "3.3", "EGL_LOG_LEVEL": "", opengl.EnvAPI: ""})
+		require.Positive(t, out.Devices, out.Error)
+		require.Equal(t, "gles", out.API)
+		require.True(t, strings.HasPrefix(out.APIVersion, "OpenGL ES 3."), out.APIVersion)
+	})
+	t.Run("OpenGL ES below 3.1", func(t *testing.T) {
+		out, stderr := probeChild(t, map[string]string{"MESA_GLES_VERSION_OVERRIDE": "3.0", "EGL_LOG_LEVEL": "", opengl.EnvAPI: "gles"})
+		requireUnavailable(t, out, stderr, "no device gives a headless OpenGL ES 3.1 context")
+		require.Contains(t, out.Hint, opengl.EnvAPI)
+	})
+	t.Run("neither API", func(t *testing.T) {
+		out, stderr := probeChild(t, map[string]string{"MESA_GL_VERSION_OVERRIDE": "3.3", "MESA_GLES_VERSION_OVERRIDE": "3.0",
+			"EGL_LOG_LEVEL": "", opengl.EnvAPI: "auto"})
+		requireUnavailable(t, out, stderr, "OpenGL 4.3 core or OpenGL ES 3.1", "eglCreateContext(OpenGL 4.3 core)", "eglCreateContext(OpenGL ES 3.1)")
+	})
+	t.Run("malformed API", func(t *testing.T) {
+		out, _ := probeChild(t, map[string]string{opengl.EnvAPI: "glse"})
+		require.Zero(t, out.Devices)
+		require.Equal(t, errors.InvalidArgument.String(), out.Category, out.Error)
+		for _, s := range []string{opengl.EnvAPI + `="glse"`, "auto, gl, gles", `did you mean "gles"?`} {
+			require.Contains(t, out.Error, s)
+		}
+		require.Contains(t, out.Hint, opengl.EnvAPI)
 	})
 	t.Run("EGL_LOG_LEVEL of the user is kept", func(t *testing.T) {
 		out, stderr := probeChild(t, map[string]string{"LIBGL_DRIVERS_PATH": t.TempDir(), "EGL_LOG_LEVEL": "warning"})

@@ -68,13 +68,20 @@ func (s *stream) Write(dst backend.Buffer, off int64, src []byte) error {
 	return s.dev.call(write(src))
 }
 
-// Read enqueues a copy of src into dst (glGetBufferSubData, which waits for
-// the work before it): dst holds the data once the stream is synchronized.
+// Read enqueues a copy of src into dst (glGetBufferSubData; on OpenGL ES,
+// which lacks it, glMapBufferRange for reading), which waits for the work
+// before it: dst holds the data once the stream is synchronized.
 func (s *stream) Read(dst []byte, src backend.Buffer, off int64) error {
 	b := src.(*buffer)
 	return s.submit(func(t *thread) error {
 		t.gl.BindBuffer(gl.CopyReadBuffer, b.id)
-		t.gl.GetBufferSubData(gl.CopyReadBuffer, off, dst)
+		if !t.gl.ES {
+			t.gl.GetBufferSubData(gl.CopyReadBuffer, off, dst)
+			return t.check("read")
+		}
+		if !t.gl.ReadMapped(gl.CopyReadBuffer, off, dst) {
+			return t.mapFailed("read", len(dst))
+		}
 		return t.check("read")
 	})
 }
@@ -91,15 +98,35 @@ func (s *stream) Copy(dst backend.Buffer, dstOff int64, src backend.Buffer, srcO
 	})
 }
 
-// Fill enqueues glClearBufferSubData with the 32-bit value v (GL_R32UI).
+// Fill enqueues glClearBufferSubData with the 32-bit value v (GL_R32UI). On
+// OpenGL ES, which lacks it, the range is mapped for writing and filled by
+// the context's thread: the map waits for the work before it that uses the
+// buffer.
 func (s *stream) Fill(dst backend.Buffer, off, n int64, v uint32) error {
 	b := dst.(*buffer)
 	return s.submit(func(t *thread) error {
 		t.gl.BindBuffer(gl.CopyWriteBuffer, b.id)
+		if t.gl.ES {
+			if !t.gl.FillMapped(gl.CopyWriteBuffer, off, n, v) {
+				return t.mapFailed("fill", int(n))
+			}
+			return t.check("fill")
+		}
 		t.gl.ClearBufferSubData(gl.CopyWriteBuffer, off, n, v)
 		t.dirty = true
 		return t.check("fill")
 	})
+}
+
+// mapFailed is the error of a glMapBufferRange (or glUnmapBuffer) that
+// failed: the GL error it left, else an Internal error (an unmap that
+// reports the contents lost leaves none).
+func (t *thread) mapFailed(op string, n int) error {
+	if err := t.check(op); err != nil {
+		return err
+	}
+	return withHint(errors.E(errors.Internal, Name, op, "the driver did not map %s of the buffer (glMapBufferRange or glUnmapBuffer failed without a GL error)", units.ByteSize(int64(n))),
+		"retry the transfer; if it repeats, "+reportIt)
 }
 
 // Record enqueues a timestamp query and a fence.

@@ -18,14 +18,14 @@ func unsupported(op string) error {
 	}
 }
 
-func probe(ctx context.Context) ([]backend.DeviceInfo, error) {
+func probe(ctx context.Context, _ API) ([]backend.DeviceInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, errors.Wrap(err, Name, "probe")
 	}
 	return nil, unsupported("probe")
 }
 
-func open(ctx context.Context, _ int) (backend.Device, error) {
+func open(ctx context.Context, _ int, _ API) (backend.Device, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, errors.Wrap(err, Name, "open")
 	}

@@ -58,7 +58,9 @@ const (
 	RenderableType = 0x3040
 	SurfaceType    = 0x3033
 	OpenGLBit      = 0x0008
+	OpenGLES3Bit   = 0x0040 // EGL_OPENGL_ES3_BIT (EGL_KHR_create_context, EGL 1.5)
 	OpenGLAPI      = 0x30A2
+	OpenGLESAPI    = 0x30A0
 	PbufferBit     = 0x0001
 
 	ContextMajorVersion       = 0x3098
@@ -262,7 +264,7 @@ func (l *Lib) QueryDeviceAttrib(dev Device, attr int) (int64, bool) {
 	return v, true
 }
 
-// BindAPI sets the calling thread's client API (OpenGLAPI).
+// BindAPI sets the calling thread's client API (OpenGLAPI or OpenGLESAPI).
 func (l *Lib) BindAPI(api int) bool { return ok(dl.Call(l.fn[symBindAPI], uintptr(api))) }
 
 // attribList returns attribs (a list of name, value pairs) with the closing

@@ -3,6 +3,7 @@
 package gl
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"unsafe"
@@ -69,6 +70,9 @@ const (
 	ActiveResources         = 0x92F5
 	BufferBinding           = 0x9302
 	BufferDataSize          = 0x9303
+	MapReadBit              = 0x0001
+	MapWriteBit             = 0x0002
+	MapInvalidateRangeBit   = 0x0004
 	R32UI                   = 0x8236
 	RedInteger              = 0x8D94
 	UnsignedInt             = 0x1405
@@ -101,29 +105,41 @@ const (
 )
 
 // Funcs holds resolved GL entry points. The zero-valued optional ones are
-// absent from the driver.
+// absent from the driver; calling one of them does nothing.
 type Funcs struct {
+	// ES reports an OpenGL ES 3.1 context: glGetBufferSubData and
+	// glClearBufferSubData are absent, and the timestamp queries come from
+	// GL_EXT_disjoint_timer_query.
+	ES bool
+
 	getError, getString, getStringi, getIntegerv, getInteger64v, getIntegeri_v, flush, finish uintptr
 
-	genBuffers, deleteBuffers, bindBuffer, bufferData, bufferSubData, getBufferSubData     uintptr
-	copyBufferSubData, clearBufferSubData, bindBufferBase, bindBufferRange                 uintptr
+	genBuffers, deleteBuffers, bindBuffer, bufferData, bufferSubData                       uintptr
+	copyBufferSubData, bindBufferBase, bindBufferRange, mapBufferRange, unmapBuffer        uintptr
 	createShader, shaderSource, compileShader, getShaderiv, getShaderInfoLog, deleteShader uintptr
 	createProgram, attachShader, detachShader, linkProgram, getProgramiv                   uintptr
 	getProgramInfoLog, deleteProgram, useProgram, dispatchCompute, memoryBarrier           uintptr
 	getProgramInterfaceiv, getProgramResourceiv                                            uintptr
 	fenceSync, clientWaitSync, deleteSync                                                  uintptr
-	genQueries, deleteQueries, queryCounter, getQueryObjectui64v, getQueryiv               uintptr
+	genQueries, deleteQueries, getQueryiv                                                  uintptr
 
+	// desktop OpenGL only
+	getBufferSubData, clearBufferSubData uintptr
+	// optional on OpenGL ES (GL_EXT_disjoint_timer_query)
+	queryCounter, getQueryObjectui64v uintptr
 	// optional
 	bufferStorage, maxShaderCompilerThreads, getUnsignedBytei_v uintptr
 
 	clearValue uint32 // ClearBufferSubData's value, read by GL during the call
 }
 
-// Load resolves every entry point through getProc. It fails naming the first
-// missing required function.
-func Load(getProc func(name string) uintptr) (*Funcs, error) {
-	f := &Funcs{}
+// Load resolves every entry point through getProc, those of OpenGL 4.3 core
+// or, when es is set, of OpenGL ES 3.1. It fails naming the missing required
+// functions. (Mesa's eglGetProcAddress returns a stub for every GL name
+// whatever the context's API, so the desktop-only functions are not even
+// looked up for an ES context.)
+func Load(getProc func(name string) uintptr, es bool) (*Funcs, error) {
+	f := &Funcs{ES: es}
 	required := []struct {
 		name string
 		p    *uintptr
@@ -132,8 +148,8 @@ func Load(getProc func(name string) uintptr) (*Funcs, error) {
 		{"glGetIntegerv", &f.getIntegerv}, {"glGetInteger64v", &f.getInteger64v}, {"glGetIntegeri_v", &f.getIntegeri_v},
 		{"glFlush", &f.flush}, {"glFinish", &f.finish},
 		{"glGenBuffers", &f.genBuffers}, {"glDeleteBuffers", &f.deleteBuffers}, {"glBindBuffer", &f.bindBuffer},
-		{"glBufferData", &f.bufferData}, {"glBufferSubData", &f.bufferSubData}, {"glGetBufferSubData", &f.getBufferSubData},
-		{"glCopyBufferSubData", &f.copyBufferSubData}, {"glClearBufferSubData", &f.clearBufferSubData},
+		{"glBufferData", &f.bufferData}, {"glBufferSubData", &f.bufferSubData},
+		{"glCopyBufferSubData", &f.copyBufferSubData}, {"glMapBufferRange", &f.mapBufferRange}, {"glUnmapBuffer", &f.unmapBuffer},
 		{"glBindBufferBase", &f.bindBufferBase}, {"glBindBufferRange", &f.bindBufferRange},
 		{"glCreateShader", &f.createShader}, {"glShaderSource", &f.shaderSource}, {"glCompileShader", &f.compileShader},
 		{"glGetShaderiv", &f.getShaderiv}, {"glGetShaderInfoLog", &f.getShaderInfoLog}, {"glDeleteShader", &f.deleteShader},
@@ -143,8 +159,16 @@ func Load(getProc func(name string) uintptr) (*Funcs, error) {
 		{"glMemoryBarrier", &f.memoryBarrier},
 		{"glGetProgramInterfaceiv", &f.getProgramInterfaceiv}, {"glGetProgramResourceiv", &f.getProgramResourceiv},
 		{"glFenceSync", &f.fenceSync}, {"glClientWaitSync", &f.clientWaitSync}, {"glDeleteSync", &f.deleteSync},
-		{"glGenQueries", &f.genQueries}, {"glDeleteQueries", &f.deleteQueries}, {"glQueryCounter", &f.queryCounter},
-		{"glGetQueryObjectui64v", &f.getQueryObjectui64v}, {"glGetQueryiv", &f.getQueryiv},
+		{"glGenQueries", &f.genQueries}, {"glDeleteQueries", &f.deleteQueries}, {"glGetQueryiv", &f.getQueryiv},
+	}
+	if !es {
+		required = append(required, []struct {
+			name string
+			p    *uintptr
+		}{
+			{"glGetBufferSubData", &f.getBufferSubData}, {"glClearBufferSubData", &f.clearBufferSubData},
+			{"glQueryCounter", &f.queryCounter}, {"glGetQueryObjectui64v", &f.getQueryObjectui64v},
+		}...)
 	}
 	var missing []string
 	for _, s := range required {
@@ -156,7 +180,14 @@ func Load(getProc func(name string) uintptr) (*Funcs, error) {
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("OpenGL entry points missing: %s", strings.Join(missing, ", "))
 	}
-	f.bufferStorage = getProc("glBufferStorage")
+	if es {
+		// Buffers stay mutable on OpenGL ES (they are mapped for reads and
+		// fills), so glBufferStorageEXT is not looked up.
+		f.queryCounter = getProc("glQueryCounterEXT")
+		f.getQueryObjectui64v = getProc("glGetQueryObjectui64vEXT")
+	} else {
+		f.bufferStorage = getProc("glBufferStorage")
+	}
 	f.maxShaderCompilerThreads = getProc("glMaxShaderCompilerThreadsKHR")
 	if f.maxShaderCompilerThreads == 0 {
 		f.maxShaderCompilerThreads = getProc("glMaxShaderCompilerThreadsARB")
@@ -259,8 +290,11 @@ func (f *Funcs) BufferSubData(target uint32, off int64, data []byte) {
 }
 
 // GetBufferSubData copies len(data) bytes of the buffer bound to target at
-// off into data.
+// off into data (desktop OpenGL only; see ReadMapped for OpenGL ES).
 func (f *Funcs) GetBufferSubData(target uint32, off int64, data []byte) {
+	if f.getBufferSubData == 0 {
+		return
+	}
 	dl.Call(f.getBufferSubData, uintptr(target), uintptr(off), uintptr(len(data)), uintptr(unsafe.Pointer(unsafe.SliceData(data))))
 }
 
@@ -271,9 +305,56 @@ func (f *Funcs) CopyBufferSubData(readTarget, writeTarget uint32, readOff, write
 
 // ClearBufferSubData fills size bytes at off of the buffer bound to target
 // with the 32-bit value v (internal format R32UI).
+// Desktop OpenGL only; see FillMapped for OpenGL ES.
 func (f *Funcs) ClearBufferSubData(target uint32, off, size int64, v uint32) {
+	if f.clearBufferSubData == 0 {
+		return
+	}
 	f.clearValue = v // GL reads it during the call; a field, so no allocation
 	dl.Call(f.clearBufferSubData, uintptr(target), R32UI, uintptr(off), uintptr(size), RedInteger, UnsignedInt, uintptr(unsafe.Pointer(&f.clearValue)))
+}
+
+// ReadMapped copies len(data) bytes of the buffer bound to target at off into
+// data through glMapBufferRange (GL_MAP_READ_BIT), which waits for the
+// commands that write the buffer. It reports false when the driver does not
+// map the range (an error flag is left).
+func (f *Funcs) ReadMapped(target uint32, off int64, data []byte) bool {
+	if len(data) == 0 {
+		return true
+	}
+	p := dl.Call(f.mapBufferRange, uintptr(target), uintptr(off), uintptr(len(data)), MapReadBit)
+	if p == 0 {
+		return false
+	}
+	copy(data, mapped(p, int64(len(data))))
+	return uint32(dl.Call(f.unmapBuffer, uintptr(target))) != 0
+}
+
+// mapped views n bytes of driver memory at p, valid until glUnmapBuffer.
+func mapped(p uintptr, n int64) []byte {
+	base := *(*unsafe.Pointer)(unsafe.Pointer(&p)) // C memory: the GC never moves it
+	return unsafe.Slice((*byte)(base), n)
+}
+
+// FillMapped writes the 32-bit value v (in the host's byte order) over size
+// bytes at off of the buffer bound to target through glMapBufferRange
+// (GL_MAP_WRITE_BIT | GL_MAP_INVALIDATE_RANGE_BIT), which waits for the
+// commands that use the buffer. It reports false when the driver does not map
+// the range (an error flag is left). size is a multiple of 4.
+func (f *Funcs) FillMapped(target uint32, off, size int64, v uint32) bool {
+	if size <= 0 {
+		return true
+	}
+	p := dl.Call(f.mapBufferRange, uintptr(target), uintptr(off), uintptr(size), MapWriteBit|MapInvalidateRangeBit)
+	if p == 0 {
+		return false
+	}
+	dst := mapped(p, size)
+	binary.NativeEndian.PutUint32(dst, v)
+	for n := 4; n < len(dst); n *= 2 { // doubling copies: a few memmoves, not a loop per word
+		copy(dst[n:], dst[:n])
+	}
+	return uint32(dl.Call(f.unmapBuffer, uintptr(target))) != 0
 }
 
 // BindBufferBase binds b to the indexed target.
@@ -426,15 +507,26 @@ func (f *Funcs) DeleteQueries(ids []uint32) {
 	}
 }
 
+// HasTimestamps reports whether glQueryCounter and glGetQueryObjectui64v (or
+// their GL_EXT_disjoint_timer_query forms) are there.
+func (f *Funcs) HasTimestamps() bool { return f.queryCounter != 0 && f.getQueryObjectui64v != 0 }
+
 // QueryCounter records the GPU time into query id once the commands before
 // it are done (target Timestamp).
 func (f *Funcs) QueryCounter(id, target uint32) {
+	if f.queryCounter == 0 {
+		return
+	}
 	dl.Call(f.queryCounter, uintptr(id), uintptr(target))
 }
 
 // QueryResult64 reads a 64-bit query result into *dst (pname QueryResult
 // waits for it; QueryResultAvailable does not).
 func (f *Funcs) QueryResult64(id, pname uint32, dst *uint64) {
+	if f.getQueryObjectui64v == 0 {
+		*dst = 0
+		return
+	}
 	dl.Call(f.getQueryObjectui64v, uintptr(id), uintptr(pname), uintptr(unsafe.Pointer(dst)))
 }
 
