@@ -17,8 +17,9 @@ func Compile(m *ir.Module) (map[string]backend.GoKernel, error) {
 		return nil, fmt.Errorf("interp: nil module")
 	}
 	out := make(map[string]backend.GoKernel)
+	assigned := assignedVars(m)
 	for _, f := range m.Kernels() {
-		k, err := compileKernel(f)
+		k, err := compileKernel(f, assigned)
 		if err != nil {
 			return nil, err
 		}
@@ -47,6 +48,7 @@ type compiler struct {
 	ids        [ir.GlobalZ + 1]uintptr // frame offsets of the id built-ins
 	usedIDs    uint32                  // bit b set: built-in b is read
 	helper     *helperCtx              // the helper being inlined, if any
+	assigned   map[*ir.Var]bool        // variables written by an Assign (assignedVars)
 	// paramsWritten reports an assignment to a kernel's scalar parameter.
 	paramsWritten bool
 	depth         int
@@ -121,13 +123,14 @@ func (c *compiler) constant(e *ir.Const) (any, error) {
 }
 
 // compileKernel lays out f's frame and compiles its body.
-func compileKernel(f *ir.Func) (backend.GoKernel, error) {
+func compileKernel(f *ir.Func, assigned map[*ir.Var]bool) (backend.GoKernel, error) {
 	c := &compiler{
-		kernel: f,
-		consts: map[constKey]uintptr{},
-		vars:   map[*ir.Var]uintptr{},
-		bufs:   map[*ir.Var]int{},
-		shared: map[*ir.Var]uintptr{},
+		kernel:   f,
+		assigned: assigned,
+		consts:   map[constKey]uintptr{},
+		vars:     map[*ir.Var]uintptr{},
+		bufs:     map[*ir.Var]int{},
+		shared:   map[*ir.Var]uintptr{},
 	}
 	for b := ir.ThreadX; b <= ir.GlobalZ; b++ {
 		c.ids[b] = c.alloc(4)

@@ -173,3 +173,26 @@ func storeSlotT[T any](off uintptr, v val[T]) stmt {
 	f := v.fn
 	return func(t *thread) ctl { st(t, off, f(t)); return ctlNone }
 }
+
+// slotOffset returns the frame offset of v (a val of any kind) if it is a slot.
+func slotOffset(v any) (uintptr, bool) {
+	switch v := v.(type) {
+	case val[bool]:
+		return v.off, v.slot
+	case val[int32]:
+		return v.off, v.slot
+	case val[uint32]:
+		return v.off, v.slot
+	case val[float32]:
+		return v.off, v.slot
+	case val[int64]:
+		return v.off, v.slot
+	case val[uint64]:
+		return v.off, v.slot
+	case val[float64]:
+		return v.off, v.slot
+	case val[vec4]:
+		return v.off, v.slot
+	}
+	return 0, false
+}

@@ -125,6 +125,12 @@ func (c *compiler) decl(s *ir.Decl) (stmt, error) {
 		}
 		init = v
 	}
+	if init != nil && c.aliasable(s.Var, s.Init) {
+		if off, ok := slotOffset(init); ok {
+			c.vars[s.Var] = off
+			return nil, nil
+		}
+	}
 	off := c.alloc(n)
 	c.vars[s.Var] = off
 	if init == nil {
