@@ -69,8 +69,12 @@ type PassedOver struct {
 // except that a device that probes well but fails to open is passed over by
 // Open only. The errors are Open's: InvalidArgument for a malformed option
 // or variable, Unavailable (every reason joined) when nothing is usable.
-// A backend missing from the report counts as unavailable.
+// A backend missing from the report counts as unavailable; a report with no
+// backends at all (not Probe's) is an InvalidArgument error.
 func (r Report) Choose(opts ...Option) (Choice, error) {
+	if len(r.Backends) == 0 {
+		return Choice{}, errorf(invalidArgument, "choose", "the report lists no backend (a Report from Probe lists every one)")
+	}
 	p, err := newPlan("choose", opts, true)
 	if err != nil {
 		return Choice{}, err

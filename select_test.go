@@ -345,6 +345,7 @@ func TestChoose(t *testing.T) {
 		{"bad ordinal", []gpu.BackendStatus{avail("cpu", cpu)}, map[string]string{gpu.EnvDevice: "x"}, nil,
 			"", "", false, nil, `ANYGPU_DEVICE="x"`},
 		{"nothing", []gpu.BackendStatus{down}, nil, nil, "", "", false, nil, "no usable device"},
+		{"an empty report", nil, nil, nil, "", "", false, nil, "the report lists no backend"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
