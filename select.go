@@ -93,10 +93,16 @@ func (r Report) Choose(opts ...Option) (Choice, error) {
 	}
 	take := func(c candidate, st BackendStatus) (Choice, error) {
 		info, err := pickDevice(p.o, c.name, st)
+		info.Backend = c.name
 		return Choice{Device: info, Why: "the first usable backend of " + p.order}, err
 	}
 	takeCPU := func(c candidate, st BackendStatus) (Choice, error) {
-		return Choice{Device: st.Devices[0], Why: "no backend of " + p.order + " is usable: the CPU fallback"}, nil
+		if len(st.Devices) == 0 { // a hand-made report: Probe lists the devices of an available backend
+			return Choice{}, errorf(invalidArgument, "choose", "the report's %s backend is available with no device", c.name)
+		}
+		info := st.Devices[0]
+		info.Backend = c.name
+		return Choice{Device: info, Why: "no backend of " + p.order + " is usable: the CPU fallback"}, nil
 	}
 	c, out, err := walk(p, "choose", src, take, takeCPU)
 	if err != nil {

@@ -346,6 +346,8 @@ func TestChoose(t *testing.T) {
 			"", "", false, nil, `ANYGPU_DEVICE="x"`},
 		{"nothing", []gpu.BackendStatus{down}, nil, nil, "", "", false, nil, "no usable device"},
 		{"an empty report", nil, nil, nil, "", "", false, nil, "the report lists no backend"},
+		{"a hand-made report: available, no device", []gpu.BackendStatus{down, {Name: "cpu", State: gpu.Available}}, nil, []gpu.Option{gpu.WithBackends("cuda")},
+			"", "", false, nil, "no usable device: cuda: load driver: libcuda.so.1: not found; cpu: the report's cpu backend is available with no device"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
