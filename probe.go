@@ -203,7 +203,7 @@ func reasonOf(err error) string {
 	if e, ok := err.(*errors.Error); ok {
 		c := *e
 		c.Backend, c.Hint = "", "-"
-		if c.Op == "open" || c.Op == "probe" {
+		if c.Op == "open" || c.Op == "probe" || c.Op == "choose" {
 			c.Op = "" // implied by the context the reason is shown in
 		}
 		return strings.TrimSuffix(c.Error(), ": -")

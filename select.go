@@ -3,6 +3,7 @@ package gpu
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 
@@ -22,23 +23,127 @@ import (
 // an error of category Unavailable that joins those reasons instead.
 // Backend names match ignoring case; an unknown name (in WithBackends,
 // ANYGPU_BACKEND or ANYGPU_FAKE) is an InvalidArgument error at once, and so
-// is a malformed ANYGPU_DEVICE.
+// is a malformed ANYGPU_DEVICE. Report.Choose tells, from a probe, which
+// device Open would open, without opening it.
 func Open(ctx context.Context, opts ...Option) (*Device, error) {
 	return choose(ctx, "open", opts, func(o options, c candidate, st BackendStatus) (*Device, error) {
-		if o.device >= len(st.Devices) {
-			return nil, errorf(errors.InvalidArgument, "open", "device %d requested, %d present", o.device, len(st.Devices))
-		}
-		info := st.Devices[o.device]
-		if info.Type == backend.TypeSoftware && o.backends == nil {
-			return nil, softwareOnly(c.name, info.Name)
+		info, err := pickDevice(o, c.name, st)
+		if err != nil {
+			return nil, err
 		}
 		return openDevice(ctx, c, info, o)
 	}, func(d *Device) *Device { return d })
 }
 
-// choose is the selection Open and OpenAll share. Backends are tried in the
-// order of WithBackends, else ANYGPU_BACKEND, else DefaultOrder; every probe
-// starts at once, and results are taken in order, so the first usable backend
+// Choice is the device Open would open on a machine that probed as a
+// Report, and why: Report.Choose's answer.
+type Choice struct {
+	// Device is the device chosen; its Backend and Ordinal name it.
+	Device DeviceInfo `json:"device"`
+	// Why says how it was chosen, for people: "the first usable backend of
+	// the default order cuda,metal,...", or that it is the CPU fallback.
+	Why string `json:"why"`
+	// Fallback says the CPU device stands in for the backends passed over.
+	Fallback bool `json:"cpu_fallback,omitempty"`
+	// PassedOver lists, in selection order, the backends tried before the
+	// choice and why each was not taken.
+	PassedOver []PassedOver `json:"passed_over,omitempty"`
+}
+
+// PassedOver is a backend selection tried and did not take.
+type PassedOver struct {
+	Backend string `json:"backend"`
+	// State is what the probe found. A backend that is Available was passed
+	// over for its device: a software renderer nobody named, or no device of
+	// the requested ordinal.
+	State  State  `json:"state"`
+	Reason string `json:"reason"`
+	Hint   string `json:"hint,omitempty"`
+}
+
+// Choose applies Open's selection to the report, without opening anything:
+// the device Open(ctx, opts...) would open on the machine the report was
+// probed on, given the same options (those that do not bear on selection,
+// such as WithProfiler or WithPool, are ignored; nothing is logged). Open
+// and Choose walk the backends with one policy, so they cannot disagree,
+// except that a device that probes well but fails to open is passed over by
+// Open only. The errors are Open's: InvalidArgument for a malformed option
+// or variable, Unavailable (every reason joined) when nothing is usable.
+// A backend missing from the report counts as unavailable; a report with no
+// backends at all (not Probe's) is an InvalidArgument error.
+func (r Report) Choose(opts ...Option) (Choice, error) {
+	if len(r.Backends) == 0 {
+		return Choice{}, errorf(invalidArgument, "choose", "the report lists no backend (a Report from Probe lists every one)")
+	}
+	p, err := newPlan("choose", opts, true)
+	if err != nil {
+		return Choice{}, err
+	}
+	for _, name := range p.o.backends {
+		if st := r.status(name); st.State == NotCompiled {
+			return Choice{}, errors.Wrap(describe(st), name, "choose") // as Open fails on a named backend it lacks
+		}
+	}
+	p.o.logger = slog.New(slog.DiscardHandler)
+	src := statusSource{
+		status: func(i int) BackendStatus { return r.status(p.cands[i].name) },
+		cpu: func() (candidate, BackendStatus) {
+			return candidate{name: cpuBackend}, r.status(cpuBackend)
+		},
+	}
+	take := func(c candidate, st BackendStatus) (Choice, error) {
+		info, err := pickDevice(p.o, c.name, st)
+		info.Backend = c.name
+		return Choice{Device: info, Why: "the first usable backend of " + p.order}, err
+	}
+	takeCPU := func(c candidate, st BackendStatus) (Choice, error) {
+		if len(st.Devices) == 0 { // a hand-made report: Probe lists the devices of an available backend
+			return Choice{}, errorf(invalidArgument, "choose", "the report's %s backend is available with no device", c.name)
+		}
+		info := st.Devices[0]
+		info.Backend = c.name
+		return Choice{Device: info, Why: "no backend of " + p.order + " is usable: the CPU fallback"}, nil
+	}
+	c, out, err := walk(p, "choose", src, take, takeCPU)
+	if err != nil {
+		return Choice{}, err
+	}
+	if out.fallback && c.Device.Backend == cpuBackend && slices.Contains(p.names, cpuBackend) {
+		c.Why = "no GPU backend is usable: the CPU fallback"
+	}
+	c.Fallback = out.fallback
+	for _, rs := range out.passedOver {
+		st := r.status(rs.name)
+		c.PassedOver = append(c.PassedOver, PassedOver{Backend: rs.name, State: st.State, Reason: reasonOf(rs.err), Hint: errors.Hint(rs.err)})
+	}
+	return c, nil
+}
+
+// status is the named backend's status, or Unavailable when the report has
+// none.
+func (r Report) status(name string) BackendStatus {
+	if st, ok := r.Backend(name); ok {
+		return st
+	}
+	return BackendStatus{Name: name, State: Unavailable, Reason: "not in the probe report"}
+}
+
+// pickDevice is the device Open takes of an available backend (name, probed
+// as st): the requested ordinal, unless it is absent or a software renderer
+// of a backend nobody named. Open and Report.Choose share it.
+func pickDevice(o options, name string, st BackendStatus) (DeviceInfo, error) {
+	if o.device >= len(st.Devices) {
+		return DeviceInfo{}, errorf(errors.InvalidArgument, "open", "device %d requested, %d present", o.device, len(st.Devices))
+	}
+	info := st.Devices[o.device]
+	if info.Type == backend.TypeSoftware && o.backends == nil {
+		return DeviceInfo{}, softwareOnly(name, info.Name)
+	}
+	return info, nil
+}
+
+// choose is the selection Open and OpenAll share. Every probe starts at
+// once, and results are taken in order (walk), so the first usable backend
 // opens without waiting for slower ones later in the order. open turns an
 // available backend into the result, or says why it cannot; cpu wraps the CPU
 // device when everything else failed and fallback is on. op names the caller
@@ -49,68 +154,134 @@ func choose[T any](ctx context.Context, op string, opts []Option,
 	if ctx == nil {
 		return zero, errorf(invalidArgument, op, "nil context")
 	}
-	o, err := buildOptions(opts)
-	if err != nil {
-		return zero, err
-	}
-	names := o.backends
-	if names == nil {
-		names = slices.Clone(DefaultOrder)
-		if !o.fallback {
-			names = slices.DeleteFunc(names, func(n string) bool { return n == cpuBackend })
-		}
-	}
-	if len(names) == 0 {
-		return zero, errorf(invalidArgument, op, "no backend named (empty %s or WithBackends)", EnvBackend)
-	}
-	cands, err := resolve(names, o.fake, o.backends == nil)
+	p, err := newPlan(op, opts, false)
 	if err != nil {
 		return zero, err
 	}
 	probeCtx, cancelProbes := context.WithCancel(ctx)
 	defer cancelProbes()
-	results := probeAsync(probeCtx, cands)
+	results := probeAsync(probeCtx, p.cands)
+	src := statusSource{
+		status: func(i int) BackendStatus { return <-results[i] },
+		cpu: func() (candidate, BackendStatus) {
+			drv, _ := backend.Lookup(cpuBackend)
+			c := candidate{name: cpuBackend, driver: drv}
+			return c, probeOne(ctx, c)
+		},
+	}
+	v, _, err := walk(p, op, src, func(c candidate, st BackendStatus) (T, error) { return open(p.o, c, st) },
+		func(c candidate, st BackendStatus) (T, error) {
+			d, err := openDevice(ctx, c, st.Devices[0], p.o)
+			if err != nil {
+				return zero, err
+			}
+			return cpu(d), nil
+		})
+	return v, err
+}
+
+// plan is what a selection walks: the options, and the backends to try, in
+// order, resolved to candidates.
+type plan struct {
+	o     options
+	names []string
+	cands []candidate
+	// order says where names came from, for people: "ANYGPU_BACKEND=...",
+	// "WithBackends(...)" or "the default order ...".
+	order string
+}
+
+// newPlan reads the options and the backends to try: WithBackends, else
+// ANYGPU_BACKEND, else DefaultOrder (without the CPU when fallback is off).
+// A named backend that is not linked into the program is an error unless
+// anyLinkage (a report's choice needs no driver).
+func newPlan(op string, opts []Option, anyLinkage bool) (plan, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return plan{}, err
+	}
+	names := o.backends
+	order := fmt.Sprintf("WithBackends(%s)", strings.Join(names, ", "))
+	if o.backendsEnv {
+		order = EnvBackend + "=" + strings.Join(names, ",")
+	}
+	if names == nil {
+		names = slices.Clone(DefaultOrder)
+		if !o.fallback {
+			names = slices.DeleteFunc(names, func(n string) bool { return n == cpuBackend })
+		}
+		order = "the default order " + strings.Join(names, ",")
+	}
+	if len(names) == 0 {
+		return plan{}, errorf(invalidArgument, op, "no backend named (empty %s or WithBackends)", EnvBackend)
+	}
+	cands, err := resolve(names, o.fake, anyLinkage || o.backends == nil)
+	if err != nil {
+		return plan{}, err
+	}
+	return plan{o: o, names: names, cands: cands, order: order}, nil
+}
+
+// statusSource gives a walk its probe results: status(i) is the status of
+// the plan's candidate i (waited for in order), cpu the CPU fallback's.
+type statusSource struct {
+	status func(i int) BackendStatus
+	cpu    func() (candidate, BackendStatus)
+}
+
+// outcome is how a walk got to its result: the backends passed over, in
+// order, with why, and whether the result is the CPU standing in for them.
+type outcome struct {
+	passedOver []reason
+	fallback   bool
+}
+
+// walk is the selection policy, whatever it selects (a device, all of a
+// backend's devices, or a Choice): the plan's backends in order, the first
+// available one that take accepts wins; failing all, when fallback is on and
+// the CPU was not in the order, the CPU device (takeCPU). Otherwise it is an
+// error of category Unavailable joining every reason.
+func walk[T any](p plan, op string, src statusSource, take, takeCPU func(candidate, BackendStatus) (T, error)) (T, outcome, error) {
+	var zero T
 	var reasons []reason
-	for i, ch := range results {
-		c, st := cands[i], <-ch
+	for i, c := range p.cands {
+		st := src.status(i)
 		if st.State != Available {
 			reasons = append(reasons, reason{c.name, describe(st)})
-			passedOver(o, op, c, st.State, reasons[len(reasons)-1].err)
+			passedOver(p.o, op, c, st.State, reasons[len(reasons)-1].err)
 			continue
 		}
-		v, err := open(o, c, st)
+		v, err := take(c, st)
 		if err != nil {
 			reasons = append(reasons, reason{c.name, err})
-			passedOver(o, op, c, st.State, err)
+			passedOver(p.o, op, c, st.State, err)
 			continue
 		}
 		fallback := c.name == cpuBackend && len(reasons) > 0
 		if fallback {
-			warnFallback(o, reasons)
+			warnFallback(p.o, reasons)
 		}
-		chosen(o, op, c, len(reasons), fallback)
-		return v, nil
+		chosen(p.o, op, c, len(reasons), fallback)
+		return v, outcome{reasons, fallback}, nil
 	}
-	if o.fallback && !slices.Contains(names, cpuBackend) {
-		drv, _ := backend.Lookup(cpuBackend)
-		c := candidate{name: cpuBackend, driver: drv}
-		st := probeOne(ctx, c)
+	if p.o.fallback && !slices.Contains(p.names, cpuBackend) {
+		c, st := src.cpu()
 		if st.State == Available {
-			d, err := openDevice(ctx, c, st.Devices[0], o)
+			v, err := takeCPU(c, st)
 			if err == nil {
-				warnFallback(o, reasons)
-				chosen(o, op, c, len(reasons), true)
-				return cpu(d), nil
+				warnFallback(p.o, reasons)
+				chosen(p.o, op, c, len(reasons), true)
+				return v, outcome{reasons, true}, nil
 			}
 			reasons = append(reasons, reason{cpuBackend, err})
 		}
-		passedOver(o, op, c, st.State, reasonErr(st, reasons))
+		passedOver(p.o, op, c, st.State, reasonErr(st, reasons))
 	}
 	errs := make([]error, len(reasons))
 	for i, r := range reasons {
 		errs[i] = r.err
 	}
-	return zero, &errors.Error{
+	return zero, outcome{passedOver: reasons}, &errors.Error{
 		Op: op, Category: errors.Unavailable, Err: errors.Join(errs...),
 		Msg:  "no usable device: " + joinReasons(reasons),
 		Hint: "run `gpu info` to see every backend's state, or allow the CPU fallback",

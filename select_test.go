@@ -3,6 +3,7 @@ package gpu_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -252,4 +253,147 @@ func TestProbeStrictFake(t *testing.T) {
 		require.Equal(t, errors.InvalidArgument, errors.CategoryOf(st.Err), "%s: %v", st.Name, st.Err)
 		require.Contains(t, st.Reason, `did you mean "cuda"?`, st.Name)
 	}
+}
+
+// TestChooseMatchesOpen checks, for every kind of selection, that
+// Report.Choose names the device Open opens, or fails as Open does.
+func TestChooseMatchesOpen(t *testing.T) {
+	ctx := context.Background()
+	rep := gpu.Probe(ctx) // the machine does not change between the cases
+	for _, tc := range []struct {
+		name  string
+		opts  []gpu.Option
+		env   string
+		order []string // DefaultOrder for the case; nil keeps it
+	}{
+		{"explicit order", []gpu.Option{gpu.WithBackends("test-broken", "test-ok", "cpu")}, "", nil},
+		{"ordinal", []gpu.Option{gpu.WithBackends("test-ok"), gpu.WithDevice(1)}, "", nil},
+		{"env order", nil, "test-empty,TEST-OK", nil},
+		{"option beats env", []gpu.Option{gpu.WithBackends("cpu")}, "test-ok", nil},
+		{"fallback after failures", []gpu.Option{gpu.WithBackends("test-broken", "test-empty")}, "", nil},
+		{"default order", nil, "", nil},
+		{"ordinal missing falls back", []gpu.Option{gpu.WithBackends("test-ok"), gpu.WithDevice(5)}, "", nil},
+		{"software passed over", nil, "", []string{"test-software", "test-ok", "cpu"}},
+		{"software named", []gpu.Option{gpu.WithBackends("test-software")}, "", nil},
+		{"no fallback", []gpu.Option{gpu.WithBackends("test-broken", "test-empty"), gpu.WithFallback(false)}, "", nil},
+		{"unknown backend", []gpu.Option{gpu.WithBackends("cdua")}, "", nil},
+		{"negative ordinal", []gpu.Option{gpu.WithDevice(-1)}, "", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.order != nil {
+				saved := gpu.DefaultOrder
+				gpu.DefaultOrder = tc.order
+				defer func() { gpu.DefaultOrder = saved }()
+			}
+			t.Setenv(gpu.EnvBackend, tc.env)
+			logger, _ := captureLogger()
+			dev, openErr := gpu.Open(ctx, append(tc.opts, gpu.WithLogger(logger))...)
+			c, chooseErr := rep.Choose(tc.opts...)
+			if openErr != nil {
+				require.Error(t, chooseErr, "Open failed (%v): Choose must too", openErr)
+				require.Equal(t, errors.CategoryOf(openErr), errors.CategoryOf(chooseErr))
+				return
+			}
+			defer dev.Close()
+			require.NoError(t, chooseErr)
+			require.Equal(t, dev.Info().Backend, c.Device.Backend)
+			require.Equal(t, dev.Info().Ordinal, c.Device.Ordinal)
+			require.Equal(t, dev.Info().Name, c.Device.Name)
+		})
+	}
+}
+
+// TestChoose checks what Choose says about a choice: why, what it passed
+// over and whether the CPU stands in for the rest.
+func TestChoose(t *testing.T) {
+	sw := gpu.DeviceInfo{Name: "llvmpipe", Type: backend.TypeSoftware}
+	dgpu := gpu.DeviceInfo{Name: "NVIDIA H200", Type: backend.TypeDiscreteGPU}
+	cpu := gpu.DeviceInfo{Name: "AMD EPYC", Type: backend.TypeCPU}
+	avail := func(name string, ds ...gpu.DeviceInfo) gpu.BackendStatus {
+		for i := range ds {
+			ds[i].Ordinal, ds[i].Backend = i, name
+		}
+		return gpu.BackendStatus{Name: name, State: gpu.Available, Devices: ds}
+	}
+	down := gpu.BackendStatus{Name: "cuda", State: gpu.Unavailable, Reason: "load driver: libcuda.so.1: not found"}
+	order := gpu.WithBackends("cuda", "vulkan", "opengl", "cpu")
+	tests := []struct {
+		name       string
+		rep        []gpu.BackendStatus
+		env        map[string]string
+		opts       []gpu.Option
+		want       string // "backend:ordinal"; "" for an error
+		why        string
+		fallback   bool
+		passedOver []string // "backend state: reason fragment"
+		err        string
+	}{
+		{"gpu first", []gpu.BackendStatus{avail("cuda", dgpu, dgpu), avail("vulkan", dgpu), avail("cpu", cpu)}, nil, nil,
+			"cuda:0", "the first usable backend of the default order", false, nil, ""},
+		{"software skipped", []gpu.BackendStatus{down, avail("vulkan", sw), avail("opengl", sw), avail("cpu", cpu)}, nil, nil,
+			"cpu:0", "no GPU backend is usable: the CPU fallback", true,
+			[]string{"cuda unavailable: load driver: libcuda.so.1", "metal unavailable: not in the probe report",
+				"vulkan available: only a software renderer (llvmpipe)", "webgpu unavailable: ", "opengl available: only a software renderer"}, ""},
+		{"software named in the environment", []gpu.BackendStatus{avail("vulkan", sw), avail("cpu", cpu)}, map[string]string{gpu.EnvBackend: "Vulkan"}, nil,
+			"vulkan:0", "the first usable backend of ANYGPU_BACKEND=vulkan", false, nil, ""},
+		{"device ordinal", []gpu.BackendStatus{avail("cuda", dgpu, dgpu), avail("cpu", cpu)}, map[string]string{gpu.EnvDevice: "1"}, nil,
+			"cuda:1", "the first usable backend", false, nil, ""},
+		{"named, unusable: cpu fallback", []gpu.BackendStatus{down, avail("cpu", cpu)}, nil, []gpu.Option{gpu.WithBackends("cuda")},
+			"cpu:0", "no backend of WithBackends(cuda) is usable: the CPU fallback", true, []string{"cuda unavailable: load driver: libcuda.so.1"}, ""},
+		{"ordinal past every device, no fallback", []gpu.BackendStatus{avail("cuda", dgpu), avail("cpu", cpu)}, nil, []gpu.Option{order, gpu.WithDevice(3), gpu.WithFallback(false)},
+			"", "", false, nil, "device 3 requested, 1 present"},
+		{"bad ordinal", []gpu.BackendStatus{avail("cpu", cpu)}, map[string]string{gpu.EnvDevice: "x"}, nil,
+			"", "", false, nil, `ANYGPU_DEVICE="x"`},
+		{"nothing", []gpu.BackendStatus{down}, nil, nil, "", "", false, nil, "no usable device"},
+		{"an empty report", nil, nil, nil, "", "", false, nil, "the report lists no backend"},
+		{"a hand-made report: available, no device", []gpu.BackendStatus{down, {Name: "cpu", State: gpu.Available}}, nil, []gpu.Option{gpu.WithBackends("cuda")},
+			"", "", false, nil, "no usable device: cuda: load driver: libcuda.so.1: not found; cpu: the report's cpu backend is available with no device"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, k := range []string{gpu.EnvBackend, gpu.EnvDevice, gpu.EnvFake} {
+				t.Setenv(k, tt.env[k])
+			}
+			c, err := gpu.Report{Backends: tt.rep}.Choose(tt.opts...)
+			if tt.want == "" {
+				require.Error(t, err)
+				require.Contains(t, err.Error(), tt.err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.want, fmt.Sprintf("%s:%d", c.Device.Backend, c.Device.Ordinal))
+			require.Contains(t, c.Why, tt.why)
+			require.Equal(t, tt.fallback, c.Fallback)
+			require.Len(t, c.PassedOver, len(tt.passedOver), "%+v", c.PassedOver)
+			for i, p := range tt.passedOver {
+				require.Contains(t, c.PassedOver[i].Backend+" "+c.PassedOver[i].State.String()+": "+c.PassedOver[i].Reason, p)
+			}
+		})
+	}
+}
+
+// Choose tells which device Open would open, and why, from a probe report;
+// here a made-up one, with CUDA missing and Vulkan on a software renderer.
+func ExampleReport_Choose() {
+	rep := gpu.Report{Backends: []gpu.BackendStatus{
+		{Name: "cuda", State: gpu.Unavailable, Reason: "load driver: libcuda.so.1: not found"},
+		{Name: "vulkan", State: gpu.Available, Devices: []gpu.DeviceInfo{{Backend: "vulkan", Name: "llvmpipe", Type: backend.TypeSoftware}}},
+		{Name: "cpu", State: gpu.Available, Devices: []gpu.DeviceInfo{{Backend: "cpu", Name: "host CPU", Type: backend.TypeCPU}}},
+	}}
+	for _, order := range [][]string{{"cuda", "vulkan"}, {"cuda"}} {
+		c, err := rep.Choose(gpu.WithBackends(order...), gpu.WithDevice(0))
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Printf("%s:%d %s (%s)\n", c.Device.Backend, c.Device.Ordinal, c.Device.Name, c.Why)
+		for _, p := range c.PassedOver {
+			fmt.Printf("  passed over %s: %s\n", p.Backend, p.Reason)
+		}
+	}
+	// Output:
+	// vulkan:0 llvmpipe (the first usable backend of WithBackends(cuda, vulkan))
+	//   passed over cuda: load driver: libcuda.so.1: not found
+	// cpu:0 host CPU (no backend of WithBackends(cuda) is usable: the CPU fallback)
+	//   passed over cuda: load driver: libcuda.so.1: not found
 }

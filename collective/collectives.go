@@ -3,7 +3,6 @@ package collective
 import (
 	"fmt"
 	"math"
-	"sync/atomic"
 
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/errors"
@@ -153,19 +152,19 @@ func (c *Comm) issue(k *collective, a call) error {
 		return errors.Wrap(err, Backend, k.name)
 	}
 	args := k.nativeArgs(c.args[:0], sp, rp, a, c.h, st) // c.args has room for all 8
-	if grouping.Load() > 0 {
-		// Inside a Group NCCL launches the work at ncclGroupEnd, after
-		// this returns: events around the call would time nothing, so a
-		// grouped collective is not profiled.
-		return c.enqueue(k.name, k.fn, len(args))
+	if g := currentGroup(); g != nil {
+		// NCCL launches it at ncclGroupEnd: the Group records it then
+		// (group.go).
+		if err := c.enqueue(k.name, k.fn, len(args)); err != nil {
+			return err
+		}
+		g.add(a.s, k.name, k.bytes(a, c.size))
+		return nil
 	}
 	return a.s.ProfileNative(profiling.KindCollective, k.name, k.bytes(a, c.size), func() error {
 		return c.enqueue(k.name, k.fn, len(args))
 	})
 }
-
-// grouping counts the Groups under way in the process.
-var grouping atomic.Int32
 
 // bytes is what a call of k moves on this rank, for the profiler: count
 // elements, times the ranks for a buffer that holds every rank's block.

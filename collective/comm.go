@@ -264,6 +264,9 @@ func Join(ctx context.Context, dev *gpu.Device, rank, nranks int, b Bootstrap) (
 // fuses several collectives of one rank into one launch. Group returns once
 // the work is enqueued, not done. f's error is returned, joined with the
 // group's; collectives f enqueued before failing are launched all the same.
+// On a device with a profiler, the group's work on each stream is one record
+// of kind profiling.KindCollective, named after its collectives ("group:
+// all-reduce ×2"), timed on the device around the group's launch.
 func Group(f func() error) error {
 	const op = "group"
 	if f == nil {
@@ -275,8 +278,8 @@ func Group(f func() error) error {
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	grouping.Add(1)
-	defer grouping.Add(-1)
+	g, outer, done := beginGroup()
+	defer done()
 	if err := l.result(dl.Call(l.fn[symGroupStart]), "group start", 0); err != nil {
 		return err
 	}
@@ -290,7 +293,11 @@ func Group(f func() error) error {
 		}()
 		ferr = f()
 	}()
-	return errors.Join(ferr, l.result(dl.Call(l.fn[symGroupEnd]), "group end", 0))
+	end := func() error { return l.result(dl.Call(l.fn[symGroupEnd]), "group end", 0) }
+	if !outer {
+		return errors.Join(ferr, end()) // the outer Group launches and records the work
+	}
+	return errors.Join(ferr, g.run(end))
 }
 
 // runLocked runs f on the calling goroutine's OS thread, locked for the call.

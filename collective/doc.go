@@ -59,6 +59,16 @@
 // category, NCCL's last-error text and a hint (ResultCodes lists them).
 // Nothing panics; Close, Abort and CloseAll may be called more than once.
 //
+// # Profiling
+//
+// On a device opened with gpu.WithProfiler, every collective is a record of
+// kind profiling.KindCollective on the profile's time axis, timed by the
+// device: one per call outside a Group, named after the collective
+// ("all-reduce"), and one per stream per Group, since NCCL launches a
+// group's work at its end, named after the group's collectives in the order
+// called ("group: send ×3, receive ×3"), with the bytes they move on that
+// rank summed.
+//
 // On machines whose GPUs share NVLink switches, NVIDIA's NVLink SHARP
 // (NVLS, multicast) may be disabled by the administrator with
 // NCCL_NVLS_ENABLE=0: NCCL reads its variables from the process environment,

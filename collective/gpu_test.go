@@ -567,3 +567,70 @@ func TestProfiledCollective(t *testing.T) {
 	}
 	assert.Equal(t, len(comms), got, "one collective record per rank")
 }
+
+// TestProfiledGroup: the collectives of a Group are recorded, one record
+// per rank's stream, named after them, with their bytes summed, timed on the
+// device around the group's launch: after the work issued before the group
+// on that stream, before the work issued after it.
+func TestProfiledGroup(t *testing.T) {
+	if err := Available(); err != nil {
+		t.Skipf("no NCCL: %v", err)
+	}
+	ctx := context.Background()
+	prof := profiling.New()
+	devs, err := gpu.OpenAll(ctx, gpu.WithBackends("cuda"), gpu.WithFallback(false), gpu.WithProfiler(prof))
+	if err != nil {
+		if backendtest.Required("nccl") || backendtest.Required("cuda") {
+			t.Fatalf("no CUDA devices: %v", err)
+		}
+		t.Skipf("no CUDA devices: %v", err)
+	}
+	t.Cleanup(func() { _ = gpu.CloseAll(devs) })
+	comms, err := NewLocal(ctx, devs)
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, CloseAll(comms)) })
+	const n = 1 << 20
+	bufs, gathered := make([]*gpu.Buffer, len(comms)), make([]*gpu.Buffer, len(comms))
+	for r := range comms {
+		bufs[r] = alloc[float32](t, devs[r], n)
+		gathered[r] = alloc[float32](t, devs[r], n)
+	}
+	for r := range comms { // work before the group, on each stream
+		require.NoError(t, devs[r].DefaultStream().Fill(bufs[r], 0, 4*n, 0))
+	}
+	require.NoError(t, onEveryRank(comms, func(r int, c *Comm, s *gpu.Stream) error {
+		if err := c.AllReduce(s, bufs[r], bufs[r], n, Float32, Sum); err != nil {
+			return err
+		}
+		return c.AllGather(s, bufs[r], gathered[r], n/len(comms), Float32)
+	}))
+	for r := range comms { // and after it
+		require.NoError(t, devs[r].DefaultStream().Fill(bufs[r], 0, 4*n, 0))
+	}
+	syncAll(t, devs)
+	for _, d := range devs {
+		_ = d.Profiler()
+	}
+	perDevice := map[string][]profiling.Record{}
+	for _, rec := range prof.Records() {
+		if rec.Kind == profiling.KindFill || rec.Kind == profiling.KindCollective { // not the allocations
+			perDevice[rec.Device] = append(perDevice[rec.Device], rec) // in Start order
+		}
+	}
+	require.Len(t, perDevice, len(devs))
+	for dev, recs := range perDevice {
+		var kinds []string
+		for _, r := range recs {
+			kinds = append(kinds, string(r.Kind))
+		}
+		require.Len(t, recs, 3, "%s: fill, group, fill: %v", dev, kinds)
+		g := recs[1]
+		assert.Equal(t, profiling.KindCollective, g.Kind, dev)
+		assert.Equal(t, "group: all-reduce, all-gather", g.Name, dev)
+		assert.Equal(t, int64(n*4+n/len(comms)*len(comms)*4), g.Bytes, "%s: all-reduce n and all-gather n/ranks×ranks elements", dev)
+		assert.Positive(t, g.Duration(), dev)
+		assert.False(t, g.HostTimed, dev)
+		assert.LessOrEqual(t, recs[0].End, g.Start, "%s: the group starts after the work before it", dev)
+		assert.LessOrEqual(t, g.End, recs[2].Start, "%s: and ends before the work after it", dev)
+	}
+}

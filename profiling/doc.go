@@ -15,7 +15,8 @@
 // on the host's when the profiler is attached (see Record), so work done on
 // two devices one after the other shows one after the other. Package
 // collective records its collectives as KindCollective records through
-// gpu.Stream.ProfileNative. With no profiler attached nothing is recorded
+// gpu.Stream.ProfileNative (a Group's, one record per stream, around the
+// group's launch). With no profiler attached nothing is recorded
 // and nothing is paid. A Profiler is safe for concurrent use; Add only
 // appends under a mutex.
 //

@@ -3,85 +3,46 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/anygpu/gpu"
-	"github.com/anygpu/gpu/backend"
 )
 
-// openChoice is the device gpu.Open would open, as `gpu info` tells it.
+// openChoice is the device gpu.Open would open, as `gpu info` tells it:
+// gpu.Report.Choose's answer, flattened for the JSON report.
 type openChoice struct {
 	Backend string `json:"backend"`
 	Ordinal int    `json:"ordinal"`
 	Name    string `json:"name"`
 	// Why says how it was chosen.
 	Why string `json:"why"`
-	// Skipped lists the backends passed over for a software renderer,
-	// with why.
+	// Skipped lists the backends that were available but passed over (a
+	// software renderer nobody named, no device of the requested ordinal),
+	// with why; the report's table already says why the others are not used.
 	Skipped []string `json:"skipped,omitempty"`
 	// Err, when not "", is why gpu.Open would fail instead.
 	Err string `json:"error,omitempty"`
 }
 
-// chooseDevice applies gpu.Open's selection to a probe report: the backends
-// of ANYGPU_BACKEND (else gpu.DefaultOrder), in order; the first available
-// one that has device ANYGPU_DEVICE (default 0) wins, except that a software
-// renderer (lavapipe, llvmpipe) is passed over unless its backend is named;
-// failing all, the CPU device (unless the CPU was in the list already). It reads the report rather than opening a
-// device so `gpu info` stays a probe (TestChooseDeviceMatchesOpen checks
-// it against gpu.Open).
-func chooseDevice(rep gpu.Report, getenv func(string) string) openChoice {
-	var names []string
-	env := strings.TrimSpace(getenv(gpu.EnvBackend))
-	named := env != ""
-	order := "the default order " + strings.Join(gpu.DefaultOrder, ",")
-	if named {
-		order = gpu.EnvBackend + "=" + env
-		for _, n := range strings.Split(env, ",") {
-			if n = strings.ToLower(strings.TrimSpace(n)); n != "" {
-				names = append(names, n)
-			}
-		}
-	} else {
-		names = gpu.DefaultOrder
+// chooseDevice is gpu.Open's choice on the machine that probed as rep
+// (rep.Choose, under this process's ANYGPU_BACKEND and ANYGPU_DEVICE and the
+// given options), without opening a device, so `gpu info` stays a probe.
+func chooseDevice(rep gpu.Report, opts ...gpu.Option) openChoice {
+	c, err := rep.Choose(opts...)
+	if err != nil {
+		return openChoice{Err: err.Error()}
 	}
-	ordinal := 0
-	if env := strings.TrimSpace(getenv(gpu.EnvDevice)); env != "" {
-		n, err := strconv.Atoi(env)
-		if err != nil || n < 0 {
-			return openChoice{Err: fmt.Sprintf("%s=%q is not a device ordinal (0, 1, ...)", gpu.EnvDevice, env)}
-		}
-		ordinal = n
-	}
-	var c openChoice
-	for _, name := range names {
-		st, ok := rep.Backend(name)
-		if !ok || st.State != gpu.Available || ordinal >= len(st.Devices) {
+	oc := openChoice{Backend: c.Device.Backend, Ordinal: c.Device.Ordinal, Name: c.Device.Name, Why: c.Why}
+	for _, p := range c.PassedOver {
+		if p.State != gpu.Available {
 			continue
 		}
-		d := st.Devices[ordinal]
-		if d.Type == backend.TypeSoftware && !named {
-			c.Skipped = append(c.Skipped, fmt.Sprintf("%s:%d %s is a software renderer, slower than the CPU backend (%s=%s uses it anyway)",
-				name, ordinal, d.Name, gpu.EnvBackend, name))
-			continue
+		s := p.Backend + ": " + p.Reason
+		if p.Hint != "" {
+			s += "; " + p.Hint
 		}
-		c.Backend, c.Ordinal, c.Name = name, ordinal, d.Name
-		c.Why = "the first usable backend of " + order
-		if name == "cpu" && !named {
-			c.Why = "no GPU backend is usable: the CPU fallback"
-		}
-		return c
+		oc.Skipped = append(oc.Skipped, s)
 	}
-	if !slices.Contains(names, "cpu") {
-		if st, ok := rep.Backend("cpu"); ok && st.State == gpu.Available {
-			c.Backend, c.Ordinal, c.Name, c.Why = "cpu", 0, st.Devices[0].Name, "no backend of "+order+" is usable: the CPU fallback"
-			return c
-		}
-	}
-	c.Err = "no usable device in " + order
-	return c
+	return oc
 }
 
 // is reports whether the choice is device d of backend name.

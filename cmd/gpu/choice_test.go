@@ -1,10 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 	"testing"
 
@@ -15,59 +15,60 @@ import (
 	"github.com/anygpu/gpu/backend"
 )
 
+// TestChooseDevice checks how `gpu info` shows gpu.Report.Choose's answer
+// (the policy itself is tested with Choose, in package gpu): which device,
+// which available backends were skipped and why, or why Open would fail.
 func TestChooseDevice(t *testing.T) {
-	sw := gpu.DeviceInfo{Name: "llvmpipe", Type: backend.TypeSoftware}
-	dgpu := gpu.DeviceInfo{Name: "NVIDIA H200", Type: backend.TypeDiscreteGPU}
-	cpu := gpu.DeviceInfo{Name: "AMD EPYC", Type: backend.TypeCPU}
-	report := func(bs ...gpu.BackendStatus) gpu.Report { return gpu.Report{Backends: bs} }
-	avail := func(name string, ds ...gpu.DeviceInfo) gpu.BackendStatus {
-		for i := range ds {
-			ds[i].Ordinal = i
-		}
-		return gpu.BackendStatus{Name: name, State: gpu.Available, Devices: ds}
-	}
-	down := gpu.BackendStatus{Name: "cuda", State: gpu.Unavailable}
+	sw := gpu.DeviceInfo{Backend: "vulkan", Name: "llvmpipe", Type: backend.TypeSoftware}
+	cpu := gpu.DeviceInfo{Backend: "cpu", Name: "AMD EPYC", Type: backend.TypeCPU}
+	rep := gpu.Report{Backends: []gpu.BackendStatus{
+		{Name: "cuda", State: gpu.Unavailable, Reason: "no libcuda.so.1"},
+		{Name: "vulkan", State: gpu.Available, Devices: []gpu.DeviceInfo{sw}},
+		{Name: "cpu", State: gpu.Available, Devices: []gpu.DeviceInfo{cpu}},
+	}}
 	tests := []struct {
 		name    string
-		rep     gpu.Report
-		env     map[string]string
-		want    string // "backend:ordinal", "" for an error
-		skipped []string
-		err     string
+		opts    []gpu.Option
+		want    string   // the line gpu info prints
+		skipped []string // fragments of its "skipped" lines, in order
 	}{
-		{"gpu first", report(avail("cuda", dgpu, dgpu), avail("vulkan", dgpu), avail("cpu", cpu)), nil, "cuda:0", nil, ""},
-		{"software skipped", report(down, avail("vulkan", sw), avail("opengl", sw), avail("cpu", cpu)), nil, "cpu:0",
-			[]string{"vulkan:0 llvmpipe is a software renderer", "opengl:0 llvmpipe is a software renderer"}, ""},
-		{"software named", report(avail("vulkan", sw), avail("cpu", cpu)), map[string]string{gpu.EnvBackend: "Vulkan"}, "vulkan:0", nil, ""},
-		{"device ordinal", report(avail("cuda", dgpu, dgpu), avail("cpu", cpu)), map[string]string{gpu.EnvDevice: "1"}, "cuda:1", nil, ""},
-		{"ordinal past every device", report(avail("cuda", dgpu), avail("cpu", cpu)), map[string]string{gpu.EnvDevice: "3"}, "", nil, "no usable device"},
-		{"named, unusable: cpu fallback", report(down, avail("cpu", cpu)), map[string]string{gpu.EnvBackend: "cuda"}, "cpu:0", nil, ""},
-		{"bad ordinal", report(avail("cpu", cpu)), map[string]string{gpu.EnvDevice: "x"}, "", nil, "ANYGPU_DEVICE=\"x\""},
-		{"nothing", report(down), nil, "", nil, "no usable device"},
+		{"software skipped", []gpu.Option{gpu.WithFallback(true)},
+			"gpu.Open picks cpu:0  AMD EPYC (no GPU backend is usable: the CPU fallback)\n",
+			[]string{"vulkan: only a software renderer (llvmpipe), slower than the CPU backend; name the backend (ANYGPU_BACKEND=vulkan)"}},
+		{"software named", []gpu.Option{gpu.WithBackends("vulkan")},
+			"gpu.Open picks vulkan:0  llvmpipe (the first usable backend of WithBackends(vulkan))\n", nil},
+		{"ordinal missing", []gpu.Option{gpu.WithBackends("vulkan", "cpu"), gpu.WithDevice(1)},
+			"gpu.Open would fail: choose: no usable device: vulkan: device 1 requested, 1 present; cpu: device 1 requested, 1 present",
+			[]string{}},
+		{"nothing", []gpu.Option{gpu.WithBackends("cuda"), gpu.WithFallback(false)},
+			"gpu.Open would fail: choose: no usable device: cuda: no libcuda.so.1", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := chooseDevice(tt.rep, func(k string) string { return tt.env[k] })
-			if tt.want == "" {
-				assert.Contains(t, c.Err, tt.err)
-				return
-			}
-			require.Empty(t, c.Err)
-			assert.Equal(t, tt.want, c.Backend+":"+string(rune('0'+c.Ordinal)))
-			assert.NotEmpty(t, c.Why)
-			require.Len(t, c.Skipped, len(tt.skipped))
+			t.Setenv(gpu.EnvBackend, "")
+			t.Setenv(gpu.EnvDevice, "")
+			c := chooseDevice(rep, tt.opts...)
+			var out bytes.Buffer
+			c.write(&out)
+			lines := strings.SplitAfter(out.String(), "\n")
+			assert.Contains(t, lines[0], tt.want)
+			require.Len(t, c.Skipped, len(tt.skipped), out.String())
 			for i, s := range tt.skipped {
 				assert.Contains(t, c.Skipped[i], s)
+				assert.Equal(t, "  skipped "+c.Skipped[i]+"\n", lines[i+1])
+			}
+			if c.Err == "" {
+				assert.True(t, c.is(c.Backend, gpu.DeviceInfo{Ordinal: c.Ordinal}))
 			}
 		})
 	}
 }
 
-// TestChooseDeviceMatchesOpen checks `gpu info`'s reading of the report
-// against what gpu.Open opens on this machine.
+// TestChooseDeviceMatchesOpen checks `gpu info`'s mark against what gpu.Open
+// opens on this machine, under this process's environment.
 func TestChooseDeviceMatchesOpen(t *testing.T) {
 	ctx := context.Background()
-	c := chooseDevice(gpu.Probe(ctx), os.Getenv)
+	c := chooseDevice(gpu.Probe(ctx))
 	require.Empty(t, c.Err)
 	d, err := gpu.Open(ctx, gpu.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	require.NoError(t, err)
@@ -85,7 +86,7 @@ func TestInfoMarksChoice(t *testing.T) {
 	rep := gpu.Probe(context.Background())
 	for _, st := range rep.Backends {
 		if st.State == gpu.Available && st.Devices[0].Type == backend.TypeSoftware {
-			assert.Contains(t, stdout, "  skipped "+st.Name+":0 ", "software renderers are said to be skipped")
+			assert.Contains(t, stdout, "  skipped "+st.Name+": only a software renderer", "software renderers are said to be skipped")
 			assert.Contains(t, stdout, "slower than the CPU backend")
 		}
 	}

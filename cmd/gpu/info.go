@@ -8,7 +8,6 @@ import (
 	"github.com/anygpu/gpu/internal/units"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -42,7 +41,7 @@ func runInfo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	rep := gpu.Probe(pctx)
-	choice := chooseDevice(rep, os.Getenv)
+	choice := chooseDevice(rep)
 	hv := openHealth()
 	defer hv.close()
 	if *asJSON {
