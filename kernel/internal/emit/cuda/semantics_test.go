@@ -19,7 +19,9 @@ type intOp[T integer] struct {
 	want  func(a, b T, c uint32) T
 }
 
-type integer interface{ ~int32 | ~uint32 | ~int64 | ~uint64 }
+type integer interface {
+	~int32 | ~uint32 | ~int64 | ~uint64
+}
 
 func intOps[T integer](s ir.Scalar) []intOp[T] {
 	binop := func(op ir.Op) func(a, b, c ir.Expr) ir.Expr {
