@@ -23,9 +23,9 @@ func TestSaxpy(t *testing.T) {
 	src, err := Emit(&ir.Module{Funcs: []*ir.Func{saxpy()}})
 	require.NoError(t, err)
 	assert.Contains(t, src, `extern "C" __global__ void Saxpy(float* y, float* x, unsigned n, float a) {`)
-	assert.Contains(t, src, "unsigned i = (blockIdx.x * blockDim.x + threadIdx.x);")
-	assert.Contains(t, src, "if ((i < n)) {")
-	assert.Contains(t, src, "y[i] = ((a * x[i]) + y[i]);")
+	assert.Contains(t, src, "unsigned i = blockIdx.x * blockDim.x + threadIdx.x;")
+	assert.Contains(t, src, "if (i < n) {")
+	assert.Contains(t, src, "y[i] = (a * x[i]) + y[i];")
 	assert.NotContains(t, src, "anygpu_", "saxpy needs no helper")
 	clangCheck(t, src)
 }

@@ -50,7 +50,7 @@ func (fe *funcEmitter) exprs(xs []ir.Expr) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[i] = s
+		out[i] = bare(s)
 	}
 	return out, nil
 }
@@ -108,7 +108,7 @@ func (fe *funcEmitter) index(x *ir.Index) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return base + "[" + i + "]", nil
+	return base + "[" + bare(i) + "]", nil
 }
 
 // laneNames are the members of a float4.
@@ -256,7 +256,12 @@ func (fe *funcEmitter) shift(x *ir.Binary, t ir.Scalar, a, b string) (string, er
 	if err != nil || !t.IsInt() || !n.IsInt() {
 		return "", malformed(x.Pos, "shift of %v by %v", x.X.ExprType(), x.Y.ExprType())
 	}
-	if n != ir.U64 {
+	if c, ok := x.Y.(*ir.Const); ok && n != ir.U64 {
+		b = strconv.FormatUint(c.Uint, 10) + "ull" // a constant count is never negative
+		if n.IsSigned() {
+			b = strconv.FormatInt(c.Int, 10) + "ull"
+		}
+	} else if n != ir.U64 {
 		b = "(unsigned long long)" + b
 	}
 	name := "shl_"
@@ -469,3 +474,24 @@ func (fe *funcEmitter) builtin(x *ir.CallBuiltin) (string, error) {
 
 // itoa is strconv.Itoa, short for the statements' made-up names.
 var itoa = strconv.Itoa
+
+// bare drops the parentheses around a whole expression, where its context
+// delimits it anyway (a statement, a condition, an index, an argument).
+func bare(s string) string {
+	if !strings.HasPrefix(s, "(") || !strings.HasSuffix(s, ")") {
+		return s
+	}
+	depth := 0
+	for i, c := range s {
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 && i != len(s)-1 {
+				return s // the first parenthesis closes before the end: "(a) + (b)"
+			}
+		}
+	}
+	return s[1 : len(s)-1]
+}

@@ -40,7 +40,7 @@ func (fe *funcEmitter) stmt(b *strings.Builder, s ir.Stmt, depth int) error {
 		if err != nil {
 			return err
 		}
-		line(b, depth, x+";")
+		line(b, depth, bare(x)+";")
 	case *ir.If:
 		return fe.ifStmt(b, s, depth, false)
 	case *ir.For:
@@ -94,6 +94,7 @@ func (fe *funcEmitter) declText(s *ir.Decl) (string, error) {
 	} else {
 		init, err = fe.expr(s.Init)
 	}
+	init = bare(init)
 	if err != nil {
 		return "", err
 	}
@@ -203,7 +204,7 @@ func (fe *funcEmitter) assignText(s *ir.Assign) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return place + " = " + v, nil
+	return place + " = " + bare(v), nil
 }
 
 func (fe *funcEmitter) assign(b *strings.Builder, s *ir.Assign, depth int) error {
@@ -240,7 +241,7 @@ func (fe *funcEmitter) ifStmt(b *strings.Builder, s *ir.If, depth int, elseIf bo
 	if t, ok := s.Cond.ExprType().(ir.Scalar); !ok || t != ir.Bool {
 		return malformed(s.Pos, "if condition of type %v", s.Cond.ExprType())
 	}
-	head := "if (" + c + ") {"
+	head := "if (" + bare(c) + ") {"
 	if elseIf {
 		b.WriteString(head + "\n")
 	} else {
@@ -301,7 +302,7 @@ func (fe *funcEmitter) forStmt(b *strings.Builder, s *ir.For, depth int) error {
 		if cond, err = fe.expr(s.Cond); err != nil {
 			return err
 		}
-		cond = " " + cond
+		cond = " " + bare(cond)
 	}
 	switch p := s.Post.(type) {
 	case nil:
@@ -336,7 +337,7 @@ func (fe *funcEmitter) returnStmt(b *strings.Builder, s *ir.Return, depth int) e
 	if err != nil {
 		return err
 	}
-	line(b, depth, "return "+v+";")
+	line(b, depth, "return "+bare(v)+";")
 	return nil
 }
 
@@ -359,6 +360,6 @@ func (fe *funcEmitter) store4(b *strings.Builder, s *ir.Store4, depth int) error
 	if err != nil {
 		return err
 	}
-	line(b, depth, "reinterpret_cast<float4*>("+buf+")["+i+"] = "+v+";")
+	line(b, depth, "reinterpret_cast<float4*>("+buf+")["+bare(i)+"] = "+bare(v)+";")
 	return nil
 }
