@@ -229,8 +229,7 @@ func (fe *funcEmitter) binary(x *ir.Binary) (string, error) {
 		switch x.Op {
 		case ir.Add, ir.Sub, ir.Mul:
 			if t.IsSigned() { // in the unsigned type: signed overflow is undefined in C++
-				u := scalarNames[unsignedOf[t]]
-				return "((" + scalarNames[t] + ")((" + u + ")" + a + " " + infix[x.Op] + " (" + u + ")" + b + "))", nil
+				return "((" + scalarNames[t] + ")(" + unsigned(x.X, a, t) + " " + infix[x.Op] + " " + unsigned(x.Y, b, t) + "))", nil
 			}
 			return "(" + a + " " + infix[x.Op] + " " + b + ")", nil
 		case ir.Div, ir.Rem:
@@ -494,4 +493,16 @@ func bare(s string) string {
 		}
 	}
 	return s[1 : len(s)-1]
+}
+
+// unsigned spells x (spelled s, of signed type t) converted to t's unsigned
+// type: a non-negative constant as an unsigned literal, else a cast.
+func unsigned(x ir.Expr, s string, t ir.Scalar) string {
+	if c, ok := x.(*ir.Const); ok && c.Int >= 0 {
+		if t == ir.I64 {
+			return strconv.FormatInt(c.Int, 10) + "ull"
+		}
+		return strconv.FormatInt(c.Int, 10) + "u"
+	}
+	return "(" + scalarNames[unsignedOf[t]] + ")" + s
 }

@@ -197,3 +197,81 @@ func TestFloat4(t *testing.T) {
 		assert.Equal(t, want, math.Float32frombits(uint32(res[0][i])), "y[%d]", i)
 	}
 }
+
+// arrays is
+//
+//	func Arrays(out []int32) {
+//		var m [2][3]int32
+//		for i := int32(0); i < 3; i++ {
+//			m[1][i] = i + 1
+//		}
+//		c := m
+//		m[0] = m[1]
+//		m[1][0] = 7
+//		for j := int32(0); ; j++ {
+//			if j >= 3 { break }
+//			if j == 1 { continue }
+//			out[j] = m[0][j]*10 + c[1][j] + c[0][j]
+//		}
+//		out[3] = int32(len(m))
+//	}
+func arrays() *ir.Func {
+	out := param("out", slice(ir.I32), 0)
+	row := &ir.Array{Elem: ir.I32, Len: 3}
+	mt := &ir.Array{Elem: row, Len: 2}
+	m, c, i, j := local("m", mt), local("c", mt), local("i", ir.I32), local("j", ir.I32)
+	return kernel("Arrays", []*ir.Var{out},
+		decl(m, nil),
+		&ir.For{Init: decl(i, i32(0)), Cond: bin(ir.Lt, ref(i), i32(3)), Post: assign(ref(i), bin(ir.Add, ref(i), i32(1))),
+			Body: []ir.Stmt{assign(index(index(ref(m), i32(1)), ref(i)), bin(ir.Add, ref(i), i32(1)))}, Pos: at},
+		decl(c, ref(m)),
+		assign(index(ref(m), i32(0)), index(ref(m), i32(1))),
+		assign(index(index(ref(m), i32(1)), i32(0)), i32(7)),
+		&ir.For{Init: decl(j, i32(0)), Post: assign(ref(j), bin(ir.Add, ref(j), i32(1))), Body: []ir.Stmt{
+			&ir.If{Cond: bin(ir.Ge, ref(j), i32(3)), Then: []ir.Stmt{&ir.Break{Pos: at}}, Pos: at},
+			&ir.If{Cond: bin(ir.Eq, ref(j), i32(1)), Then: []ir.Stmt{&ir.Continue{Pos: at}}, Pos: at},
+			assign(index(ref(out), ref(j)), bin(ir.Add, bin(ir.Add, bin(ir.Mul, index(index(ref(m), i32(0)), ref(j)), i32(10)),
+				index(index(ref(c), i32(1)), ref(j))), index(index(ref(c), i32(0)), ref(j)))),
+		}, Pos: at},
+		assign(index(ref(out), i32(3)), builtin(ir.Len, ir.I32, ref(m))))
+}
+
+func TestArraysAreValues(t *testing.T) {
+	src, err := Emit(&ir.Module{Funcs: []*ir.Func{arrays()}})
+	require.NoError(t, err)
+	for _, want := range []string{"int m[2][3] = {};", "int c[2][3];", "for (int j = 0; ; j = (int)((unsigned)j + 1u)) {",
+		"break;", "continue;", "out[3] = 2;"} {
+		assert.Contains(t, src, want)
+	}
+	clangCheck(t, src)
+	res := runOnHost(t, src, "Arrays", 1, 1, []hostArg{{elem: ir.I32, bits: make([]uint64, 4)}})
+	// m[0] = {1,2,3} (the old m[1]), c = {{0,0,0},{1,2,3}}; out[1] is skipped.
+	assert.Equal(t, []uint64{10 + 1, 0, 30 + 3, 2}, res[0])
+}
+
+// A helper returning a value, else-if chains and early returns.
+func TestHelpersAndControlFlow(t *testing.T) {
+	x := param("x", ir.I32, 0)
+	sign := &ir.Func{Name: "sign", Params: []*ir.Var{x}, Result: ir.I32, Pos: at, Body: []ir.Stmt{
+		&ir.If{Cond: bin(ir.Lt, ref(x), i32(0)), Then: []ir.Stmt{&ir.Return{Value: i32(-1), Pos: at}},
+			Else: []ir.Stmt{&ir.If{Cond: bin(ir.Gt, ref(x), i32(0)), Then: []ir.Stmt{&ir.Return{Value: i32(1), Pos: at}}, Pos: at}}, Pos: at},
+		&ir.Return{Value: i32(0), Pos: at},
+	}}
+	out, in := param("out", slice(ir.I32), 0), param("in", slice(ir.I32), 1)
+	i := local("i", ir.U32)
+	k := kernel("Signs", []*ir.Var{out, in},
+		decl(i, builtin(ir.ThreadIndex, ir.U32)),
+		&ir.If{Cond: bin(ir.Ge, ref(i), u32(5)), Then: []ir.Stmt{&ir.Return{Pos: at}}, Pos: at},
+		&ir.Block{Body: []ir.Stmt{assign(index(ref(out), ref(i)), &ir.Call{Func: sign, Args: []ir.Expr{index(ref(in), ref(i))}, Pos: at})}, Pos: at})
+	src, err := Emit(&ir.Module{Funcs: []*ir.Func{sign, k}})
+	require.NoError(t, err)
+	assert.Contains(t, src, "__device__ int sign(int x) {")
+	assert.Contains(t, src, "} else if (x > 0) {")
+	assert.Contains(t, src, "unsigned i = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);")
+	assert.Less(t, strings.Index(src, "__device__ int sign"), strings.Index(src, "void Signs"), "helpers come before their callers")
+	clangCheck(t, src)
+	res := runOnHost(t, src, "Signs", 1, 8, []hostArg{
+		{elem: ir.I32, bits: []uint64{9, 9, 9, 9, 9, 9, 9, 9}},
+		{elem: ir.I32, bits: []uint64{5, 0, uint64(uint32(0x80000000)), 1, uint64(math.MaxInt32), 4, 4, 4}}})
+	assert.Equal(t, []uint64{1, 0, uint64(math.MaxUint32), 1, 1, 9, 9, 9}, res[0])
+}

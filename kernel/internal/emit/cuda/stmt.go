@@ -302,7 +302,7 @@ func (fe *funcEmitter) forStmt(b *strings.Builder, s *ir.For, depth int) error {
 		if cond, err = fe.expr(s.Cond); err != nil {
 			return err
 		}
-		cond = " " + bare(cond)
+		cond = bare(cond)
 	}
 	switch p := s.Post.(type) {
 	case nil:
@@ -313,11 +313,14 @@ func (fe *funcEmitter) forStmt(b *strings.Builder, s *ir.For, depth int) error {
 		if post, err = fe.assignText(p); err != nil {
 			return err
 		}
-		post = " " + post
 	default:
 		return malformed(s.Pos, "for post of a %T", s.Post)
 	}
-	line(b, depth, "for ("+init+";"+cond+";"+post+") {")
+	clauses := ";;"
+	if init != "" || cond != "" || post != "" {
+		clauses = strings.TrimRight(init+"; "+cond+"; "+post, " ")
+	}
+	line(b, depth, "for ("+clauses+") {")
 	if err := fe.block(b, s.Body, depth+1); err != nil {
 		return err
 	}
