@@ -175,3 +175,50 @@ func TestFloatConstantsAreExact(t *testing.T) {
 		})
 	}
 }
+
+// Every math built-in is the full-precision CUDA function of its type, and
+// runs on the host within a few units in the last place of Go's math.
+func TestMathFunctions(t *testing.T) {
+	funcs := []struct {
+		b    ir.Builtin
+		f32  string
+		args int
+		want func(x float64) float64
+	}{
+		{ir.Sqrt, "sqrtf", 1, math.Sqrt}, {ir.Rsqrt, "rsqrtf", 1, func(x float64) float64 { return 1 / math.Sqrt(x) }},
+		{ir.Exp, "expf", 1, math.Exp}, {ir.Exp2, "exp2f", 1, math.Exp2}, {ir.Log, "logf", 1, math.Log},
+		{ir.Log2, "log2f", 1, math.Log2}, {ir.Sin, "sinf", 1, math.Sin}, {ir.Cos, "cosf", 1, math.Cos},
+		{ir.Tanh, "tanhf", 1, math.Tanh}, {ir.Pow, "powf", 2, func(x float64) float64 { return math.Pow(x, x) }},
+		{ir.Floor, "floorf", 1, math.Floor}, {ir.Ceil, "ceilf", 1, math.Ceil}, {ir.Trunc, "truncf", 1, math.Trunc},
+		{ir.Fma, "fmaf", 3, func(x float64) float64 { return math.FMA(x, x, x) }},
+	}
+	for _, k := range []floatKind{float32Kind, float64Kind} {
+		t.Run(k.s.String(), func(t *testing.T) {
+			out, in := param("out", slice(k.s), 0), param("in", slice(k.s), 1)
+			var body []ir.Stmt
+			for j, f := range funcs {
+				args := make([]ir.Expr, f.args)
+				for a := range args {
+					args[a] = index(ref(in), u32(0))
+				}
+				body = append(body, assign(index(ref(out), u32(uint64(j))), builtin(f.b, k.s, args...)))
+			}
+			src, err := Emit(&ir.Module{Funcs: []*ir.Func{kernel("Math", []*ir.Var{out, in}, body...)}})
+			require.NoError(t, err)
+			for _, f := range funcs {
+				name := f.f32
+				if k.s == ir.F64 {
+					name = name[:len(name)-1]
+				}
+				assert.Contains(t, src, " = "+name+"(in[0u]", f.b.String())
+			}
+			clangCheck(t, src)
+			const x = 1.375
+			res := runOnHost(t, src, "Math", 1, 1, []hostArg{{elem: k.s, bits: make([]uint64, len(funcs))}, {elem: k.s, bits: []uint64{k.bits(x)}}})
+			for j, f := range funcs {
+				want, got := f.want(x), k.value(res[0][j])
+				assert.InEpsilon(t, want, got, 1e-6, "%v(%v)", f.b, x)
+			}
+		})
+	}
+}
