@@ -120,6 +120,18 @@ func (e *emitter) function(b *strings.Builder, f *ir.Func) error {
 			result = t
 		}
 		b.WriteString("__device__ " + result + " " + e.funcNames[f] + "(" + strings.Join(params, ", ") + ") {\n")
+		// Array parameters arrive by reference and are copied: Go passes
+		// arrays by value, and the helper may change its copy.
+		for _, p := range fe.arrayParams {
+			decl, err := declare(p.Type, fe.names[p], p.Pos)
+			if err != nil {
+				return err
+			}
+			b.WriteString("\t" + decl + ";\n")
+			if err := fe.copyArray(b, fe.names[p], fe.argNames[p], p.Type.(*ir.Array), 1); err != nil {
+				return err
+			}
+		}
 	}
 	if err := fe.block(b, f.Body, 1); err != nil {
 		return err
@@ -135,6 +147,10 @@ type funcEmitter struct {
 	names map[*ir.Var]string // the variables declared so far
 	namer *namer
 	temps int // loop counters and references made up for array copies
+	// arrayParams are a helper's array parameters, argNames the names of
+	// the references they arrive through.
+	arrayParams []*ir.Var
+	argNames    map[*ir.Var]string
 }
 
 // define names v, which must not be named yet.
@@ -172,6 +188,20 @@ func (fe *funcEmitter) param(p *ir.Var) (string, error) {
 			return "", notSupported(p.Pos, "pass a uint32 (0 or 1)", "bool kernel parameters are not supported")
 		}
 		return declare(t, fe.define(p), p.Pos)
+	case *ir.Array:
+		if fe.f.Kernel {
+			return "", notSupported(p.Pos, "pass a slice", "array kernel parameters are not supported")
+		}
+		fe.temps++
+		arg := helperPrefix + "arg" + itoa(fe.temps)
+		fe.define(p)
+		if fe.argNames == nil {
+			fe.argNames = map[*ir.Var]string{}
+		}
+		fe.argNames[p] = arg
+		fe.arrayParams = append(fe.arrayParams, p)
+		d, err := declare(t, "(&"+arg+")", p.Pos)
+		return "const " + d, err
 	case *ir.Vec:
 		if fe.f.Kernel {
 			return "", notSupported(p.Pos, "pass the lanes as float32 parameters", "Float4 kernel parameters are not supported")
