@@ -1,6 +1,8 @@
 package wgsl
 
 import (
+	"math"
+
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/kernel/internal/ir"
 )
@@ -169,3 +171,7 @@ func paramsOf(m *ir.Module) map[string][]gpu.ArgKind {
 	}
 	return out
 }
+
+func float32Inf(sign int) float32 { return float32(math.Inf(sign)) }
+
+func negZero() float32 { return float32(math.Copysign(0, -1)) }

@@ -36,7 +36,11 @@ func compileAll(t *testing.T, dev *gpu.Device, m *irModule) *gpu.Module {
 	t.Helper()
 	out, err := Emit(m)
 	require.NoError(t, err)
-	mod, err := dev.Compile(context.Background(), gpu.Source{Name: "e2e", WGSL: out.All, Params: paramsOf(m)})
+	params := paramsOf(m)
+	for name := range out.Unsupported {
+		delete(params, name)
+	}
+	mod, err := dev.Compile(context.Background(), gpu.Source{Name: "e2e", WGSL: out.All, Params: params})
 	require.NoError(t, err, "\n%s", numbered(out.All))
 	t.Cleanup(func() { _ = mod.Close() })
 	return mod

@@ -37,3 +37,23 @@ func TestEmitValidates(t *testing.T) {
 		t.Log("\n" + out.All)
 	}
 }
+
+func TestEmitSemanticsValidates(t *testing.T) {
+	out, err := Emit(semanticsModule())
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{
+		"Wide":        "float64/int64 not supported on WebGPU",
+		"FloatAtomic": out.Unsupported["FloatAtomic"],
+	}, out.Unsupported)
+	assert.Contains(t, out.Unsupported["FloatAtomic"], "float32 AtomicAdd not supported on WebGPU")
+	assert.NotContains(t, out.All, "Wide")
+	assert.NotContains(t, out.All, "FloatAtomic")
+	require.Len(t, out.Modules, 3)
+	nagaCheck(t, "All", out.All, true)
+	for name, src := range out.Modules {
+		nagaCheck(t, name, src, false)
+	}
+	if testing.Verbose() {
+		t.Log("\n" + out.All)
+	}
+}
