@@ -57,3 +57,62 @@ func TestEmitSemanticsValidates(t *testing.T) {
 		t.Log("\n" + out.All)
 	}
 }
+
+// TestEmitDeterministic emits the same module many times: the same bytes.
+func TestEmitDeterministic(t *testing.T) {
+	first, err := Emit(semanticsModule())
+	require.NoError(t, err)
+	for range 20 {
+		again, err := Emit(semanticsModule())
+		require.NoError(t, err)
+		require.Equal(t, first, again)
+	}
+}
+
+// TestEmitNames: Go names that WGSL reserves, or that clash once prefixed,
+// are renamed; a kernel named as a WGSL keyword is an error with its
+// position.
+func TestEmitNames(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		module  func() *ir.Module
+		wantErr string
+	}{
+		{"kernel named as a keyword", func() *ir.Module {
+			k := saxpyKernel()
+			k.Name = "loop"
+			return &ir.Module{Funcs: []*ir.Func{k}}
+		}, `k.go:1:1: kernel name "loop" is a WGSL reserved word`},
+		{"kernel named with the emitter's prefix", func() *ir.Module {
+			k := saxpyKernel()
+			k.Name = "ag_group"
+			return &ir.Module{Funcs: []*ir.Func{k}}
+		}, `kernel name "ag_group"`},
+		{"globals that clash once prefixed", func() *ir.Module {
+			a, b := groupsKernel(), groupsKernel()
+			a.Name, a.Params[0].Name = "A", "b_c"
+			b.Name, b.Params[0].Name = "A_b", "c"
+			return &ir.Module{Funcs: []*ir.Func{a, b}}
+		}, ""},
+		{"helper named as a built-in", func() *ir.Module {
+			h := tripleHelper()
+			h.Name = "select"
+			k := opsKernel(h)
+			return &ir.Module{Funcs: []*ir.Func{h, k}}
+		}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := Emit(tc.module())
+			if tc.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			nagaCheck(t, "All", out.All, true)
+			for name, src := range out.Modules {
+				nagaCheck(t, name, src, false)
+			}
+		})
+	}
+}

@@ -130,9 +130,6 @@ func (c *fctx) expr(e ir.Expr) string {
 		if e.Func.Kernel {
 			c.fail(e.Pos, "a call of kernel %s; move its body into a helper function and call that", e.Func.Name)
 		}
-		if usesIDs(e.Func) {
-			c.priv = c.priv || c.plan == nil
-		}
 		return c.e.funcNames[e.Func] + "(" + c.list(e.Args) + ")"
 	case *ir.CallBuiltin:
 		return c.builtin(e)
