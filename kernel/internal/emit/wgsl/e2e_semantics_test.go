@@ -69,7 +69,8 @@ func opsWant(x, y int32, p, q float32, thread uint32) (out [opsResults]uint32, n
 	out[12], out[13] = uint32(-x), uint32(x&^y)
 	f(14, min(max(p, q), 1))
 	out[15] = -uint32(x)
-	out[16] = uint32(x<<3) ^ uint32(x>>40)
+	forty := uint(40) // a variable count: Go then shifts as the IR says
+	out[16] = uint32(x<<3) ^ uint32(x>>forty)
 	out[17] = uint32(x*3 + int32(thread))
 	out[18] = math.Float32bits(p+0.1) ^ math.Float32bits(q*1e-40)
 	out[19] = math.Float32bits(float32(math.Inf(-1))) ^ math.Float32bits(negZero()-p)
