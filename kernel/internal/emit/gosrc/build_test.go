@@ -21,7 +21,9 @@ func params(vs ...*ir.Var) []*ir.Var {
 	return vs
 }
 
-func buf(name string, elem ir.Scalar) *ir.Var { return &ir.Var{Name: name, Type: &ir.Slice{Elem: elem}} }
+func buf(name string, elem ir.Scalar) *ir.Var {
+	return &ir.Var{Name: name, Type: &ir.Slice{Elem: elem}}
+}
 
 func scalar(name string, t ir.Scalar) *ir.Var { return &ir.Var{Name: name, Type: t} }
 

@@ -214,6 +214,9 @@ func (f *fn) exprP(x ir.Expr, untyped bool) (string, int, error) {
 			if i > 0 {
 				s += ", "
 			}
+			if i < 4 {
+				s += "XYZW"[i:i+1] + ": "
+			}
 			s += v
 		}
 		return s + "}", precPrimary, nil
