@@ -46,6 +46,7 @@ func init() {
 	commands = []command{
 		{name: "info", summary: "show every backend's state and each device's capabilities", usage: infoUsage, run: runInfo},
 		{name: "watch", summary: "sample NVIDIA GPUs' utilisation, memory, power, clocks over time (like nvidia-smi dmon)", usage: watchUsage, run: runWatch},
+		{name: "kernels", summary: "translate a package's //gpu:kernel functions for every backend (go generate)", usage: kernelsUsage, run: runKernels},
 		{name: "bench", summary: "measure transfers, launches, kernels, allocation and compilation", usage: benchUsage, run: runBench},
 		{name: "version", summary: "print the module version", usage: "usage: gpu version\n", run: runVersion},
 		{name: "help", summary: "show this help, or a command's", usage: "usage: gpu help [COMMAND]\n", run: runHelp},

@@ -1,0 +1,24 @@
+// Package gosrc emits Go for the CPU backend from the kernel IR: one group
+// function per kernel, of the type gpu.GoKernel, that runs every thread of
+// one work group (the CPU backend runs the groups of a launch in parallel).
+//
+// A kernel without barriers is a nest of loops over the group's threads (z,
+// y, x) around the inlined body; an early return ends the thread (continue
+// of the thread loop). A kernel with barriers is split at them into phases,
+// each a loop over the group's threads, as CPU OpenCL implementations do: an
+// If or For around a Barrier (uniform, as the front end checks) runs once per
+// group, and its body is split in turn. Locals that live across a phase
+// boundary become per-thread slices indexed by the thread's linear index;
+// uniform ones stay scalars. Shared arrays are arrays local to the group
+// function. No goroutine is started per thread.
+//
+// The emitted Go keeps the IR's semantics: integers wrap, shifts are Go's,
+// x/0 == x and x%0 == 0, float-to-integer conversion saturates (NaN gives 0),
+// and every float product is rounded to its type (an explicit conversion
+// stops Go from fusing a*b+c). Math, atomics and 4-wide loads and stores call
+// package kernel, the same code a plain Go call of the kernel runs.
+//
+// Indexing a buffer or an array out of range panics, as any Go does; the CPU
+// backend recovers the panic of a kernel and fails the launch with an
+// Execution error, where a GPU would read garbage and drop the write.
+package gosrc
