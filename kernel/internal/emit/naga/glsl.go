@@ -88,8 +88,10 @@ func (m *kernelModule) glsl(text string, s [3]uint32, version glsl.Version) (str
 	out = strings.Replace(out, layout, fmt.Sprintf("layout(local_size_x = %s, local_size_y = %s, local_size_z = %s) in;",
 		blockMacros[0], blockMacros[1], blockMacros[2]), 1)
 	for k, name := range blockConstNames {
-		re := regexp.MustCompile(`(?m)^(\s*const\s+uint\s+` + name + `\s*=\s*)` + fmt.Sprint(s[k]) + `u;`)
-		out = re.ReplaceAllString(out, "${1}uint("+blockMacros[k]+");")
+		// The block constants are private variables here (see withBlock),
+		// which GLSL has as globals: constants of the launch's block.
+		re := regexp.MustCompile(`(?m)^(\s*)(?:const\s+)?uint\s+` + name + `\s*=\s*` + fmt.Sprint(s[k]) + `u;`)
+		out = re.ReplaceAllString(out, "${1}const uint "+name+" = uint("+blockMacros[k]+");")
 	}
 	var body strings.Builder
 	for _, line := range strings.SplitAfter(out, "\n") {

@@ -19,11 +19,14 @@ var blockConstNames = [3]string{"anygpu_block_x", "anygpu_block_y", "anygpu_bloc
 // the dimension, group 2 the decimal value.
 var blockConstDecl = regexp.MustCompile(`const\s+anygpu_block_([xyz])\s*:\s*u32\s*=\s*([0-9]+)u\s*;`)
 
+// workgroupSizeAttr matches the entry point's work-group size attribute.
+var workgroupSizeAttr = regexp.MustCompile(`@workgroup_size\(\s*anygpu_block_x\s*,\s*anygpu_block_y\s*,\s*anygpu_block_z\s*,?\s*\)`)
+
 // kernelModule is one kernel's WGSL module as this package reads it.
 type kernelModule struct {
 	name string
 	src  string
-	// decl holds, per dimension, the byte range of the value literal in src.
+	// decl holds, per dimension, the byte range of the declaration in src.
 	decl [3][2]int
 	// block is the block size the module declares (the defaults).
 	block [3]uint32
@@ -46,7 +49,7 @@ func readModule(name, src string) (*kernelModule, error) {
 		if err != nil || v == 0 {
 			return nil, fmt.Errorf("kernel %q: %s = %su is not a block size; write a u32 from 1 up", name, blockConstNames[k], src[loc[4]:loc[5]])
 		}
-		m.decl[k] = [2]int{loc[4], loc[5]}
+		m.decl[k] = [2]int{loc[0], loc[1]}
 		m.block[k] = uint32(v)
 	}
 	for k, ok := range seen {
@@ -54,11 +57,19 @@ func readModule(name, src string) (*kernelModule, error) {
 			return nil, fmt.Errorf("kernel %q: the module does not declare \"const %s: u32 = <n>u;\"; the block size must be the launch's", name, blockConstNames[k])
 		}
 	}
+	if n := len(workgroupSizeAttr.FindAllStringIndex(src, -1)); n != 1 {
+		return nil, fmt.Errorf("kernel %q: the module has %d \"@workgroup_size(anygpu_block_x, anygpu_block_y, anygpu_block_z)\", want 1: the block size must be the launch's", name, n)
+	}
 	return m, nil
 }
 
-// withBlock returns the module's text with the block constants' values
-// replaced by vals.
+// withBlock returns the module's text made ready for naga with the block
+// values vals (sentinels): each block constant becomes a private variable
+// initialised to its value, so that naga cannot fold it into a constant
+// expression and every use reads it (the dialects then initialise it with the
+// launch's block), and the work-group size attribute takes the values as
+// literals (without a u suffix: naga v0.19.0 reads @workgroup_size(64u, ...)
+// as 1, 1, 1; the values are below 2^31).
 func (m *kernelModule) withBlock(vals [3]uint32) string {
 	order := []int{0, 1, 2}
 	slices.SortFunc(order, func(a, b int) int { return m.decl[a][0] - m.decl[b][0] })
@@ -66,11 +77,11 @@ func (m *kernelModule) withBlock(vals [3]uint32) string {
 	last := 0
 	for _, k := range order {
 		b.WriteString(m.src[last:m.decl[k][0]])
-		b.WriteString(strconv.FormatUint(uint64(vals[k]), 10))
+		fmt.Fprintf(&b, "var<private> %s: u32 = %du;", blockConstNames[k], vals[k])
 		last = m.decl[k][1]
 	}
 	b.WriteString(m.src[last:])
-	return b.String()
+	return workgroupSizeAttr.ReplaceAllString(b.String(), fmt.Sprintf("@workgroup_size(%d, %d, %d)", vals[0], vals[1], vals[2]))
 }
 
 // lower parses and lowers text (the module with some block values), keeps

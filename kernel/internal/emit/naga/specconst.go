@@ -16,6 +16,8 @@ const (
 	opLine                  = 8
 	opExtension             = 10
 	opExtInstImport         = 11
+	opSourceContinued       = 2
+	opSourceExtension       = 4
 	opMemoryModel           = 14
 	opEntryPoint            = 15
 	opExecutionMode         = 16
@@ -48,7 +50,7 @@ const (
 // preambleOps are the instructions that come before the module's types,
 // constants and global variables (capabilities through annotations).
 var preambleOps = map[uint32]bool{
-	opSource: true, 2: true, 4: true, opName: true, opMemberName: true, opString: true, opLine: true,
+	opSource: true, opSourceContinued: true, opSourceExtension: true, opName: true, opMemberName: true, opString: true, opLine: true,
 	opExtension: true, opExtInstImport: true, opMemoryModel: true, opEntryPoint: true, opExecutionMode: true,
 	opCapability: true, opNoLine: true, opModuleProcessed: true, opExecutionModeID: true,
 	opDecorate: true, opMemberDecorate: true, opDecorationGroup: true, opGroupDecorate: true,
@@ -107,15 +109,16 @@ func joinSPIRV(header []uint32, insts []spvInst) []byte {
 	return out
 }
 
-// specializeBlock rewrites a GLCompute module whose work-group size was
-// compiled as the values sentinel (in LocalSize and as u32 constants) so that
-// the size is three specialization constants, SpecId 0, 1 and 2, with the
-// defaults block, composed into a constant decorated BuiltIn WorkgroupSize:
-// what glslc emits for local_size_x_id = 0, local_size_y_id = 1,
-// local_size_z_id = 2. Every u32 constant holding a sentinel becomes the
-// specialization constant of its dimension (so code reading the block size
-// reads the launch's); constant composites made of them become specialization
-// constant composites; LocalSize keeps the defaults, as glslc's does.
+// specializeBlock rewrites a GLCompute module so that its work-group size is
+// three specialization constants, SpecId 0, 1 and 2, with the defaults block,
+// composed into a constant decorated BuiltIn WorkgroupSize: what glslc emits
+// for local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2. The module
+// was compiled with the work-group size sentinel, in LocalSize and as u32
+// constants (the initialisers of the block variables of withBlock): each such
+// constant becomes its dimension's specialization constant, so code reading
+// the block size reads the launch's, and constant composites of them become
+// specialization constant composites. LocalSize keeps the defaults, as
+// glslc's does.
 func specializeBlock(blob []byte, sentinel, block [3]uint32) ([]byte, error) {
 	header, insts, err := splitSPIRV(blob)
 	if err != nil {

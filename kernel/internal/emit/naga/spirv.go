@@ -2,7 +2,9 @@ package naga
 
 import (
 	"fmt"
+	"slices"
 
+	"github.com/gogpu/naga/ir"
 	"github.com/gogpu/naga/spirv"
 )
 
@@ -46,6 +48,9 @@ func (m *kernelModule) spirv(text string, s [3]uint32) ([]byte, error) {
 		return nil, err
 	}
 	mod.EntryPoints[0].Name = entryPointName
+	if err := initBlockVars(mod, s); err != nil {
+		return nil, fmt.Errorf("kernel %q: %w", m.name, err)
+	}
 	opts := spirv.DefaultOptions()
 	opts.Version = spirvVersion
 	blob, err := spirv.NewBackend(opts).Compile(mod)
@@ -57,4 +62,26 @@ func (m *kernelModule) spirv(text string, s [3]uint32) ([]byte, error) {
 		return nil, fmt.Errorf("kernel %q: making the work-group size specializable: %w", m.name, err)
 	}
 	return blob, nil
+}
+
+// initBlockVars gives the block variables of withBlock the initialisers
+// naga's SPIR-V writer reads (GlobalVariable.Init, a constant; v0.19.0's WGSL
+// lowering sets only InitExpr, and the SPIR-V would leave them 0): u32
+// constants of the sentinels s, which specializeBlock then turns into the
+// specialization constants.
+func initBlockVars(mod *ir.Module, s [3]uint32) error {
+	for i := range mod.GlobalVariables {
+		g := &mod.GlobalVariables[i]
+		k := slices.Index(blockConstNames[:], g.Name)
+		if k < 0 || g.Init != nil {
+			continue
+		}
+		if g.Space != ir.SpacePrivate {
+			return fmt.Errorf("%s is not a private variable", g.Name)
+		}
+		mod.Constants = append(mod.Constants, ir.Constant{Type: g.Type, Value: ir.ScalarValue{Bits: uint64(s[k]), Kind: ir.ScalarUint}})
+		h := ir.ConstantHandle(len(mod.Constants) - 1)
+		g.Init = &h
+	}
+	return nil
 }
