@@ -12,6 +12,8 @@ import (
 // The test kernels: WGSL modules in the form the WGSL emitter produces for the
 // native backends (see the package doc), each with a Go reference.
 
+func itoa(v int) string { return strconv.Itoa(v) }
+
 // header declares a module's block constants with their defaults.
 func header(x, y int) string {
 	return "const anygpu_block_x: u32 = " + strconv.Itoa(x) + "u;\nconst anygpu_block_y: u32 = " + strconv.Itoa(y) + "u;\nconst anygpu_block_z: u32 = 1u;\n"
@@ -35,7 +37,7 @@ type testKernel struct {
 	name   string
 	wgsl   string
 	params []backend.ArgKind
-	blocks [2]gpu.Dim3
+	blocks [2]gpu.Dim3 // the module's default block, then another
 	launch func(block gpu.Dim3) testCase
 }
 
@@ -148,7 +150,7 @@ var<workgroup> partial: array<f32, 256>;
 }
 `,
 		params: []backend.ArgKind{backend.ArgBuffer, backend.ArgBuffer, backend.ArgU32},
-		blocks: [2]gpu.Dim3{gpu.D1(64), gpu.D1(256)},
+		blocks: [2]gpu.Dim3{gpu.D1(256), gpu.D1(64)},
 		launch: func(block gpu.Dim3) testCase {
 			const n = 2000
 			r := rng(2)
@@ -182,7 +184,7 @@ struct Params { n: u32, bins: u32 }
 }
 `,
 		params: []backend.ArgKind{backend.ArgBuffer, backend.ArgBuffer, backend.ArgU32, backend.ArgU32},
-		blocks: [2]gpu.Dim3{gpu.D1(32), gpu.D1(128)},
+		blocks: [2]gpu.Dim3{gpu.D1(64), gpu.D1(128)},
 		launch: func(block gpu.Dim3) testCase {
 			const n, bins = 3000, 37
 			r := rng(3)
