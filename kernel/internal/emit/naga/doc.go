@@ -1,0 +1,68 @@
+// Package naga turns the per-kernel WGSL modules of the WGSL emitter into the
+// other dialects — SPIR-V for Vulkan, GLSL 4.30 and GLSL ES 3.10 for OpenGL,
+// and the Metal Shading Language — through github.com/gogpu/naga (pure Go),
+// keeping the portable kernel ABI of every backend.
+//
+// # The modules this package takes
+//
+// SPIRV, GLSL, GLSLES and MSL take a map from kernel name to that kernel's
+// WGSL module. Each module is a whole WGSL program for the native backends
+// (not the WebGPU one):
+//
+//   - it declares exactly
+//     const anygpu_block_x: u32 = 64u; (and anygpu_block_y, anygpu_block_z,
+//     usually 1u), each on its own, with a decimal u32 literal;
+//   - it has one @compute entry point named as the kernel (other entry
+//     points are dropped), with
+//     @workgroup_size(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+//   - the kernel's buffers are @group(0) @binding(i) var<storage, read_write>
+//     name: array<T> (T may be atomic<u32> or atomic<i32>), i = 0..n-1 in
+//     argument order;
+//   - when the kernel has scalars, @group(0) @binding(n) var<uniform> of a
+//     struct holding just the scalars in argument order (no AgLaunch: the
+//     launch geometry exists only for WebGPU, which folds wide grids);
+//   - the ids come from the real built-ins: local_invocation_id,
+//     workgroup_id, num_workgroups (global_invocation_id too), and the
+//     block size is read from the anygpu_block_* constants, used only in
+//     run-time expressions (never folded into another constant expression,
+//     an array size or a literal: that is reported as an error, see below).
+//
+// # The block size
+//
+// The block size is the launch's on every backend. The anygpu_block_*
+// constants are therefore not constants in the output: in SPIR-V they become
+// specialization constants SpecId 0, 1 and 2 (their WGSL values the
+// defaults), composed into the WorkgroupSize built-in as glslc does for
+// local_size_x_id = 0 etc., which backend/vulkan sets per launch; in GLSL
+// they become uint(ANYGPU_BLOCK_X) etc. and the layout is local_size_x =
+// ANYGPU_BLOCK_X etc., with #ifndef defaults; in MSL they are read from the
+// [[threads_per_threadgroup]] built-in. To find every use, each module is
+// translated twice with two different sets of sentinel values in place of the
+// constants' literals and the results, once the sentinels are replaced, must
+// agree; a module in which naga folded a block constant into something else
+// is refused.
+//
+// # The outputs
+//
+// SPIRV gives one module per kernel, entry point "main" (what backend/vulkan
+// expects of Source.SPIRVKernels), SPIR-V 1.3, buffers at set 0 bindings
+// 0..n-1 and the scalars' uniform block at binding n (which backend/vulkan
+// recognises as the OpenGL-style scalar block). GLSL and GLSLES give one text
+// with an #ifdef ANYGPU_KERNEL_<name> section per kernel (the form of
+// backend.Source's GLSL), SSBOs at bindings 0..n-1 and the scalars as a
+// std140 uniform block at binding n. MSL gives one text with a kernel function
+// per kernel named as the kernel, buffers at [[buffer(0..n-1)]] and the
+// scalars at [[buffer(n)]]; the kernels' #include lines are merged, naga's
+// helper functions that several kernels share identically are kept once, and
+// any other top-level name two kernels both declare is prefixed with the
+// kernel's name in each, so kernels never clash. Every output is deterministic: kernels go in name order.
+//
+// # Files
+//
+//	module.go     reading a module: the block constants, the entry point, lowering
+//	block.go      the sentinel translation that finds the block constants' uses
+//	spirv.go      SPIRV
+//	specconst.go  the SPIR-V word rewriter: LocalSize to specialization constants
+//	glsl.go       GLSL and GLSLES
+//	msl.go        MSL
+package naga

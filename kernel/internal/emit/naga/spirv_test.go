@@ -1,0 +1,57 @@
+package naga_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/anygpu/gpu"
+	"github.com/anygpu/gpu/backend/backendtest"
+	"github.com/anygpu/gpu/backend/vulkan"
+	"github.com/anygpu/gpu/kernel/internal/emit/naga"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const spirvVal = "/usr/bin/spirv-val"
+
+// TestSPIRVValidates checks every kernel's module with spirv-val for Vulkan
+// 1.1, and that the bytes are the same from one call to the next.
+func TestSPIRVValidates(t *testing.T) {
+	blobs, err := naga.SPIRV(modules())
+	require.NoError(t, err)
+	require.Len(t, blobs, len(testKernels))
+	again, err := naga.SPIRV(modules())
+	require.NoError(t, err)
+	assert.Equal(t, blobs, again, "the SPIR-V is not deterministic")
+	if _, err := os.Stat(spirvVal); err != nil {
+		t.Skipf("no %s: %v", spirvVal, err)
+	}
+	dir := t.TempDir()
+	for _, k := range testKernels {
+		t.Run(k.name, func(t *testing.T) {
+			path := filepath.Join(dir, k.name+".spv")
+			require.NoError(t, os.WriteFile(path, blobs[k.name], 0o644))
+			out, err := exec.Command(spirvVal, "--target-env", "vulkan1.1", path).CombinedOutput()
+			require.NoError(t, err, "spirv-val: %s", out)
+		})
+	}
+}
+
+// TestSPIRVRunsOnVulkan runs every kernel through backend/vulkan (lavapipe
+// here) with two block sizes: the block reaches the kernel through the
+// specialization constants.
+func TestSPIRVRunsOnVulkan(t *testing.T) {
+	backendtest.SkipUnlessAvailable(t, vulkan.Driver{})
+	blobs, err := naga.SPIRV(modules())
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dev, err := gpu.OpenDriver(ctx, vulkan.Driver{}, 0)
+	require.NoError(t, err)
+	defer dev.Close()
+	runAll(t, dev, gpu.Source{Name: "naga_spirv", SPIRVKernels: blobs})
+}
