@@ -140,7 +140,11 @@ func (f *fnLower) define(id *ast.Ident, e ast.Expr, top bool) []ir.Stmt {
 	if id.Name == "_" {
 		return f.discard(e)
 	}
+	n := len(f.l.errs)
 	value := f.initExpr(e)
+	if len(f.l.errs) > n {
+		return nil // the value's error says it; the variable stays undeclared
+	}
 	v := f.declare(id)
 	if v == nil {
 		return nil

@@ -37,7 +37,7 @@ func scalarOf(b *types.Basic) (s ir.Scalar, hint string) {
 	case types.Uint8, types.Uint16, types.Uintptr:
 		return ir.Invalid, "use uint32"
 	case types.String, types.UntypedString:
-		return ir.Invalid, "strings are not allowed in a kernel; use numbers"
+		return ir.Invalid, "use numbers"
 	case types.Complex64, types.Complex128, types.UntypedComplex:
 		return ir.Invalid, "use two floats for the real and imaginary parts"
 	case types.UnsafePointer, types.UntypedNil:

@@ -21,7 +21,10 @@ import (
 
 // varying is why a value varies between the threads of a group: the name of
 // what it reads and the root cause with its position.
-type varying struct{ name, cause string }
+type varying struct {
+	name, cause string
+	exit        bool // a loop's early exit: name says where
+}
 
 // uniformity is the analysis of one kernel.
 type uniformity struct {
@@ -58,13 +61,13 @@ func (u *uniformity) reason(e ir.Expr) *varying {
 	if e == nil {
 		return nil
 	}
-	leaf := func(name string, p ir.Pos) *varying { return &varying{name, name + " at " + at(p)} }
+	leaf := func(name string, p ir.Pos) *varying { return &varying{name: name, cause: name + " at " + at(p)} }
 	switch x := e.(type) {
 	case *ir.Const:
 		return nil
 	case *ir.Ref:
 		if c, ok := u.why[x.Var]; ok {
-			return &varying{x.Var.Name, c}
+			return &varying{name: x.Var.Name, cause: c}
 		}
 		return nil
 	case *ir.Index:
@@ -110,7 +113,7 @@ func (u *uniformity) reason(e ir.Expr) *varying {
 			}
 		}
 		if c := u.helperVaries(x.Func); c != "" {
-			return &varying{"helper " + x.Func.Name, c}
+			return &varying{name: "helper " + x.Func.Name, cause: c}
 		}
 		return nil
 	case *ir.Lane:
@@ -263,7 +266,8 @@ func (u *uniformity) exits(list []ir.Stmt, cond *varying) *varying {
 				if _, ok := s.(*ir.Continue); ok {
 					what = "continue"
 				}
-				return &varying{fmt.Sprintf("a %s at %s under a condition that reads %s", what, at(s.StmtPos()), cond.name), cond.cause}
+				return &varying{name: fmt.Sprintf("a %s at %s under a condition that reads %s", what, at(s.StmtPos()), describe(cond)),
+					cause: cond.cause, exit: true}
 			}
 		case *ir.If:
 			c := cond
@@ -341,9 +345,12 @@ func (c *barrierCheck) check(list []ir.Stmt) {
 			c.barriers = append(c.barriers, barrierAt{pos: s.Pos, loops: c.loops()})
 			for _, e := range c.encl {
 				if e.why != nil {
-					c.u.l.errs = append(c.u.l.errs, &Error{Pos: s.Pos,
-						Msg: fmt.Sprintf("kernel.Barrier inside the %s at %s, whose condition varies between the threads of a group: it reads %s",
-							e.what, at(e.pos), describe(e.why)),
+					msg := fmt.Sprintf("kernel.Barrier inside the %s at %s, whose condition varies between the threads of a group: it reads %s",
+						e.what, at(e.pos), describe(e.why))
+					if e.why.exit {
+						msg = fmt.Sprintf("kernel.Barrier inside the %s at %s, which some threads may leave early: %s", e.what, at(e.pos), e.why.name)
+					}
+					c.u.l.errs = append(c.u.l.errs, &Error{Pos: s.Pos, Msg: msg,
 						Hint: "every thread of a group must reach the same Barrier: make the condition depend only on parameters, constants and group indices and sizes, or move the Barrier out"})
 					break
 				}
@@ -365,6 +372,14 @@ func describe(r *varying) string {
 		return r.cause
 	}
 	return fmt.Sprintf("%s, which comes from %s", r.name, r.cause)
+}
+
+// describeAny describes a varying condition or loop exit.
+func describeAny(r *varying) string {
+	if r.exit {
+		return r.name
+	}
+	return describe(r)
 }
 
 // before reports whether a comes before b in the source.
@@ -391,7 +406,7 @@ func (c *barrierCheck) returns() {
 			continue
 		}
 		c.u.l.errs = append(c.u.l.errs, &Error{Pos: r.pos,
-			Msg:  fmt.Sprintf("a thread that returns early never reaches the Barrier at %s (the return's condition reads %s)", at(hit.pos), describe(r.why)),
+			Msg:  fmt.Sprintf("a thread that returns early never reaches the Barrier at %s (the return depends on %s)", at(hit.pos), describeAny(r.why)),
 			Hint: "guard the work with if instead"})
 	}
 }
