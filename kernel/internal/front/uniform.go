@@ -24,12 +24,17 @@ import (
 type varying struct {
 	name, cause string
 	exit        bool // a loop's early exit: name says where
+	// seq orders the causes: 0 for a value read directly, else the order
+	// in which the variable read was found varying (earlier is closer to
+	// the root cause).
+	seq int
 }
 
 // uniformity is the analysis of one kernel.
 type uniformity struct {
 	l       *loader
 	why     map[*ir.Var]string // varying locals and parameters: their root cause
+	seq     map[*ir.Var]int    // the order in which they were found
 	helpers map[*ir.Func]string
 	changed bool
 }
@@ -40,7 +45,7 @@ func (l *loader) checkUniform(fn *ir.Func) {
 	if !fn.Barriers {
 		return
 	}
-	u := &uniformity{l: l, why: map[*ir.Var]string{}, helpers: map[*ir.Func]string{}}
+	u := &uniformity{l: l, why: map[*ir.Var]string{}, seq: map[*ir.Var]int{}, helpers: map[*ir.Func]string{}}
 	for {
 		u.changed = false
 		u.taint(fn.Body, "")
@@ -67,7 +72,7 @@ func (u *uniformity) reason(e ir.Expr) *varying {
 		return nil
 	case *ir.Ref:
 		if c, ok := u.why[x.Var]; ok {
-			return &varying{name: x.Var.Name, cause: c}
+			return &varying{name: x.Var.Name, cause: c, seq: u.seq[x.Var]}
 		}
 		return nil
 	case *ir.Index:
@@ -127,10 +132,11 @@ func (u *uniformity) reason(e ir.Expr) *varying {
 	case *ir.Unary:
 		return u.reason(x.X)
 	case *ir.Binary:
-		if r := u.reason(x.X); r != nil {
-			return r
+		rx, ry := u.reason(x.X), u.reason(x.Y)
+		if rx == nil || ry != nil && ry.seq < rx.seq {
+			return ry
 		}
-		return u.reason(x.Y)
+		return rx
 	case *ir.Convert:
 		return u.reason(x.X)
 	}
@@ -178,6 +184,7 @@ func (u *uniformity) mark(v *ir.Var, cause string) {
 	}
 	if _, ok := u.why[v]; !ok {
 		u.why[v] = cause
+		u.seq[v] = len(u.seq) + 1
 		u.changed = true
 	}
 }
@@ -249,10 +256,14 @@ func (u *uniformity) taint(list []ir.Stmt, ctl string) {
 // loopReason is why the iterations of loop s differ between threads: its
 // condition, or a break or continue under a varying condition.
 func (u *uniformity) loopReason(s *ir.For) *varying {
-	if r := u.reason(s.Cond); r != nil {
+	r := u.reason(s.Cond)
+	if r != nil && r.seq == 0 {
 		return r
 	}
-	return u.exits(s.Body, nil)
+	if e := u.exits(s.Body, nil); e != nil {
+		return e
+	}
+	return r
 }
 
 // exits finds a break or continue of the loop whose body is list under a
