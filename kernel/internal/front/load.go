@@ -110,6 +110,10 @@ func (l *loader) load(files []File) *ir.Module {
 			if fd.Body != nil {
 				l.decls[obj] = fd
 			}
+			if isKernel(fd) && fd.Body == nil {
+				l.errorf(fd.Name.Pos(), "write the kernel's body in Go", "kernel %s has no body", fd.Name.Name)
+				continue
+			}
 			if isKernel(fd) {
 				l.kernels[obj] = true
 				kernels = append(kernels, fd)

@@ -121,6 +121,8 @@ func TestReject(t *testing.T) {
 			"t.go:9:5: comparing Float4 values is not allowed in a kernel; compare the lanes: a.X == b.X && ..."},
 		{"type error", "//gpu:kernel\nfunc K(y []float32) {\n\ty[0] = \"x\"\n}",
 			`t.go:9:9: cannot use "x" (untyped string constant) as float32 value in assignment`},
+		{"kernel without a body", "//gpu:kernel\nfunc K(y []float32)",
+			"t.go:8:6: kernel K has no body; write the kernel's body in Go"},
 		{"no kernel", "func h() {}", "t.go:1:1: no function is marked //gpu:kernel; mark a kernel with a line //gpu:kernel directly above its func"},
 		{"variadic helper", "func h(x ...int32) int32 { return 0 }\n//gpu:kernel\nfunc K(y []int32) { y[0] = h(1, 2) }",
 			"t.go:7:7: variadic parameters are not allowed in a kernel; take a fixed number of parameters"},
