@@ -128,8 +128,8 @@ func (l *loader) bufferType(t *types.Slice, pos token.Pos, name string) ir.Type 
 	return &ir.Slice{Elem: s}
 }
 
-// typeOf is the IR type of a lowered expression's Go type, mapped without errors
-// (the expression's parts already reported theirs); nil when unknown.
+// quietType maps the Go type of a lowered expression without reporting
+// errors (the expression's parts already reported theirs); nil when unknown.
 func (l *loader) quietType(t types.Type) ir.Type {
 	if t == nil {
 		return nil
