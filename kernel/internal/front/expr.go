@@ -226,7 +226,11 @@ func (f *fnLower) selector(e *ast.SelectorExpr) ir.Expr {
 	}
 	switch {
 	case sel.Kind() == types.FieldVal && f.l.isFloat4(sel.Recv()):
-		return &ir.Lane{X: f.expr(e.X), N: sel.Index()[0], Pos: p}
+		x := f.expr(e.X)
+		if _, ok := x.ExprType().(*ir.Vec); !ok {
+			return bad(p) // x's error says why
+		}
+		return &ir.Lane{X: x, N: sel.Index()[0], Pos: p}
 	case sel.Kind() == types.FieldVal:
 		f.errorf(e, "use kernel.Float4, separate variables or arrays", "struct fields are not allowed in a kernel")
 	default:

@@ -67,9 +67,6 @@ func (l *loader) errorf(p token.Pos, hint, format string, args ...any) {
 	l.errs = append(l.errs, &Error{Pos: l.pos(p), Msg: fmt.Sprintf(format, args...), Hint: hint})
 }
 
-// short is a position as line:col, for messages that point at a second place.
-func (l *loader) short(p ir.Pos) string { return fmt.Sprintf("%d:%d", p.Line, p.Col) }
-
 // load does Load's work; errors land in l.errs.
 func (l *loader) load(files []File) *ir.Module {
 	if len(files) == 0 {
@@ -109,6 +106,10 @@ func (l *loader) load(files []File) *ir.Module {
 			}
 			if fd.Body != nil {
 				l.decls[obj] = fd
+			}
+			if isKernel(fd) && fd.Body == nil {
+				l.errorf(fd.Name.Pos(), "write the kernel's body in Go", "kernel %s has no body", fd.Name.Name)
+				continue
 			}
 			if isKernel(fd) {
 				l.kernels[obj] = true

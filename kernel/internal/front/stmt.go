@@ -140,7 +140,11 @@ func (f *fnLower) define(id *ast.Ident, e ast.Expr, top bool) []ir.Stmt {
 	if id.Name == "_" {
 		return f.discard(e)
 	}
+	n := len(f.l.errs)
 	value := f.initExpr(e)
+	if len(f.l.errs) > n {
+		return nil // the value's error says it; the variable stays undeclared
+	}
 	v := f.declare(id)
 	if v == nil {
 		return nil
@@ -412,7 +416,7 @@ func (f *fnLower) place(e ast.Expr) ir.Expr {
 	case *ast.SelectorExpr:
 		if sel := f.l.info.Selections[x]; sel != nil && sel.Kind() == types.FieldVal && f.l.isFloat4(sel.Recv()) {
 			inner := f.place(x.X)
-			if ref, ok := inner.(*ir.Ref); !ok || ref.Var.Class == ir.Shared {
+			if ref, ok := inner.(*ir.Ref); !ok || ref.Var.Class == ir.Shared || !isVec(ref.Var.Type) {
 				if inner != nil {
 					f.errorf(x, "copy it into a local Float4, set the lane there and store the whole Float4 back",
 						"assigning a lane of this Float4 is not allowed")
@@ -428,6 +432,9 @@ func (f *fnLower) place(e ast.Expr) ir.Expr {
 	f.errorf(e, "assign to a local variable, or an element of a buffer, array or shared array", "assigning to this is not allowed in a kernel")
 	return bad(f.pos(e))
 }
+
+// isVec reports whether t is a Vec.
+func isVec(t ir.Type) bool { _, ok := t.(*ir.Vec); return ok }
 
 // isSlice reports whether t is a buffer.
 func isSlice(t ir.Type) bool { _, ok := t.(*ir.Slice); return ok }

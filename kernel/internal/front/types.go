@@ -37,7 +37,7 @@ func scalarOf(b *types.Basic) (s ir.Scalar, hint string) {
 	case types.Uint8, types.Uint16, types.Uintptr:
 		return ir.Invalid, "use uint32"
 	case types.String, types.UntypedString:
-		return ir.Invalid, "strings are not allowed in a kernel; use numbers"
+		return ir.Invalid, "use numbers"
 	case types.Complex64, types.Complex128, types.UntypedComplex:
 		return ir.Invalid, "use two floats for the real and imaginary parts"
 	case types.UnsafePointer, types.UntypedNil:
@@ -128,8 +128,8 @@ func (l *loader) bufferType(t *types.Slice, pos token.Pos, name string) ir.Type 
 	return &ir.Slice{Elem: s}
 }
 
-// typeOf is the IR type of a lowered expression's Go type, mapped without errors
-// (the expression's parts already reported theirs); nil when unknown.
+// quietType maps the Go type of a lowered expression without reporting
+// errors (the expression's parts already reported theirs); nil when unknown.
 func (l *loader) quietType(t types.Type) ir.Type {
 	if t == nil {
 		return nil

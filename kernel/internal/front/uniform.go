@@ -21,12 +21,20 @@ import (
 
 // varying is why a value varies between the threads of a group: the name of
 // what it reads and the root cause with its position.
-type varying struct{ name, cause string }
+type varying struct {
+	name, cause string
+	exit        bool // a loop's early exit: name says where
+	// seq orders the causes: 0 for a value read directly, else the order
+	// in which the variable read was found varying (earlier is closer to
+	// the root cause).
+	seq int
+}
 
 // uniformity is the analysis of one kernel.
 type uniformity struct {
 	l       *loader
 	why     map[*ir.Var]string // varying locals and parameters: their root cause
+	seq     map[*ir.Var]int    // the order in which they were found
 	helpers map[*ir.Func]string
 	changed bool
 }
@@ -37,7 +45,7 @@ func (l *loader) checkUniform(fn *ir.Func) {
 	if !fn.Barriers {
 		return
 	}
-	u := &uniformity{l: l, why: map[*ir.Var]string{}, helpers: map[*ir.Func]string{}}
+	u := &uniformity{l: l, why: map[*ir.Var]string{}, seq: map[*ir.Var]int{}, helpers: map[*ir.Func]string{}}
 	for {
 		u.changed = false
 		u.taint(fn.Body, "")
@@ -58,13 +66,13 @@ func (u *uniformity) reason(e ir.Expr) *varying {
 	if e == nil {
 		return nil
 	}
-	leaf := func(name string, p ir.Pos) *varying { return &varying{name, name + " at " + at(p)} }
+	leaf := func(name string, p ir.Pos) *varying { return &varying{name: name, cause: name + " at " + at(p)} }
 	switch x := e.(type) {
 	case *ir.Const:
 		return nil
 	case *ir.Ref:
 		if c, ok := u.why[x.Var]; ok {
-			return &varying{x.Var.Name, c}
+			return &varying{name: x.Var.Name, cause: c, seq: u.seq[x.Var]}
 		}
 		return nil
 	case *ir.Index:
@@ -110,7 +118,7 @@ func (u *uniformity) reason(e ir.Expr) *varying {
 			}
 		}
 		if c := u.helperVaries(x.Func); c != "" {
-			return &varying{"helper " + x.Func.Name, c}
+			return &varying{name: "helper " + x.Func.Name, cause: c}
 		}
 		return nil
 	case *ir.Lane:
@@ -124,10 +132,11 @@ func (u *uniformity) reason(e ir.Expr) *varying {
 	case *ir.Unary:
 		return u.reason(x.X)
 	case *ir.Binary:
-		if r := u.reason(x.X); r != nil {
-			return r
+		rx, ry := u.reason(x.X), u.reason(x.Y)
+		if rx == nil || ry != nil && ry.seq < rx.seq {
+			return ry
 		}
-		return u.reason(x.Y)
+		return rx
 	case *ir.Convert:
 		return u.reason(x.X)
 	}
@@ -175,6 +184,7 @@ func (u *uniformity) mark(v *ir.Var, cause string) {
 	}
 	if _, ok := u.why[v]; !ok {
 		u.why[v] = cause
+		u.seq[v] = len(u.seq) + 1
 		u.changed = true
 	}
 }
@@ -246,10 +256,14 @@ func (u *uniformity) taint(list []ir.Stmt, ctl string) {
 // loopReason is why the iterations of loop s differ between threads: its
 // condition, or a break or continue under a varying condition.
 func (u *uniformity) loopReason(s *ir.For) *varying {
-	if r := u.reason(s.Cond); r != nil {
+	r := u.reason(s.Cond)
+	if r != nil && r.seq == 0 {
 		return r
 	}
-	return u.exits(s.Body, nil)
+	if e := u.exits(s.Body, nil); e != nil {
+		return e
+	}
+	return r
 }
 
 // exits finds a break or continue of the loop whose body is list under a
@@ -263,7 +277,8 @@ func (u *uniformity) exits(list []ir.Stmt, cond *varying) *varying {
 				if _, ok := s.(*ir.Continue); ok {
 					what = "continue"
 				}
-				return &varying{fmt.Sprintf("a %s at %s under a condition that reads %s", what, at(s.StmtPos()), cond.name), cond.cause}
+				return &varying{name: fmt.Sprintf("a %s at %s under a condition that reads %s", what, at(s.StmtPos()), describe(cond)),
+					cause: cond.cause, exit: true}
 			}
 		case *ir.If:
 			c := cond
@@ -341,9 +356,12 @@ func (c *barrierCheck) check(list []ir.Stmt) {
 			c.barriers = append(c.barriers, barrierAt{pos: s.Pos, loops: c.loops()})
 			for _, e := range c.encl {
 				if e.why != nil {
-					c.u.l.errs = append(c.u.l.errs, &Error{Pos: s.Pos,
-						Msg: fmt.Sprintf("kernel.Barrier inside the %s at %s, whose condition varies between the threads of a group: it reads %s",
-							e.what, at(e.pos), describe(e.why)),
+					msg := fmt.Sprintf("kernel.Barrier inside the %s at %s, whose condition varies between the threads of a group: it reads %s",
+						e.what, at(e.pos), describe(e.why))
+					if e.why.exit {
+						msg = fmt.Sprintf("kernel.Barrier inside the %s at %s, which some threads may leave early: %s", e.what, at(e.pos), e.why.name)
+					}
+					c.u.l.errs = append(c.u.l.errs, &Error{Pos: s.Pos, Msg: msg,
 						Hint: "every thread of a group must reach the same Barrier: make the condition depend only on parameters, constants and group indices and sizes, or move the Barrier out"})
 					break
 				}
@@ -365,6 +383,14 @@ func describe(r *varying) string {
 		return r.cause
 	}
 	return fmt.Sprintf("%s, which comes from %s", r.name, r.cause)
+}
+
+// describeAny describes a varying condition or loop exit.
+func describeAny(r *varying) string {
+	if r.exit {
+		return r.name
+	}
+	return describe(r)
 }
 
 // before reports whether a comes before b in the source.
@@ -391,7 +417,7 @@ func (c *barrierCheck) returns() {
 			continue
 		}
 		c.u.l.errs = append(c.u.l.errs, &Error{Pos: r.pos,
-			Msg:  fmt.Sprintf("a thread that returns early never reaches the Barrier at %s (the return's condition reads %s)", at(hit.pos), describe(r.why)),
+			Msg:  fmt.Sprintf("a thread that returns early never reaches the Barrier at %s (the return depends on %s)", at(hit.pos), describeAny(r.why)),
 			Hint: "guard the work with if instead"})
 	}
 }
