@@ -1,10 +1,6 @@
 package kernel
 
-import (
-	"math"
-	"sync/atomic"
-	"unsafe"
-)
+import "github.com/anygpu/gpu/kernel/internal/kmath"
 
 // Atomic operations on an element of a buffer or a shared array, taken by
 // address: kernel.AtomicAdd(&hist[b], 1). Each returns the element's value
@@ -16,82 +12,26 @@ import (
 type Atomic interface{ ~int32 | ~uint32 }
 
 // AtomicAdd adds v to *p.
-func AtomicAdd[T Atomic | ~float32](p *T, v T) T {
-	u := (*uint32)(unsafe.Pointer(p))
-	half := T(1)
-	half /= 2
-	for {
-		old := atomic.LoadUint32(u)
-		var oldT, next T
-		if half != 0 { // a float type
-			oldT = T(math.Float32frombits(old))
-			next = oldT + v
-			if atomic.CompareAndSwapUint32(u, old, math.Float32bits(float32(next))) {
-				return oldT
-			}
-			continue
-		}
-		oldT = *(*T)(unsafe.Pointer(&old))
-		next = oldT + v
-		if atomic.CompareAndSwapUint32(u, old, *(*uint32)(unsafe.Pointer(&next))) {
-			return oldT
-		}
-	}
-}
+func AtomicAdd[T Atomic | ~float32](p *T, v T) T { return kmath.AtomicAdd(p, v) }
 
 // AtomicMin stores min(*p, v) in *p.
-func AtomicMin[T Atomic](p *T, v T) T {
-	return casLoop(p, func(old T) T { return min(old, v) })
-}
+func AtomicMin[T Atomic](p *T, v T) T { return kmath.AtomicMin(p, v) }
 
 // AtomicMax stores max(*p, v) in *p.
-func AtomicMax[T Atomic](p *T, v T) T {
-	return casLoop(p, func(old T) T { return max(old, v) })
-}
+func AtomicMax[T Atomic](p *T, v T) T { return kmath.AtomicMax(p, v) }
 
 // AtomicAnd stores *p & v in *p.
-func AtomicAnd[T Atomic](p *T, v T) T {
-	return casLoop(p, func(old T) T { return old & v })
-}
+func AtomicAnd[T Atomic](p *T, v T) T { return kmath.AtomicAnd(p, v) }
 
 // AtomicOr stores *p | v in *p.
-func AtomicOr[T Atomic](p *T, v T) T {
-	return casLoop(p, func(old T) T { return old | v })
-}
+func AtomicOr[T Atomic](p *T, v T) T { return kmath.AtomicOr(p, v) }
 
 // AtomicXor stores *p ^ v in *p.
-func AtomicXor[T Atomic](p *T, v T) T {
-	return casLoop(p, func(old T) T { return old ^ v })
-}
+func AtomicXor[T Atomic](p *T, v T) T { return kmath.AtomicXor(p, v) }
 
 // AtomicExchange stores v in *p.
-func AtomicExchange[T Atomic](p *T, v T) T {
-	old := atomic.SwapUint32((*uint32)(unsafe.Pointer(p)), uint32(v))
-	return T(old)
-}
+func AtomicExchange[T Atomic](p *T, v T) T { return kmath.AtomicExchange(p, v) }
 
 // AtomicCompareExchange stores v in *p if *p equals old; it returns the
 // value *p held, which equals old when the store happened.
-func AtomicCompareExchange[T Atomic](p *T, old, v T) T {
-	u := (*uint32)(unsafe.Pointer(p))
-	for {
-		cur := atomic.LoadUint32(u)
-		if T(cur) != old {
-			return T(cur)
-		}
-		if atomic.CompareAndSwapUint32(u, cur, uint32(v)) {
-			return T(cur)
-		}
-	}
-}
-
-// casLoop applies f to *p atomically and returns the old value.
-func casLoop[T Atomic](p *T, f func(T) T) T {
-	u := (*uint32)(unsafe.Pointer(p))
-	for {
-		old := atomic.LoadUint32(u)
-		if atomic.CompareAndSwapUint32(u, old, uint32(f(T(old)))) {
-			return T(old)
-		}
-	}
-}
+func AtomicCompareExchange[T Atomic](p *T, old, v T) T { return kmath.AtomicCompareExchange(p, old, v) }

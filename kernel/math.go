@@ -1,6 +1,6 @@
 package kernel
 
-import "math"
+import "github.com/anygpu/gpu/kernel/internal/kmath"
 
 // Float is the floating-point types the math functions take.
 type Float interface{ ~float32 | ~float64 }
@@ -15,60 +15,55 @@ type Number interface {
 // for the minimum and maximum.
 
 // Sqrt is the square root of x.
-func Sqrt[T Float](x T) T { return T(math.Sqrt(float64(x))) }
+func Sqrt[T Float](x T) T { return kmath.Sqrt(x) }
 
 // Rsqrt is 1/Sqrt(x).
-func Rsqrt[T Float](x T) T { return T(1 / math.Sqrt(float64(x))) }
+func Rsqrt[T Float](x T) T { return kmath.Rsqrt(x) }
 
 // Exp is e**x.
-func Exp[T Float](x T) T { return T(math.Exp(float64(x))) }
+func Exp[T Float](x T) T { return kmath.Exp(x) }
 
 // Exp2 is 2**x.
-func Exp2[T Float](x T) T { return T(math.Exp2(float64(x))) }
+func Exp2[T Float](x T) T { return kmath.Exp2(x) }
 
 // Log is the natural logarithm of x.
-func Log[T Float](x T) T { return T(math.Log(float64(x))) }
+func Log[T Float](x T) T { return kmath.Log(x) }
 
 // Log2 is the base-2 logarithm of x.
-func Log2[T Float](x T) T { return T(math.Log2(float64(x))) }
+func Log2[T Float](x T) T { return kmath.Log2(x) }
 
 // Sin is the sine of x (radians).
-func Sin[T Float](x T) T { return T(math.Sin(float64(x))) }
+func Sin[T Float](x T) T { return kmath.Sin(x) }
 
 // Cos is the cosine of x (radians).
-func Cos[T Float](x T) T { return T(math.Cos(float64(x))) }
+func Cos[T Float](x T) T { return kmath.Cos(x) }
 
 // Tanh is the hyperbolic tangent of x.
-func Tanh[T Float](x T) T { return T(math.Tanh(float64(x))) }
+func Tanh[T Float](x T) T { return kmath.Tanh(x) }
 
 // Pow is x**y.
-func Pow[T Float](x, y T) T { return T(math.Pow(float64(x), float64(y))) }
+func Pow[T Float](x, y T) T { return kmath.Pow(x, y) }
 
 // Floor is the greatest integer value ≤ x.
-func Floor[T Float](x T) T { return T(math.Floor(float64(x))) }
+func Floor[T Float](x T) T { return kmath.Floor(x) }
 
 // Ceil is the least integer value ≥ x.
-func Ceil[T Float](x T) T { return T(math.Ceil(float64(x))) }
+func Ceil[T Float](x T) T { return kmath.Ceil(x) }
 
 // Trunc is x with its fraction dropped.
-func Trunc[T Float](x T) T { return T(math.Trunc(float64(x))) }
+func Trunc[T Float](x T) T { return kmath.Trunc(x) }
 
 // Fma is x*y + z, rounded once.
-func Fma[T Float](x, y, z T) T { return T(math.FMA(float64(x), float64(y), float64(z))) }
+func Fma[T Float](x, y, z T) T { return kmath.Fma(x, y, z) }
 
 // Abs is the absolute value of x (for the most negative integer, itself).
-func Abs[T Number](x T) T {
-	if x < 0 || (x == 0 && 1/float64(x) < 0) { // negative, or -0
-		return -x
-	}
-	return x
-}
+func Abs[T Number](x T) T { return kmath.Abs(x) }
 
 // Clamp is min(max(x, lo), hi).
-func Clamp[T Number](x, lo, hi T) T { return min(max(x, lo), hi) }
+func Clamp[T Number](x, lo, hi T) T { return kmath.Clamp(x, lo, hi) }
 
 // Float32bits is the IEEE 754 bits of f.
-func Float32bits(f float32) uint32 { return math.Float32bits(f) }
+func Float32bits(f float32) uint32 { return kmath.Float32bits(f) }
 
 // Float32frombits is the float32 whose IEEE 754 bits are b.
-func Float32frombits(b uint32) float32 { return math.Float32frombits(b) }
+func Float32frombits(b uint32) float32 { return kmath.Float32frombits(b) }

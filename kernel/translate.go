@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"go/parser"
+	"go/token"
 	"strings"
 
 	"github.com/anygpu/gpu"
@@ -27,7 +29,7 @@ func Translate(goSource string) (gpu.Source, error) {
 	if err != nil {
 		return gpu.Source{}, translateError(err)
 	}
-	src, err := build.Source(m)
+	src, _, err := build.Source(packageName(goSource), m)
 	if err != nil {
 		return gpu.Source{}, translateError(err)
 	}
@@ -44,4 +46,14 @@ func translateError(err error) error {
 	first, _, _ := strings.Cut(text, "\n")
 	return &errors.Error{Backend: "kernel", Op: "translate", Category: errors.Compilation, Msg: first, Log: text, Err: err,
 		Hint: "the kernel language is the Go subset listed in the kernel package's doc (go doc github.com/anygpu/gpu/kernel); the log lists every problem"}
+}
+
+// packageName is the name in a Go file's package clause ("kernels" when it
+// has none that parses: the front end has already accepted the file).
+func packageName(src string) string {
+	f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.PackageClauseOnly)
+	if err != nil || f.Name == nil {
+		return "kernels"
+	}
+	return f.Name.Name
 }

@@ -2,10 +2,11 @@ package backendtest
 
 import (
 	"cmp"
-	"context"
+
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/anygpu/gpu"
@@ -129,13 +130,35 @@ func compareCase(t *testing.T, c kernelcorpus.Case, how string, got, want caseRe
 			slices.SortFunc(w.F32, func(x, y float32) int { return cmp.Compare(x, y) })
 		}
 		where := fmt.Sprintf("%s: %s argument %d", how, c.Kernel, i)
-		require.Equal(t, w.I32, g.I32, where)
-		require.Equal(t, w.U32, g.U32, where)
+		requireSameInts(t, where, w.I32, g.I32)
+		requireSameInts(t, where, w.U32, g.U32)
+		var bad []string
 		for j := range w.F32 {
 			if !kernels.AlmostEqual(g.F32[j], w.F32[j], c.ULP, c.Abs) {
-				require.Failf(t, "float mismatch", "%s element %d: got %g (%#08x), want %g (%#08x), tolerance %d ULP or %g",
-					where, j, g.F32[j], math.Float32bits(g.F32[j]), w.F32[j], math.Float32bits(w.F32[j]), c.ULP, c.Abs)
+				bad = append(bad, fmt.Sprintf("element %d: got %g (%#08x), want %g (%#08x)",
+					j, g.F32[j], math.Float32bits(g.F32[j]), w.F32[j], math.Float32bits(w.F32[j])))
 			}
 		}
+		if len(bad) > 0 {
+			require.Failf(t, "float mismatch", "%s: %d of %d elements differ beyond %d ULP or %g; the first: %s",
+				where, len(bad), len(w.F32), c.ULP, c.Abs, strings.Join(bad[:min(len(bad), 8)], "; "))
+		}
+	}
+}
+
+// requireSameInts fails t, listing the first differences, unless got
+// equals want element for element.
+func requireSameInts[T int32 | uint32](t *testing.T, where string, want, got []T) {
+	t.Helper()
+	require.Len(t, got, len(want), where)
+	var bad []string
+	for j := range want {
+		if got[j] != want[j] {
+			bad = append(bad, fmt.Sprintf("element %d: got %d, want %d", j, got[j], want[j]))
+		}
+	}
+	if len(bad) > 0 {
+		require.Failf(t, "integer mismatch", "%s: %d of %d elements differ; the first: %s",
+			where, len(bad), len(want), strings.Join(bad[:min(len(bad), 8)], "; "))
 	}
 }

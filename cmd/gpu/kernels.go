@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/anygpu/gpu"
+	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/kernel"
 )
 
 const kernelsUsage = `usage: gpu kernels [--dir DIR] [--var NAME] [--name NAME] [--out FILE]
@@ -74,11 +76,26 @@ type kernelDialects struct {
 // do not clash with the package's own.
 const goKernelPrefix = "gpugen"
 
-// translateKernels translates the kernels of files (one package). It runs
-// the front end and every emitter of package kernel, which live under
-// kernel/internal and so are reached through package kernel's translation
-// API; nil while that API is not in this build.
-var translateKernels func(files []kernelFile, goPrefix string) (kernelDialects, error)
+// translateKernels translates the kernels of files (one package, named
+// name) through package kernel; tests replace it.
+var translateKernels = func(name string, files []kernelFile, goPrefix string) (kernelDialects, error) {
+	kf := make([]kernel.File, len(files))
+	for i, f := range files {
+		kf[i] = kernel.File{Name: f.Name, Src: string(f.Src)}
+	}
+	p, err := kernel.TranslatePackage(name, kf, goPrefix)
+	if err != nil {
+		if log := errors.LogOf(err); log != "" {
+			return kernelDialects{}, fmt.Errorf("%s", log)
+		}
+		return kernelDialects{}, err
+	}
+	return kernelDialects{
+		CUDA: p.Source.CUDA, WGSL: p.Source.WGSL, SPIRVKernels: p.Source.SPIRVKernels,
+		GLSL: p.Source.GLSL, GLSLES: p.Source.GLSLES, MSL: p.Source.MSL,
+		Go: p.Go, GoImports: p.GoImports, GoFuncs: p.GoFuncs, Params: p.Source.Params,
+	}, nil
+}
 
 func runKernels(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kernels", flag.ContinueOnError)
@@ -104,11 +121,7 @@ func runKernels(_ context.Context, args []string, stdout, stderr io.Writer) int 
 	if *name == "" {
 		*name = pkg
 	}
-	if translateKernels == nil {
-		fmt.Fprintln(stderr, "gpu kernels: this build has no kernel translator (package kernel's translation API is missing)")
-		return exitFail
-	}
-	d, err := translateKernels(files, goKernelPrefix)
+	d, err := translateKernels(*name, files, goKernelPrefix)
 	if err != nil {
 		// One line per error, each file:line:col: message.
 		for _, line := range strings.Split(strings.TrimRight(err.Error(), "\n"), "\n") {

@@ -22,7 +22,7 @@ func fakeKernels(t *testing.T, d kernelDialects, err error) *[]kernelFile {
 	t.Helper()
 	var got []kernelFile
 	saved := translateKernels
-	translateKernels = func(files []kernelFile, prefix string) (kernelDialects, error) {
+	translateKernels = func(_ string, files []kernelFile, prefix string) (kernelDialects, error) {
 		assert.Equal(t, goKernelPrefix, prefix)
 		got = append(got, files...)
 		return d, err

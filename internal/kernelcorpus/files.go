@@ -3,11 +3,15 @@ package kernelcorpus
 import (
 	"embed"
 	"io/fs"
+	"regexp"
 	"strings"
 )
 
 //go:embed *.go
 var sources embed.FS
+
+// kernelMark is the directive that marks a kernel, at the start of a line.
+var kernelMark = regexp.MustCompile(`(?m)^//gpu:kernel$`)
 
 // File is one source file of the corpus.
 type File struct{ Name, Src string }
@@ -20,7 +24,7 @@ func Files() []File {
 	for _, name := range names {
 		b, err := sources.ReadFile(name)
 		if err != nil || strings.HasSuffix(name, "_gen.go") || strings.HasSuffix(name, "_test.go") ||
-			!strings.Contains(string(b), "//gpu:kernel") {
+			!kernelMark.Match(b) {
 			continue
 		}
 		out = append(out, File{Name: name, Src: string(b)})

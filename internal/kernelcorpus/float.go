@@ -37,31 +37,38 @@ func FloatMinMax(out []float32, a, b []float32, n uint32) {
 	}
 }
 
+// NaNInf classifies its inputs and passes NaN and Inf through arithmetic.
+// It tells NaN by its bits, not by x != x, and compares only numbers with
+// the infinities: Vulkan, OpenGL and WebGPU compilers may assume that
+// arithmetic and comparisons meet no NaN (x != x false, x*0 and x-x 0).
+//
 //gpu:kernel
 func NaNInf(out []float32, flags []uint32, in []float32, n uint32) {
 	i := kernel.GlobalX()
 	if i < n {
 		x := in[i]
+		b := kernel.Float32bits(x)
 		var f uint32
-		if x != x {
-			f |= 1
-		}
-		if x > 3.4e38 {
-			f |= 2
-		}
-		if x < -3.4e38 {
-			f |= 4
-		}
-		if x == 0 {
-			f |= 8
-		}
-		if x <= 1 {
-			f |= 16
+		if b&0x7fffffff > 0x7f800000 {
+			f = 1
+		} else {
+			if x > 3.4e38 {
+				f += 2
+			}
+			if x < -3.4e38 {
+				f += 4
+			}
+			if x == 0 {
+				f += 8
+			}
+			if x <= 1 {
+				f += 16
+			}
 		}
 		flags[i] = f
-		out[3*i] = x * 0
+		out[3*i] = x * 2
 		out[3*i+1] = 1 / x
-		out[3*i+2] = x - x
+		out[3*i+2] = x + 1
 	}
 }
 

@@ -3,7 +3,7 @@ package interp
 import (
 	"unsafe"
 
-	"github.com/anygpu/gpu/kernel"
+	"github.com/anygpu/gpu/kernel/internal/kmath"
 	"github.com/anygpu/gpu/kernel/internal/ir"
 )
 
@@ -45,7 +45,7 @@ func (c *compiler) atomic(e *ir.Atomic) (any, error) {
 	case kF32:
 		if e.Op == ir.AtomicAdd {
 			ptr, v := pointer(p, 4), args[0].(val[float32]).get()
-			f = fnVal(func(t *thread) float32 { return kernel.AtomicAdd((*float32)(ptr(t)), v(t)) })
+			f = fnVal(func(t *thread) float32 { return kmath.AtomicAdd((*float32)(ptr(t)), v(t)) })
 		}
 	}
 	if f == nil {
@@ -59,25 +59,25 @@ func atomicInt[T int32 | uint32](op ir.AtomicOp, ptr func(*thread) unsafe.Pointe
 	var f func(*T, T) T
 	switch op {
 	case ir.AtomicAdd:
-		return fnVal(func(t *thread) T { return kernel.AtomicAdd((*T)(ptr(t)), v(t)) })
+		return fnVal(func(t *thread) T { return kmath.AtomicAdd((*T)(ptr(t)), v(t)) })
 	case ir.AtomicMin:
-		f = kernel.AtomicMin[T]
+		f = kmath.AtomicMin[T]
 	case ir.AtomicMax:
-		f = kernel.AtomicMax[T]
+		f = kmath.AtomicMax[T]
 	case ir.AtomicAnd:
-		f = kernel.AtomicAnd[T]
+		f = kmath.AtomicAnd[T]
 	case ir.AtomicOr:
-		f = kernel.AtomicOr[T]
+		f = kmath.AtomicOr[T]
 	case ir.AtomicXor:
-		f = kernel.AtomicXor[T]
+		f = kmath.AtomicXor[T]
 	case ir.AtomicExchange:
-		f = kernel.AtomicExchange[T]
+		f = kmath.AtomicExchange[T]
 	case ir.AtomicCompareExchange:
 		nv := args[1].(val[T]).get()
 		return fnVal(func(t *thread) T {
 			p := (*T)(ptr(t))
 			old := v(t)
-			return kernel.AtomicCompareExchange(p, old, nv(t))
+			return kmath.AtomicCompareExchange(p, old, nv(t))
 		})
 	default:
 		return nil

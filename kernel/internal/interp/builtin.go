@@ -4,7 +4,7 @@ import (
 	"math"
 	"unsafe"
 
-	"github.com/anygpu/gpu/kernel"
+	"github.com/anygpu/gpu/kernel/internal/kmath"
 	"github.com/anygpu/gpu/kernel/internal/ir"
 )
 
@@ -103,40 +103,40 @@ func mathFn[T float](b ir.Builtin, args []any) any {
 	var un func(T) T
 	switch b {
 	case ir.Sqrt:
-		un = kernel.Sqrt[T]
+		un = kmath.Sqrt[T]
 	case ir.Rsqrt:
-		un = kernel.Rsqrt[T]
+		un = kmath.Rsqrt[T]
 	case ir.Exp:
-		un = kernel.Exp[T]
+		un = kmath.Exp[T]
 	case ir.Exp2:
-		un = kernel.Exp2[T]
+		un = kmath.Exp2[T]
 	case ir.Log:
-		un = kernel.Log[T]
+		un = kmath.Log[T]
 	case ir.Log2:
-		un = kernel.Log2[T]
+		un = kmath.Log2[T]
 	case ir.Sin:
-		un = kernel.Sin[T]
+		un = kmath.Sin[T]
 	case ir.Cos:
-		un = kernel.Cos[T]
+		un = kmath.Cos[T]
 	case ir.Tanh:
-		un = kernel.Tanh[T]
+		un = kmath.Tanh[T]
 	case ir.Floor:
-		un = kernel.Floor[T]
+		un = kmath.Floor[T]
 	case ir.Ceil:
-		un = kernel.Ceil[T]
+		un = kmath.Ceil[T]
 	case ir.Trunc:
-		un = kernel.Trunc[T]
+		un = kmath.Trunc[T]
 	case ir.Pow:
 		y := args[1].(val[T]).get()
-		return fnVal(func(t *thread) T { return kernel.Pow(x(t), y(t)) })
+		return fnVal(func(t *thread) T { return kmath.Pow(x(t), y(t)) })
 	case ir.Fma:
 		y, z := args[1].(val[T]).get(), args[2].(val[T]).get()
-		return fnVal(func(t *thread) T { return kernel.Fma(x(t), y(t), z(t)) })
+		return fnVal(func(t *thread) T { return kmath.Fma(x(t), y(t), z(t)) })
 	default:
 		return nil
 	}
 	if b == ir.Sqrt { // the common one, without the indirect call
-		return fnVal(func(t *thread) T { return kernel.Sqrt(x(t)) })
+		return fnVal(func(t *thread) T { return kmath.Sqrt(x(t)) })
 	}
 	return fnVal(func(t *thread) T { return un(x(t)) })
 }
@@ -147,7 +147,7 @@ func numFn[T number](b ir.Builtin, args []any) any {
 	switch b {
 	case ir.Abs:
 		xf := x.get()
-		return fnVal(func(t *thread) T { return kernel.Abs(xf(t)) })
+		return fnVal(func(t *thread) T { return kmath.Abs(xf(t)) })
 	case ir.Min, ir.Max:
 		y := args[1].(val[T])
 		if b == ir.Min {
@@ -156,7 +156,7 @@ func numFn[T number](b ir.Builtin, args []any) any {
 		return fnVal(opMax(x, y))
 	case ir.Clamp:
 		xf, lo, hi := x.get(), args[1].(val[T]).get(), args[2].(val[T]).get()
-		return fnVal(func(t *thread) T { return kernel.Clamp(xf(t), lo(t), hi(t)) })
+		return fnVal(func(t *thread) T { return kmath.Clamp(xf(t), lo(t), hi(t)) })
 	}
 	return nil
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/backend"
-	"github.com/anygpu/gpu/backend/backendtest"
+	"github.com/anygpu/gpu/internal/testreq"
 	"github.com/anygpu/gpu/backend/opengl"
 	"github.com/anygpu/gpu/kernel/internal/emit/naga"
 	"github.com/stretchr/testify/assert"
@@ -76,7 +76,7 @@ func sectionOf(t *testing.T, text, name string) string {
 // TestGLSLRunsOnOpenGL runs every kernel through backend/opengl (llvmpipe
 // here) with two block sizes: the backend recompiles with the block macros.
 func TestGLSLRunsOnOpenGL(t *testing.T) {
-	backendtest.SkipUnlessAvailable(t, opengl.Driver{})
+	testreq.SkipUnlessAvailable(t, opengl.Driver{})
 	text, err := naga.GLSL(modules())
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -133,10 +133,21 @@ var bufferSizesParam = regexp.MustCompile(`(?m)^, constant _mslBufferSizes& _buf
 // bufferSizesStruct matches naga's declaration of that argument's struct.
 var bufferSizesStruct = regexp.MustCompile(`(?s)struct _mslBufferSizes \{.*?\n\};\n\n?`)
 
+// helperBufferSizesParam matches the sizes parameter naga gives a helper
+// function that touches a runtime-sized array ("constant _mslBufferSizes&
+// _buffer_sizes" on its own line, after a comma or as the only one).
+var helperBufferSizesParam = regexp.MustCompile(`(?m),?\s*constant _mslBufferSizes& _buffer_sizes\b`)
+
+// bufferSizesArg matches the argument that passes the sizes on to a helper.
+var bufferSizesArg = regexp.MustCompile(`,\s*_buffer_sizes\s*\)`)
+
 // dropBufferSizes removes naga's runtime-array sizes argument, which the
-// Metal ABI has no slot for, when the kernel does not read it.
+// Metal ABI has no slot for, and its forwarding to helper functions (the
+// compare-exchange helpers of atomics), when nothing reads it.
 func dropBufferSizes(text string) (string, error) {
 	text = bufferSizesParam.ReplaceAllString(text, "")
+	text = helperBufferSizesParam.ReplaceAllString(text, "")
+	text = bufferSizesArg.ReplaceAllString(text, ")")
 	if strings.Contains(text, "_buffer_sizes") {
 		return "", fmt.Errorf("the kernel reads the length of a runtime-sized array, which the Metal ABI does not pass; pass lengths as scalars")
 	}
@@ -235,7 +246,13 @@ func splitMSL(kernel, text string) (*mslUnit, error) {
 
 // newItem names a top-level declaration.
 func newItem(text string) (mslItem, error) {
-	first := strings.TrimSpace(strings.SplitN(text, "\n", 2)[0])
+	lines := strings.SplitN(text, "\n", 3)
+	first := strings.TrimSpace(lines[0])
+	if strings.HasPrefix(first, "template ") && len(lines) > 1 {
+		// A template (naga's helpers for atomics): named by the declaration
+		// on the next line.
+		first = strings.TrimSpace(lines[1])
+	}
 	var sub []string
 	it := mslItem{text: text}
 	switch {

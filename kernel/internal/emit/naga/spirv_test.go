@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/anygpu/gpu"
-	"github.com/anygpu/gpu/backend/backendtest"
+	"github.com/anygpu/gpu/internal/testreq"
 	"github.com/anygpu/gpu/backend/vulkan"
 	"github.com/anygpu/gpu/kernel/internal/emit/naga"
 	"github.com/stretchr/testify/assert"
@@ -45,7 +45,7 @@ func TestSPIRVValidates(t *testing.T) {
 // here) with two block sizes: the block reaches the kernel through the
 // specialization constants.
 func TestSPIRVRunsOnVulkan(t *testing.T) {
-	backendtest.SkipUnlessAvailable(t, vulkan.Driver{})
+	testreq.SkipUnlessAvailable(t, vulkan.Driver{})
 	blobs, err := naga.SPIRV(modules())
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/anygpu/gpu"
-	"github.com/anygpu/gpu/backend/backendtest"
+	"github.com/anygpu/gpu/internal/testreq"
 	"github.com/anygpu/gpu/backend/webgpu"
 )
 
@@ -21,7 +21,7 @@ import (
 // API, or skips when there is none.
 func openWebGPU(t *testing.T) *gpu.Device {
 	t.Helper()
-	backendtest.SkipUnlessAvailable(t, webgpu.Driver{})
+	testreq.SkipUnlessAvailable(t, webgpu.Driver{})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	dev, err := gpu.Open(ctx, gpu.WithBackends(webgpu.Name))

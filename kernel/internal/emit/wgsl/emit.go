@@ -27,6 +27,7 @@ package wgsl
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/anygpu/gpu/kernel/internal/ir"
@@ -43,8 +44,14 @@ type Output struct {
 	// kernel name (for naga, which refuses two entry points sharing a
 	// binding).
 	Modules map[string]string
+	// Native holds one self-contained module per supported kernel for the
+	// native backends (the naga translation to SPIR-V, GLSL and MSL): the
+	// ids are the real built-ins' and the uniform holds just the scalars
+	// (none when the kernel has no scalars), since only WebGPU folds wide
+	// grids and appends the launch geometry.
+	Native map[string]string
 	// Unsupported holds, by kernel name, why a kernel cannot run on WebGPU;
-	// those kernels are in neither All nor Modules.
+	// those kernels are in neither All nor Modules nor Native.
 	Unsupported map[string]string
 }
 
@@ -54,7 +61,7 @@ const header = "// Code generated from Go kernels by github.com/anygpu/gpu/kerne
 // Emit returns the WGSL of m. The text is deterministic: the same module
 // gives the same bytes.
 func Emit(m *ir.Module) (Output, error) {
-	out := Output{Modules: map[string]string{}, Unsupported: map[string]string{}}
+	out := Output{Modules: map[string]string{}, Native: map[string]string{}, Unsupported: map[string]string{}}
 	if m == nil {
 		return out, fmt.Errorf("wgsl: no module to emit")
 	}
@@ -124,7 +131,11 @@ func Emit(m *ir.Module) (Output, error) {
 	}
 	var kernelTexts []string
 	for _, p := range plans {
-		t, err := e.kernel(p)
+		nt, err := e.kernel(p, true)
+		if err != nil {
+			return out, err
+		}
+		t, err := e.kernel(p, false)
 		if err != nil {
 			return out, err
 		}
@@ -140,22 +151,28 @@ func Emit(m *ir.Module) (Output, error) {
 		}
 		allPriv = allPriv || priv
 		kernelTexts = append(kernelTexts, t.text)
-		out.Modules[p.f.Name] = e.module(needs, priv, p.helpers, []string{t.text})
+		out.Modules[p.f.Name] = e.module(needs, priv, p.helpers, []string{t.text}, false)
+		nneeds := maps.Clone(needs)
+		delete(nneeds, "ag_group")
+		out.Native[p.f.Name] = e.module(nneeds, priv, p.helpers, []string{nt.text}, true)
 	}
-	all.WriteString(e.module(allNeeds, allPriv, allHelpers, kernelTexts))
+	all.WriteString(e.module(allNeeds, allPriv, allHelpers, kernelTexts, false))
 	out.All = all.String()
 	return out, nil
 }
 
 // module assembles one WGSL module: the block constants, the launch
-// struct, the helpers of needs, the Go helpers and the kernels' texts.
-func (e *emitter) module(needs map[string]bool, privIDs bool, helpers []*ir.Func, kernels []string) string {
+// struct (not in a native module), the helpers of needs, the Go helpers and
+// the kernels' texts.
+func (e *emitter) module(needs map[string]bool, privIDs bool, helpers []*ir.Func, kernels []string, native bool) string {
 	var b strings.Builder
 	b.WriteString(header)
 	b.WriteString("\n")
 	b.WriteString(blockConsts)
-	b.WriteString("\n")
-	b.WriteString(launchStruct)
+	if !native {
+		b.WriteString("\n")
+		b.WriteString(launchStruct)
+	}
 	if privIDs {
 		b.WriteString("\n// The thread's indices, for the helpers that read them.\n")
 		b.WriteString("var<private> ag_priv_grp: vec3<u32>;\nvar<private> ag_priv_lid: vec3<u32>;\nvar<private> ag_priv_lidx: u32;\nvar<private> ag_priv_grid: vec3<u32>;\n")

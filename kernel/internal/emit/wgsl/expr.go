@@ -223,6 +223,14 @@ func (c *fctx) binary(e *ir.Binary) string {
 	x, y := c.expr(e.X), c.expr(e.Y)
 	t := e.X.ExprType()
 	_, isVec := t.(*ir.Vec)
+	if (e.Op == ir.Div || e.Op == ir.Rem) && (t == ir.I32 || t == ir.U32) && !safeDivisor(e.Y) {
+		// Go's x/0 == x, x%0 == 0 and MinInt32/-1 wrapping, written out:
+		// naga's GLSL and MSL write / and % bare, where those cases (and %
+		// of negative operands, in GLSL) are undefined.
+		name := map[ir.Op]string{ir.Div: "ag_div_", ir.Rem: "ag_rem_"}[e.Op] + map[ir.Scalar]string{ir.I32: "i32", ir.U32: "u32"}[t.(ir.Scalar)]
+		c.need(name)
+		return name + "(" + x + ", " + y + ")"
+	}
 	switch e.Op {
 	case ir.Add, ir.Sub, ir.Mul, ir.Div, ir.And, ir.Or, ir.Xor, ir.Lt, ir.Le, ir.Gt, ir.Ge, ir.LAnd, ir.LOr:
 		if e.Op == ir.Div && isVec && ir.ElemScalar(t).IsInt() {
@@ -249,6 +257,22 @@ func (c *fctx) binary(e *ir.Binary) string {
 	}
 	c.fail(e.Pos, "binary operator %s has no WGSL form", e.Op)
 	return "ag_invalid"
+}
+
+// safeDivisor reports whether y is a constant divisor for which / and %
+// are defined everywhere: neither 0 nor -1.
+func safeDivisor(y ir.Expr) bool {
+	k, ok := y.(*ir.Const)
+	if !ok {
+		return false
+	}
+	switch k.Type {
+	case ir.I32:
+		return k.Int != 0 && k.Int != -1
+	case ir.U32:
+		return k.Uint != 0
+	}
+	return false
 }
 
 // shift keeps Go's shifts: WGSL takes a u32 count below the width.

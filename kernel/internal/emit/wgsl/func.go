@@ -112,25 +112,35 @@ func endsInReturn(body []ir.Stmt) bool {
 }
 
 // kernel emits a kernel: its uniform struct, bindings, shared arrays,
-// per-array helpers and entry point.
-func (e *emitter) kernel(p *kernelPlan) (*funcText, error) {
+// per-array helpers and entry point. A native kernel (for the naga
+// translation to the native backends) takes its ids from the built-ins and
+// its uniform holds only the scalars; otherwise (WebGPU) the uniform ends
+// with the launch geometry and the group comes from it.
+func (e *emitter) kernel(p *kernelPlan, native bool) (*funcText, error) {
 	k := p.f
 	c := e.newCtx(k, p)
 	c.line("// ---- %s ----", k.Name)
 	c.line("")
-	// The uniform: the scalars, then the launch geometry.
-	c.line("struct %s {", p.params)
-	c.depth++
 	var scalars []*ir.Var
 	for _, v := range k.Params {
 		if _, ok := v.Type.(ir.Scalar); ok {
 			scalars = append(scalars, v)
-			c.line("%s: %s,", c.name(v), c.typ(v.Type, v.Pos))
 		}
 	}
-	c.line("launch: ag_Launch,")
-	c.depth--
-	c.line("}")
+	uniform := !native || len(scalars) > 0
+	if uniform {
+		// The uniform: the scalars, then (WebGPU) the launch geometry.
+		c.line("struct %s {", p.params)
+		c.depth++
+		for _, v := range scalars {
+			c.line("%s: %s,", c.name(v), c.typ(v.Type, v.Pos))
+		}
+		if !native {
+			c.line("launch: ag_Launch,")
+		}
+		c.depth--
+		c.line("}")
+	}
 	binding := 0
 	for _, v := range k.Params {
 		if _, ok := v.Type.(*ir.Slice); !ok {
@@ -139,7 +149,9 @@ func (e *emitter) kernel(p *kernelPlan) (*funcText, error) {
 		c.line("@group(0) @binding(%d) var<storage, read_write> %s: %s;", binding, p.globals[v], c.storeType(v))
 		binding++
 	}
-	c.line("@group(0) @binding(%d) var<uniform> %s: %s;", binding, p.uniform, p.params)
+	if uniform {
+		c.line("@group(0) @binding(%d) var<uniform> %s: %s;", binding, p.uniform, p.params)
+	}
 	for _, v := range k.Shared {
 		c.line("var<workgroup> %s: %s;", p.globals[v], c.storeType(v))
 	}
@@ -150,13 +162,18 @@ func (e *emitter) kernel(p *kernelPlan) (*funcText, error) {
 	c.line("fn %s(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_nwg: vec3<u32>,", k.Name)
 	c.line("\t\t@builtin(local_invocation_id) ag_lid: vec3<u32>, @builtin(local_invocation_index) ag_lidx: u32) {")
 	c.depth++
-	c.need("ag_group")
-	c.line("let ag_grid = %s.launch.grid.xyz;", p.uniform)
-	c.line("let ag_g = ag_group(ag_grid, ag_wg, ag_nwg);")
-	c.line("if (ag_g.w == 0u) {")
-	c.line("\treturn; // the group pads a folded dispatch")
-	c.line("}")
-	c.line("let ag_grp = ag_g.xyz;")
+	if native {
+		c.line("let ag_grid = ag_nwg;")
+		c.line("let ag_grp = ag_wg;")
+	} else {
+		c.need("ag_group")
+		c.line("let ag_grid = %s.launch.grid.xyz;", p.uniform)
+		c.line("let ag_g = ag_group(ag_grid, ag_wg, ag_nwg);")
+		c.line("if (ag_g.w == 0u) {")
+		c.line("\treturn; // the group pads a folded dispatch")
+		c.line("}")
+		c.line("let ag_grp = ag_g.xyz;")
+	}
 	for _, h := range p.helpers {
 		if usesIDs(h) {
 			c.line("ag_priv_grp = ag_grp;")
@@ -167,7 +184,7 @@ func (e *emitter) kernel(p *kernelPlan) (*funcText, error) {
 		}
 	}
 	for _, v := range k.Params {
-		if _, ok := v.Type.(*ir.Slice); ok && !p.use.scalar[v] && !p.use.wide[v] && !p.use.atomic[v] {
+		if _, ok := v.Type.(*ir.Slice); ok && !native && !p.use.scalar[v] && !p.use.wide[v] && !p.use.atomic[v] {
 			// Bound by every launch: the pipeline's layout must have it.
 			c.line("_ = arrayLength(&%s);", p.globals[v])
 		}
@@ -396,7 +413,9 @@ func (c *fctx) simple(s ir.Stmt) string {
 		t := c.typ(s.Var.Type, s.Pos)
 		n := c.name(s.Var)
 		if s.Init == nil {
-			return fmt.Sprintf("var %s: %s", n, t)
+			// Zeroed explicitly: WGSL zeroes a var without an initialiser,
+			// but naga's SPIR-V leaves it undefined.
+			return fmt.Sprintf("var %s: %s = %s()", n, t, t)
 		}
 		return fmt.Sprintf("var %s: %s = %s", n, t, c.expr(s.Init))
 	case *ir.Assign:

@@ -42,6 +42,31 @@ fn ag_group(grid: vec3<u32>, wg: vec3<u32>, nwg: vec3<u32>) -> vec4<u32> {
 	return vec4<u32>(lin % grid.x, (lin / grid.x) % grid.y, lin / gxy, select(0u, 1u, lin < gxy * grid.z));
 }
 `},
+	{name: "ag_div_i32", text: `// ag_div_i32 is Go's a / b, with a / 0 == a (as WGSL) and MinInt32 / -1 ==
+// MinInt32, never dividing by 0 or -1 in a way a native dialect leaves undefined.
+fn ag_div_i32(a: i32, b: i32) -> i32 {
+	let d = select(b, 1i, b == 0i || (a == bitcast<i32>(0x80000000u) && b == -1i));
+	return a / d;
+}
+`},
+	{name: "ag_rem_i32", text: `// ag_rem_i32 is Go's a % b (the sign of a), with a % 0 == 0 and
+// MinInt32 % -1 == 0, from a truncating division.
+fn ag_rem_i32(a: i32, b: i32) -> i32 {
+	let d = select(b, 1i, b == 0i || (a == bitcast<i32>(0x80000000u) && b == -1i));
+	return a - (a / d) * d;
+}
+`},
+	{name: "ag_div_u32", text: `// ag_div_u32 is Go's a / b, with a / 0 == a.
+fn ag_div_u32(a: u32, b: u32) -> u32 {
+	return a / select(b, 1u, b == 0u);
+}
+`},
+	{name: "ag_rem_u32", text: `// ag_rem_u32 is Go's a % b, with a % 0 == 0.
+fn ag_rem_u32(a: u32, b: u32) -> u32 {
+	let d = select(b, 1u, b == 0u);
+	return a - (a / d) * d;
+}
+`},
 	{name: "ag_isnan", text: `// ag_isnan reports whether x is a NaN, from its bits (a compiler may assume
 // that x != x is false).
 fn ag_isnan(x: f32) -> bool {
