@@ -8,6 +8,16 @@
 // source, saying what is not allowed and what to write instead. Load also
 // checks that every Barrier is reached by all threads of a group or by none
 // (uniform.go).
+//
+// Kernels live in any package, next to ordinary Go code: the files may import
+// anything and hold func main, methods, closures, goroutines and generics.
+// Package kernel comes from an embedded stub (stub.go); every other import is
+// an empty stand-in, so no GOROOT or module source is needed. Only what the
+// kernels use is checked (scope.go): the kernels, the helpers they reach and
+// the package-level constants and types those name. Type errors elsewhere are
+// ignored, whether they come from the stand-ins or are real: go build reports
+// the real ones. A kernel or helper that refers to another package (math.Sqrt,
+// fmt.Sprint, a type of package gpu) is an error at that reference.
 package front
 
 import (

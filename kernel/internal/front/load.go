@@ -19,7 +19,9 @@ type loader struct {
 	files     []*ast.File
 	info      *types.Info
 	pkg       *types.Package
-	kernelPkg *types.Package // the stub of package kernel, once imported
+	kernelPkg *types.Package            // the stub of package kernel, once imported
+	standIns  map[string]*types.Package // the empty stand-ins of the other imports
+	typeErrs  []types.Error             // every type error, those that matter or not (scope.go)
 	errs      ErrorList
 
 	decls   map[*types.Func]*ast.FuncDecl // the package's functions with bodies
@@ -44,6 +46,7 @@ type funcState struct {
 func newLoader() *loader {
 	return &loader{
 		fset:        token.NewFileSet(),
+		standIns:    map[string]*types.Package{},
 		decls:       map[*types.Func]*ast.FuncDecl{},
 		kernels:     map[*types.Func]bool{},
 		funcs:       map[*types.Func]*funcState{},
@@ -84,7 +87,7 @@ func (l *loader) load(files []File) *ir.Module {
 	if len(l.errs) > 0 {
 		return nil
 	}
-	if !l.checkImports() {
+	if !l.checkPackageNames() || !l.checkImports() {
 		return nil
 	}
 	if !l.typeCheck() {
@@ -120,6 +123,9 @@ func (l *loader) load(files []File) *ir.Module {
 	if len(kernels) == 0 && len(l.errs) == 0 {
 		l.errorf(l.files[0].Package, "mark a kernel with a line //gpu:kernel directly above its func",
 			"no function is marked //gpu:kernel")
+		return nil
+	}
+	if !l.checkUsed(l.usedDecls(kernels)) {
 		return nil
 	}
 	var ks []*ir.Func
@@ -175,30 +181,36 @@ func (l *loader) parseErrors(name string, err error) {
 	l.errs = append(l.errs, &Error{Pos: ir.Pos{File: name}, Msg: err.Error()})
 }
 
-// checkImports reports every import but package kernel's.
+// checkPackageNames reports a file whose package clause differs from the
+// first file's.
+func (l *loader) checkPackageNames() bool {
+	ok := true
+	for _, af := range l.files[1:] {
+		if af.Name.Name != l.files[0].Name.Name {
+			l.errorf(af.Name.Pos(), "pass the files of one package",
+				"package %s is not package %s of the other files", af.Name.Name, l.files[0].Name.Name)
+			ok = false
+		}
+	}
+	return ok
+}
+
+// checkImports reports a dot or blank import of package kernel. Any other
+// import is allowed: the files may hold ordinary Go code next to the
+// kernels (a kernel itself uses no other package: checkUsed).
 func (l *loader) checkImports() bool {
 	ok := true
 	for _, af := range l.files {
 		for _, imp := range af.Imports {
 			path, err := strconv.Unquote(imp.Path.Value)
-			if err == nil && path == kernelPath {
-				if imp.Name != nil && (imp.Name.Name == "." || imp.Name.Name == "_") {
-					l.errorf(imp.Pos(), `import it by name: import "`+kernelPath+`"`,
-						"import %s of package kernel is not allowed", imp.Name.Name)
-					ok = false
-				}
+			if err != nil || path != kernelPath || imp.Name == nil {
 				continue
 			}
-			hint := "a kernel file imports only " + kernelPath
-			if path == "math" {
-				hint += " (kernel.Sqrt, kernel.Exp, kernel.Float32bits, ... replace package math)"
-			} else if path == "sync/atomic" {
-				hint += " (kernel.AtomicAdd and friends replace sync/atomic)"
-			} else {
-				hint += "; move other code into another file of the package"
+			if imp.Name.Name == "." || imp.Name.Name == "_" {
+				l.errorf(imp.Pos(), `import it by name: import "`+kernelPath+`"`,
+					"import %s of package kernel is not allowed", imp.Name.Name)
+				ok = false
 			}
-			l.errorf(imp.Path.Pos(), hint, "import %s is not allowed in a kernel file", imp.Path.Value)
-			ok = false
 		}
 	}
 	return ok
@@ -218,16 +230,14 @@ func (l *loader) typeCheck() bool {
 		Importer: importerFunc(l.importPkg),
 		Error: func(err error) {
 			if te, ok := err.(types.Error); ok {
-				l.errorf(te.Pos, "", "%s", te.Msg)
-				return
+				l.typeErrs = append(l.typeErrs, te)
 			}
-			l.errs = append(l.errs, &Error{Msg: err.Error()})
 		},
 	}
 	n := len(l.errs)
 	pkg, _ := conf.Check(l.files[0].Name.Name, l.fset, l.files, l.info)
 	l.pkg = pkg
-	return len(l.errs) == n
+	return len(l.errs) == n && pkg != nil
 }
 
 // importerFunc adapts a function to types.Importer.
@@ -235,18 +245,41 @@ type importerFunc func(path string) (*types.Package, error)
 
 func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
 
-// importPkg imports package kernel from its embedded stub.
+// importPkg imports package kernel from its embedded stub, and any other
+// path as a stand-in: an empty, complete package named after the path's
+// last element (a major version suffix /vN skipped), so that ordinary code
+// next to the kernels type-checks with errors that checkUsed ignores. An
+// error loading the stub is recorded in l.errs (go/types would report it at
+// the import, outside the kernels).
 func (l *loader) importPkg(path string) (*types.Package, error) {
 	if path != kernelPath {
-		return nil, fmt.Errorf("import %q is not allowed in a kernel file", path)
+		if pkg := l.standIns[path]; pkg != nil {
+			return pkg, nil
+		}
+		pkg := types.NewPackage(path, standInName(path))
+		pkg.MarkComplete()
+		l.standIns[path] = pkg
+		return pkg, nil
 	}
 	if l.kernelPkg != nil {
 		return l.kernelPkg, nil
 	}
 	pkg, err := checkStub(l.fset)
 	if err != nil {
+		l.errs = append(l.errs, &Error{Msg: err.Error()})
 		return nil, err
 	}
 	l.kernelPkg = pkg
 	return pkg, nil
+}
+
+// standInName is the package name of a stand-in for path: its last element,
+// or the one before a major version suffix (math/rand/v2 is rand).
+func standInName(path string) string {
+	elems := strings.Split(path, "/")
+	name := elems[len(elems)-1]
+	if len(elems) > 1 && len(name) > 1 && name[0] == 'v' && strings.Trim(name[1:], "0123456789") == "" {
+		name = elems[len(elems)-2]
+	}
+	return name
 }

@@ -138,21 +138,6 @@ func TestReject(t *testing.T) {
 	}
 }
 
-// TestImports checks that only package kernel may be imported, by any name.
-func TestImports(t *testing.T) {
-	_, err := Load([]File{{Name: "t.go", Src: "package p\n\nimport \"math\"\n\n//gpu:kernel\nfunc K(y []float64) { y[0] = math.Sqrt(y[1]) }\n"}})
-	list := errorsOf(t, err)
-	require.Len(t, list, 1)
-	assert.Equal(t, `t.go:3:8: import "math" is not allowed in a kernel file; a kernel file imports only github.com/anygpu/gpu/kernel (kernel.Sqrt, kernel.Exp, kernel.Float32bits, ... replace package math)`, list[0].Error())
-
-	m, err := Load([]File{
-		{Name: "a.go", Src: "package p\n\nimport k \"github.com/anygpu/gpu/kernel\"\n\n//gpu:kernel\nfunc K(y []float32) { y[k.GlobalX()] = h(y[0]) }\n"},
-		{Name: "b.go", Src: "package p\n\nfunc h(x float32) float32 { return -x }\n"},
-	})
-	require.NoError(t, err)
-	assert.Len(t, m.Funcs, 2)
-}
-
 // TestErrorList checks the sorting and the text of several errors.
 func TestErrorList(t *testing.T) {
 	_, err := load("//gpu:kernel\nfunc K(y []float32) {\n\tswitch {\n\t}\n\tgo K(y)\n}\n//gpu:kernel\nfunc L(y []float32, b bool) {}")

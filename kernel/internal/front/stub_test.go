@@ -53,8 +53,13 @@ func exportedAPI(t *testing.T, fset *token.FileSet, files []*ast.File) map[strin
 	return api
 }
 
+// hostAPI are the exported identifiers of package kernel for host code
+// (translation at run time), which a kernel never uses: the stub leaves
+// them out.
+var hostAPI = []string{"Translate"}
+
 // TestStub checks that the embedded stub declares exactly the exported
-// identifiers of package kernel, with the same signatures.
+// identifiers of package kernel but hostAPI, with the same signatures.
 func TestStub(t *testing.T) {
 	fset := token.NewFileSet()
 	names, err := filepath.Glob("../../*.go")
@@ -75,6 +80,10 @@ func TestStub(t *testing.T) {
 	require.NoError(t, err)
 	want := exportedAPI(t, fset, real)
 	require.Contains(t, want, "GlobalX", "package kernel's API was read")
+	for _, name := range hostAPI {
+		require.Contains(t, want, name, "host API %s is still in package kernel", name)
+		delete(want, name)
+	}
 	require.Equal(t, want, exportedAPI(t, fset, []*ast.File{stub}))
 	_, err = checkStub(token.NewFileSet())
 	require.NoError(t, err)
