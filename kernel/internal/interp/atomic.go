@@ -3,8 +3,8 @@ package interp
 import (
 	"unsafe"
 
-	"github.com/anygpu/gpu/kernel/internal/kmath"
 	"github.com/anygpu/gpu/kernel/internal/ir"
+	"github.com/anygpu/gpu/kernel/internal/kmath"
 )
 
 // atomic compiles an atomic read-modify-write of a buffer or shared array

@@ -4,8 +4,8 @@ import (
 	"math"
 	"unsafe"
 
-	"github.com/anygpu/gpu/kernel/internal/kmath"
 	"github.com/anygpu/gpu/kernel/internal/ir"
+	"github.com/anygpu/gpu/kernel/internal/kmath"
 )
 
 // builtin compiles a call of a built-in function.

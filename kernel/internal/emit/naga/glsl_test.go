@@ -11,8 +11,8 @@ import (
 
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/backend"
-	"github.com/anygpu/gpu/internal/testreq"
 	"github.com/anygpu/gpu/backend/opengl"
+	"github.com/anygpu/gpu/internal/testreq"
 	"github.com/anygpu/gpu/kernel/internal/emit/naga"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/anygpu/gpu"
-	"github.com/anygpu/gpu/internal/testreq"
 	"github.com/anygpu/gpu/backend/vulkan"
+	"github.com/anygpu/gpu/internal/testreq"
 	"github.com/anygpu/gpu/kernel/internal/emit/naga"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/anygpu/gpu"
-	"github.com/anygpu/gpu/internal/testreq"
 	"github.com/anygpu/gpu/backend/webgpu"
+	"github.com/anygpu/gpu/internal/testreq"
 )
 
 // openWebGPU opens the WebGPU backend's first device through the public
