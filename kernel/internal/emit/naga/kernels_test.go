@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/backend"
@@ -331,6 +332,50 @@ struct Params { n: u32 }
 			}
 		},
 	},
+}
+
+func init() {
+	// ids has no scalars (no uniform block) and a 3D block: every thread
+	// writes its ids and the grid's size where its linear index says.
+	testKernels = append(testKernels, testKernel{
+		name: "ids",
+		wgsl: strings.Replace(header(4, 2), "anygpu_block_z: u32 = 1u", "anygpu_block_z: u32 = 2u", 1) + `
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+` + entry + `fn ids(` + ids + `) {
+	let group = (wg.z * nwg.y + wg.y) * nwg.x + wg.x;
+	let size = anygpu_block_x * anygpu_block_y * anygpu_block_z;
+	let t = (lid.z * anygpu_block_y + lid.y) * anygpu_block_x + lid.x;
+	out[group * size + t] = lid.x | (lid.y << 4u) | (lid.z << 8u) | (wg.x << 12u) | (wg.y << 16u) | (wg.z << 20u) |
+		(nwg.x << 24u) | (nwg.y << 28u);
+}
+`,
+		params: []backend.ArgKind{backend.ArgBuffer},
+		blocks: [2]gpu.Dim3{{X: 4, Y: 2, Z: 2}, {X: 2, Y: 3, Z: 4}},
+		launch: func(block gpu.Dim3) testCase {
+			grid := gpu.Dim3{X: 3, Y: 2, Z: 2}
+			size := block.X * block.Y * block.Z
+			want := make([]uint32, grid.X*grid.Y*grid.Z*size)
+			for gz := 0; gz < grid.Z; gz++ {
+				for gy := 0; gy < grid.Y; gy++ {
+					for gx := 0; gx < grid.X; gx++ {
+						for tz := 0; tz < block.Z; tz++ {
+							for ty := 0; ty < block.Y; ty++ {
+								for tx := 0; tx < block.X; tx++ {
+									g := (gz*grid.Y+gy)*grid.X + gx
+									th := (tz*block.Y+ty)*block.X + tx
+									want[g*size+th] = uint32(tx | ty<<4 | tz<<8 | gx<<12 | gy<<16 | gz<<20 | grid.X<<24 | grid.Y<<28)
+								}
+							}
+						}
+					}
+				}
+			}
+			return testCase{
+				grid: grid, bufs: [][]uint32{make([]uint32, len(want))},
+				check: func(got [][]uint32) string { return exact(got[0], want) },
+			}
+		},
+	})
 }
 
 // modules returns the test kernels' WGSL modules.
