@@ -81,9 +81,25 @@
 // whole, as read_write storage (the same buffer may be bound twice); the
 // scalars, packed in argument order and followed at the next 16-byte
 // boundary by the launch geometry (grid and block as launched, two vec4<u32>),
-// in a uniform at @binding(n). WGSL (and GLSL, SPIR-V) fix the work-group
-// size in the source, so the launch's block reaches a kernel only through
-// that geometry: a launch whose block differs from the size the source fixes
+// in a uniform at @binding(n).
+//
+// WGSL that declares the work-group size as three module constants
+//
+//	const anygpu_block_x: u32 = 64u;
+//	const anygpu_block_y: u32 = 1u;
+//	const anygpu_block_z: u32 = 1u;
+//
+// (as the kernel language's translation does) runs at any block: its entry
+// points of @workgroup_size(anygpu_block_x, anygpu_block_y, anygpu_block_z)
+// are compiled as the source declares for launches of that block, and for
+// every other block with the three values rewritten in the text, one shader
+// module per block and one pipeline per (kernel, block), of which a module
+// keeps the 8 most recently launched blocks besides its own. Those kernels
+// always get the uniform, the launch geometry alone when they have no
+// scalars.
+//
+// Other WGSL (and GLSL, SPIR-V) fix the work-group size in the source, so
+// the launch's block reaches a kernel only through that geometry: a launch whose block differs from the size the source fixes
 // (@workgroup_size of integer literals or constants, local_size, LocalSize)
 // is refused with InvalidArgument, unless the kernel's uniform reaches past
 // the scalars into the geometry (which the backend learns once per kernel by
@@ -139,6 +155,7 @@
 // DeviceInfo) and internal/wgpuc, the cgo shim for the few webgpu.h calls
 // the binding lacks. Files for ideas of this backend alone: batch.go
 // (recording dispatches into one shared compute pass per submission),
+// block.go (WGSL compiled per launch block, from the block constants),
 // guard.go (turning the binding's panics into errors, and running probing
 // and opening under a context), internal.go (the WGSL kernels behind
 // unaligned writes, copies and fills) and nocgo.go (the build without cgo).

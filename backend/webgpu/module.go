@@ -33,6 +33,9 @@ type module struct {
 	// lazy: kernels are made on first use (a module without Params, whose
 	// entry points the backend cannot list).
 	lazy bool
+	// blocks is set for WGSL that declares the anygpu_block_x/y/z constants:
+	// its entry points sized by them run at any block (guarded by d.mu).
+	blocks *blockVariants
 }
 
 // kernel is a compute pipeline with its bind-group layout (derived from the
@@ -51,6 +54,10 @@ type kernel struct {
 	// kernel's uniform reaches past them into the launch geometry (guarded
 	// by m.d.mu).
 	geometry map[int]bool
+	// anyBlock: the entry point's @workgroup_size is the module's block
+	// constants, so it is compiled per launch block (m.blocks) and always
+	// gets the launch geometry, scalars or not.
+	anyBlock bool
 }
 
 var (
@@ -101,6 +108,12 @@ func (d *device) Compile(ctx context.Context, src backend.Source, opts backend.C
 		m.lazy = len(names) == 0
 		m.coarsen = coarsenConsts(src.WGSL)
 		m.sizes = wgslSizes(src.WGSL)
+		m.blocks = newBlockVariants(src.WGSL)
+		if m.blocks != nil {
+			for name := range m.blocks.entries {
+				delete(m.sizes, name) // sized by the launch
+			}
+		}
 	case src.GLSL != "":
 		if len(names) == 0 {
 			names = []string{src.Name}
@@ -257,6 +270,7 @@ func (d *device) pipelineLocked(op string, k *kernel, sm *wgpu.ShaderModule, ent
 	k.coarsen = max(k.m.coarsenOf(entry), 1)
 	if k.m != nil {
 		k.size = k.m.sizes[entry]
+		k.anyBlock = k.m.blocks != nil && k.m.blocks.entries[entry]
 	}
 	err := d.call(op, errors.Compilation, func() error {
 		var err error
@@ -318,6 +332,9 @@ func (m *module) Close() error {
 }
 
 func (m *module) releaseLocked() {
+	if m.blocks != nil {
+		m.blocks.releaseLocked(m.d)
+	}
 	for _, k := range m.kernels {
 		m.d.forgetLayoutLocked(k.layout)
 		k.release()
@@ -356,10 +373,12 @@ func (m *module) coarsenOf(entry string) int {
 // read_write storage); the scalars, packed by the portable ABI, followed at
 // the next 16-byte boundary by the launch geometry (grid and block as
 // launched, 4 u32 each), form the uniform at binding n. A kernel without
-// scalars gets no uniform. The source fixes the work-group size, so a
-// launch's block reaches the kernel only through that geometry: a launch
-// whose block differs from the fixed size is refused unless the kernel's
-// uniform reaches into the geometry (checkBlockLocked). A grid wider than
+// scalars gets no uniform, unless it is sized by the block constants (then
+// the uniform is the geometry alone). Such a kernel runs with the launch's
+// block as its work-group size (blockVariants). Other sources fix the
+// work-group size, so a launch's block reaches the kernel only through that
+// geometry: a launch whose block differs from the fixed size is refused
+// unless the kernel's uniform reaches into the geometry (checkBlockLocked). A grid wider than
 // the adapter's 65535 groups per dimension is dispatched folded into x and
 // y, and kernels compute their group from the linear dispatch index (see
 // package kernels). What wgpu's validation would refuse in the dispatch is
@@ -391,7 +410,7 @@ func (s *stream) Launch(k backend.Kernel, grid, block backend.Dim3, args []backe
 	}
 	params := backend.PackScalars(args, true)
 	scalars := len(params)
-	if len(params) > 0 {
+	if len(params) > 0 || kern.anyBlock {
 		params = binary.LittleEndian.AppendUint32(params, uint32(grid.X))
 		params = binary.LittleEndian.AppendUint32(params, uint32(grid.Y))
 		params = binary.LittleEndian.AppendUint32(params, uint32(grid.Z))
@@ -407,11 +426,18 @@ func (s *stream) Launch(k backend.Kernel, grid, block backend.Dim3, args []backe
 				return err
 			}
 		}
+		pipe, layout := kern.pipe, kern.layout
+		if kern.anyBlock && block != kern.m.blocks.block {
+			var err error
+			if pipe, layout, err = kern.m.blocks.pipelineLocked(op, kern, block); err != nil {
+				return err
+			}
+		}
 		if len(params) > 0 {
 			off := d.paramsLocked(params)
 			entries = append(entries, wgpu.BindGroupEntry{Binding: uint32(len(entries)), Buffer: d.arena, Offset: off, Size: uint64(len(params))})
 		}
-		return d.dispatchLocked(op, errors.InvalidArgument, s, kern.pipe, kern.layout, entries, px, py, pz)
+		return d.dispatchLocked(op, errors.InvalidArgument, s, pipe, layout, entries, px, py, pz)
 	})
 }
 

@@ -1,0 +1,251 @@
+package front
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"strconv"
+	"strings"
+
+	"github.com/anygpu/gpu/kernel/internal/ir"
+)
+
+// loader is one Load: the parsed and type-checked package, the functions
+// lowered so far and the errors found.
+type loader struct {
+	fset      *token.FileSet
+	files     []*ast.File
+	info      *types.Info
+	pkg       *types.Package
+	kernelPkg *types.Package // the stub of package kernel, once imported
+	errs      ErrorList
+
+	decls   map[*types.Func]*ast.FuncDecl // the package's functions with bodies
+	kernels map[*types.Func]bool          // those marked //gpu:kernel
+	funcs   map[*types.Func]*funcState    // lowered, or being lowered
+	helpers []*ir.Func                    // in post order: callees before callers
+	stack   []*types.Func                 // the helpers being lowered, for recursion
+	// funcNames are the names of the package's functions, which locals must
+	// not shadow; helperNames are the names given to helpers so far.
+	funcNames   map[string]bool
+	helperNames map[string]bool
+	float4      *ir.Vec
+}
+
+// funcState is a function's lowering.
+type funcState struct {
+	fn     *ir.Func
+	done   bool // lowered (maybe with errors)
+	failed bool
+}
+
+func newLoader() *loader {
+	return &loader{
+		fset:        token.NewFileSet(),
+		decls:       map[*types.Func]*ast.FuncDecl{},
+		kernels:     map[*types.Func]bool{},
+		funcs:       map[*types.Func]*funcState{},
+		funcNames:   map[string]bool{},
+		helperNames: map[string]bool{},
+		float4:      &ir.Vec{Elem: ir.F32, N: 4},
+	}
+}
+
+// kernelPath is the import path of the intrinsics package.
+const kernelPath = "github.com/anygpu/gpu/kernel"
+
+// pos converts a source position.
+func (l *loader) pos(p token.Pos) ir.Pos {
+	q := l.fset.Position(p)
+	return ir.Pos{File: q.Filename, Line: q.Line, Col: q.Column}
+}
+
+// errorf records an error at p.
+func (l *loader) errorf(p token.Pos, hint, format string, args ...any) {
+	l.errs = append(l.errs, &Error{Pos: l.pos(p), Msg: fmt.Sprintf(format, args...), Hint: hint})
+}
+
+// short is a position as line:col, for messages that point at a second place.
+func (l *loader) short(p ir.Pos) string { return fmt.Sprintf("%d:%d", p.Line, p.Col) }
+
+// load does Load's work; errors land in l.errs.
+func (l *loader) load(files []File) *ir.Module {
+	if len(files) == 0 {
+		l.errs = append(l.errs, &Error{Msg: "no files to load", Hint: "pass the Go files of one package"})
+		return nil
+	}
+	for _, f := range files {
+		af, err := parser.ParseFile(l.fset, f.Name, f.Src, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			l.parseErrors(f.Name, err)
+			continue
+		}
+		l.files = append(l.files, af)
+	}
+	if len(l.errs) > 0 {
+		return nil
+	}
+	if !l.checkImports() {
+		return nil
+	}
+	if !l.typeCheck() {
+		return nil
+	}
+	var kernels []*ast.FuncDecl
+	for _, af := range l.files {
+		for _, d := range af.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok {
+				continue
+			}
+			obj, _ := l.info.Defs[fd.Name].(*types.Func)
+			if obj == nil {
+				continue
+			}
+			if fd.Recv == nil {
+				l.funcNames[fd.Name.Name] = true
+			}
+			if fd.Body != nil {
+				l.decls[obj] = fd
+			}
+			if isKernel(fd) {
+				l.kernels[obj] = true
+				kernels = append(kernels, fd)
+			}
+		}
+	}
+	if len(kernels) == 0 && len(l.errs) == 0 {
+		l.errorf(l.files[0].Package, "mark a kernel with a line //gpu:kernel directly above its func",
+			"no function is marked //gpu:kernel")
+		return nil
+	}
+	var ks []*ir.Func
+	seen := map[string]bool{}
+	for _, fd := range kernels {
+		if reserved(fd.Name.Name) {
+			l.errorf(fd.Name.Pos(), "rename it", "kernel name %s is reserved in a backend's language", fd.Name.Name)
+		}
+		if seen[fd.Name.Name] {
+			continue
+		}
+		seen[fd.Name.Name] = true
+		fn := l.lowerFunc(l.info.Defs[fd.Name].(*types.Func), fd, true)
+		if fn != nil {
+			ks = append(ks, fn)
+		}
+	}
+	if len(l.errs) > 0 {
+		return nil
+	}
+	m := &ir.Module{Funcs: append(append([]*ir.Func{}, l.helpers...), ks...)}
+	for _, fn := range m.Funcs {
+		computeFeatures(fn)
+	}
+	for _, fn := range ks {
+		l.checkUniform(fn)
+	}
+	return m
+}
+
+// isKernel reports whether the doc comment of fd holds the line //gpu:kernel.
+func isKernel(fd *ast.FuncDecl) bool {
+	if fd.Doc == nil {
+		return false
+	}
+	for _, c := range fd.Doc.List {
+		if strings.TrimSpace(c.Text) == "//gpu:kernel" {
+			return true
+		}
+	}
+	return false
+}
+
+// parseErrors records the errors of go/parser.
+func (l *loader) parseErrors(name string, err error) {
+	if list, ok := err.(scannerErrorList); ok {
+		for _, e := range list {
+			l.errs = append(l.errs, &Error{Pos: ir.Pos{File: e.Pos.Filename, Line: e.Pos.Line, Col: e.Pos.Column},
+				Msg: e.Msg, Hint: "fix the Go syntax"})
+		}
+		return
+	}
+	l.errs = append(l.errs, &Error{Pos: ir.Pos{File: name}, Msg: err.Error()})
+}
+
+// checkImports reports every import but package kernel's.
+func (l *loader) checkImports() bool {
+	ok := true
+	for _, af := range l.files {
+		for _, imp := range af.Imports {
+			path, err := strconv.Unquote(imp.Path.Value)
+			if err == nil && path == kernelPath {
+				if imp.Name != nil && (imp.Name.Name == "." || imp.Name.Name == "_") {
+					l.errorf(imp.Pos(), `import it by name: import "`+kernelPath+`"`,
+						"import %s of package kernel is not allowed", imp.Name.Name)
+					ok = false
+				}
+				continue
+			}
+			hint := "a kernel file imports only " + kernelPath
+			if path == "math" {
+				hint += " (kernel.Sqrt, kernel.Exp, kernel.Float32bits, ... replace package math)"
+			} else if path == "sync/atomic" {
+				hint += " (kernel.AtomicAdd and friends replace sync/atomic)"
+			} else {
+				hint += "; move other code into another file of the package"
+			}
+			l.errorf(imp.Path.Pos(), hint, "import %s is not allowed in a kernel file", imp.Path.Value)
+			ok = false
+		}
+	}
+	return ok
+}
+
+// typeCheck runs go/types over the files, with the stub of package kernel.
+func (l *loader) typeCheck() bool {
+	l.info = &types.Info{
+		Types:      map[ast.Expr]types.TypeAndValue{},
+		Defs:       map[*ast.Ident]types.Object{},
+		Uses:       map[*ast.Ident]types.Object{},
+		Selections: map[*ast.SelectorExpr]*types.Selection{},
+		Instances:  map[*ast.Ident]types.Instance{},
+		Implicits:  map[ast.Node]types.Object{},
+	}
+	conf := types.Config{
+		Importer: importerFunc(l.importPkg),
+		Error: func(err error) {
+			if te, ok := err.(types.Error); ok {
+				l.errorf(te.Pos, "", "%s", te.Msg)
+				return
+			}
+			l.errs = append(l.errs, &Error{Msg: err.Error()})
+		},
+	}
+	n := len(l.errs)
+	pkg, _ := conf.Check(l.files[0].Name.Name, l.fset, l.files, l.info)
+	l.pkg = pkg
+	return len(l.errs) == n
+}
+
+// importerFunc adapts a function to types.Importer.
+type importerFunc func(path string) (*types.Package, error)
+
+func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
+
+// importPkg imports package kernel from its embedded stub.
+func (l *loader) importPkg(path string) (*types.Package, error) {
+	if path != kernelPath {
+		return nil, fmt.Errorf("import %q is not allowed in a kernel file", path)
+	}
+	if l.kernelPkg != nil {
+		return l.kernelPkg, nil
+	}
+	pkg, err := checkStub(l.fset)
+	if err != nil {
+		return nil, err
+	}
+	l.kernelPkg = pkg
+	return pkg, nil
+}
