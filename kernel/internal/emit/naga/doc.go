@@ -54,7 +54,10 @@
 // SPIRV gives one module per kernel, entry point "main" (what backend/vulkan
 // expects of Source.SPIRVKernels), SPIR-V 1.3, buffers at set 0 bindings
 // 0..n-1 and the scalars' uniform block at binding n (which backend/vulkan
-// recognises as the OpenGL-style scalar block). GLSL and GLSLES give one text
+// recognises as the OpenGL-style scalar block); all() and any() become OpAll
+// and OpAny, isNan and isInf are refused (test the bits instead). naga moves
+// a module to SPIR-V 1.4 when it copies a workgroup array's row; such copies
+// that nothing reads are dropped and the module kept 1.3. GLSL and GLSLES give one text
 // with an #ifdef ANYGPU_KERNEL_<name> section per kernel (the form of
 // backend.Source's GLSL), SSBOs at bindings 0..n-1 and the scalars as a
 // std140 uniform block at binding n. MSL gives one text with a kernel function
@@ -70,6 +73,8 @@
 //	block.go      the sentinel translation that checks every use reads the launch's block
 //	spirv.go      SPIRV
 //	specconst.go  the SPIR-V word rewriter: LocalSize to specialization constants
+//	relational.go all() and any() in SPIR-V (naga v0.19.0's writer lacks them)
+//	version.go    SPIR-V 1.3 kept where naga moved to 1.4 for copies nothing reads
 //	glsl.go       GLSL and GLSLES
 //	msl.go        MSL
 package naga
