@@ -57,15 +57,20 @@
 // recognises as the OpenGL-style scalar block); all() and any() become OpAll
 // and OpAny, isNan and isInf are refused (test the bits instead). naga moves
 // a module to SPIR-V 1.4 when it copies a workgroup array's row; such copies
-// that nothing reads are dropped and the module kept 1.3. GLSL and GLSLES give one text
-// with an #ifdef ANYGPU_KERNEL_<name> section per kernel (the form of
-// backend.Source's GLSL), SSBOs at bindings 0..n-1 and the scalars as a
-// std140 uniform block at binding n. MSL gives one text with a kernel function
-// per kernel named as the kernel, buffers at [[buffer(0..n-1)]] and the
-// scalars at [[buffer(n)]]; the kernels' #include lines are merged, naga's
-// helper functions that several kernels share identically are kept once, and
-// any other top-level name two kernels both declare is prefixed with the
-// kernel's name in each, so kernels never clash. Every output is deterministic: kernels go in name order.
+// that nothing reads are dropped and the module kept 1.3.
+//
+// GLSL and GLSLES give one text with an #ifdef ANYGPU_KERNEL_<name> section
+// per kernel (the form of backend.Source's GLSL), SSBOs at bindings 0..n-1
+// and the scalars as a std140 uniform block at binding n.
+//
+// MSL gives one text with a kernel function per kernel named as the kernel,
+// buffers at [[buffer(0..n-1)]] (pointers to their elements) and the scalars
+// at [[buffer(n)]]; the kernels' #include lines are merged, naga's helper
+// functions that several kernels share identically are kept once, and any
+// other top-level name two kernels both declare is prefixed with the kernel's
+// name in each, so kernels never clash.
+//
+// Every output is deterministic: kernels go in name order.
 //
 // # Files
 //

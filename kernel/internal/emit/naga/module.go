@@ -57,8 +57,8 @@ func readModule(name, src string) (*kernelModule, error) {
 			return nil, fmt.Errorf("kernel %q: the module does not declare \"const %s: u32 = <n>u;\"; the block size must be the launch's", name, blockConstNames[k])
 		}
 	}
-	if n := len(workgroupSizeAttr.FindAllStringIndex(src, -1)); n != 1 {
-		return nil, fmt.Errorf("kernel %q: the module has %d \"@workgroup_size(anygpu_block_x, anygpu_block_y, anygpu_block_z)\", want 1: the block size must be the launch's", name, n)
+	if !workgroupSizeAttr.MatchString(src) {
+		return nil, fmt.Errorf("kernel %q: the module has no \"@workgroup_size(anygpu_block_x, anygpu_block_y, anygpu_block_z)\": the block size must be the launch's", name)
 	}
 	return m, nil
 }
