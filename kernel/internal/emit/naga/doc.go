@@ -25,6 +25,7 @@
 //     workgroup_id, num_workgroups (global_invocation_id too), and the
 //     block size is read from the anygpu_block_* constants, in run-time
 //     expressions only (not in array sizes or other constants: see below);
+//   - no override declarations (the backends set only the block size);
 //   - Go's integer semantics are written out in the WGSL (x/0 == x, x%0 == 0,
 //     MinInt32/-1 wraps, shifts by the width or more): naga's GLSL writes
 //     /, % and shifts bare, where GLSL leaves those cases undefined.

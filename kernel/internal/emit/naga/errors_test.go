@@ -39,6 +39,8 @@ func TestRefusesBadModules(t *testing.T) {
 		{"block of 0", "k", header(0, 1) + body, "not a block size"},
 		{"fixed work-group size", "k", header(64, 1) + strings.Replace(body, "@workgroup_size(anygpu_block_x, anygpu_block_y, anygpu_block_z)", "@workgroup_size(64, 1, 1)", 1), "@workgroup_size(anygpu_block_x"},
 		{"entry named otherwise", "other", header(64, 1) + body, "no @compute entry point of that name (it has: k)"},
+		{"override", "k", header(64, 1) + "override half: u32 = 32u;\n" + body, "override half: pipeline-overridable constants are not supported"},
+		{"block size in a const", "k", header(64, 1) + "const half = anygpu_block_x / 2u;\n" + body, "does not lower"},
 		{"syntax", "k", header(64, 1) + body + "fn (", "does not parse"},
 		{"block size as an array size", "k", header(64, 1) + "var<workgroup> tile: array<f32, anygpu_block_x>;\n" + body, "tile is an array of no constant size"},
 		{"block size as a local array size", "k", header(64, 1) + strings.Replace(body, "{\n", "{\n\tvar a: array<u32, anygpu_block_y>;\n", 1), "local variable a is an array of no constant size"},

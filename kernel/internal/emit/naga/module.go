@@ -109,6 +109,9 @@ func (m *kernelModule) lower(text string) (*ir.Module, error) {
 		return nil, fmt.Errorf("kernel %q: the module has no @compute entry point of that name (it has: %s); name the entry point as the kernel", m.name, strings.Join(names, ", "))
 	}
 	mod.EntryPoints = keep
+	if len(mod.Overrides) > 0 {
+		return nil, fmt.Errorf("kernel %q: override %s: pipeline-overridable constants are not supported (the backends set only the block size); use a const", m.name, mod.Overrides[0].Name)
+	}
 	if err := checkArraySizes(mod); err != nil {
 		return nil, fmt.Errorf("kernel %q: %w", m.name, err)
 	}
