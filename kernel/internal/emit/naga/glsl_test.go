@@ -42,6 +42,7 @@ func TestGLSLText(t *testing.T) {
 			for _, k := range testKernels {
 				section := sectionOf(t, text, k.name)
 				assert.Contains(t, section, "#ifndef ANYGPU_BLOCK_Y\n#define ANYGPU_BLOCK_Y "+itoa(k.blocks[0].Y)+"\n")
+				assert.Contains(t, section, "#ifndef ANYGPU_BLOCK_Z\n#define ANYGPU_BLOCK_Z "+itoa(k.blocks[0].Norm().Z)+"\n")
 				assert.Contains(t, section, "#ifndef ANYGPU_BLOCK_X\n#define ANYGPU_BLOCK_X "+itoa(k.blocks[0].X)+"\n")
 				assert.Contains(t, section, "layout(local_size_x = ANYGPU_BLOCK_X, local_size_y = ANYGPU_BLOCK_Y, local_size_z = ANYGPU_BLOCK_Z) in;")
 				nbuf := 0
@@ -53,7 +54,11 @@ func TestGLSLText(t *testing.T) {
 				for i := 0; i < nbuf; i++ {
 					assert.Contains(t, section, "layout(std430, binding = "+itoa(i)+") buffer ")
 				}
-				assert.Contains(t, section, "layout(std140, binding = "+itoa(nbuf)+") uniform ")
+				if nbuf < len(k.params) {
+					assert.Contains(t, section, "layout(std140, binding = "+itoa(nbuf)+") uniform ")
+				} else {
+					assert.NotContains(t, section, " uniform ", "a kernel without scalars has no uniform block")
+				}
 				assert.NotContains(t, section, "2053", "a sentinel is left in the text")
 				if strings.Contains(tc.version, "es") {
 					assert.Contains(t, section, "precision highp float;")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/backend"
@@ -39,6 +40,9 @@ type testKernel struct {
 	params []backend.ArgKind
 	blocks [2]gpu.Dim3 // the module's default block, then another
 	launch func(block gpu.Dim3) testCase
+	// shimGap, when set, says why mslcheck's stand-in metal_stdlib cannot
+	// take the kernel's MSL: the MSL tests leave it out.
+	shimGap string
 }
 
 func f32s(v []float32) []uint32 {
@@ -333,11 +337,111 @@ struct Params { n: u32 }
 	},
 }
 
+func init() {
+	// ids has no scalars (no uniform block) and a 3D block: every thread
+	// writes its ids and the grid's size where its linear index says.
+	testKernels = append(testKernels, testKernel{
+		name: "ids",
+		wgsl: strings.Replace(header(4, 2), "anygpu_block_z: u32 = 1u", "anygpu_block_z: u32 = 2u", 1) + `
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+` + entry + `fn ids(` + ids + `) {
+	let group = (wg.z * nwg.y + wg.y) * nwg.x + wg.x;
+	let size = anygpu_block_x * anygpu_block_y * anygpu_block_z;
+	let t = (lid.z * anygpu_block_y + lid.y) * anygpu_block_x + lid.x;
+	out[group * size + t] = lid.x | (lid.y << 4u) | (lid.z << 8u) | (wg.x << 12u) | (wg.y << 16u) | (wg.z << 20u) |
+		(nwg.x << 24u) | (nwg.y << 28u);
+}
+`,
+		params: []backend.ArgKind{backend.ArgBuffer},
+		blocks: [2]gpu.Dim3{{X: 4, Y: 2, Z: 2}, {X: 2, Y: 3, Z: 4}},
+		launch: func(block gpu.Dim3) testCase {
+			grid := gpu.Dim3{X: 3, Y: 2, Z: 2}
+			size := block.X * block.Y * block.Z
+			want := make([]uint32, grid.X*grid.Y*grid.Z*size)
+			for gz := 0; gz < grid.Z; gz++ {
+				for gy := 0; gy < grid.Y; gy++ {
+					for gx := 0; gx < grid.X; gx++ {
+						for tz := 0; tz < block.Z; tz++ {
+							for ty := 0; ty < block.Y; ty++ {
+								for tx := 0; tx < block.X; tx++ {
+									g := (gz*grid.Y+gy)*grid.X + gx
+									th := (tz*block.Y+ty)*block.X + tx
+									want[g*size+th] = uint32(tx | ty<<4 | tz<<8 | gx<<12 | gy<<16 | gz<<20 | grid.X<<24 | grid.Y<<28)
+								}
+							}
+						}
+					}
+				}
+			}
+			return testCase{
+				grid: grid, bufs: [][]uint32{make([]uint32, len(want))},
+				check: func(got [][]uint32) string { return exact(got[0], want) },
+			}
+		},
+	})
+}
+
+func init() {
+	// vec_eq uses all() and any() (which the SPIR-V translation restores as
+	// OpAll and OpAny).
+	testKernels = append(testKernels, testKernel{
+		name: "vec_eq",
+		wgsl: header(64, 1) + `
+struct Params { n: u32 }
+@group(0) @binding(0) var<storage, read_write> a: array<u32>;
+@group(0) @binding(1) var<storage, read_write> b: array<u32>;
+@group(0) @binding(2) var<storage, read_write> out: array<u32>;
+@group(0) @binding(3) var<uniform> params: Params;
+` + entry + `fn vec_eq(` + ids + `) {
+	let i = wg.x * anygpu_block_x + lid.x;
+	if (i >= params.n) { return; }
+	let v = vec3<u32>(a[i], a[i] + 1u, 7u);
+	let w = vec3<u32>(b[i], b[i] + 1u, 7u);
+	out[2u * i] = select(0u, 1u, all(v == w));
+	out[2u * i + 1u] = select(0u, 1u, any(vec2<bool>(a[i] > 12u, b[i] > 12u)));
+}
+`,
+		params: []backend.ArgKind{backend.ArgBuffer, backend.ArgBuffer, backend.ArgBuffer, backend.ArgU32},
+		blocks: [2]gpu.Dim3{gpu.D1(64), gpu.D1(32)},
+		launch: func(block gpu.Dim3) testCase {
+			const n = 200
+			r := rng(9)
+			a, b := make([]uint32, n), make([]uint32, n)
+			want := make([]uint32, 2*n)
+			for i := range a {
+				a[i], b[i] = r.next()%16, r.next()%16
+				if a[i] == b[i] {
+					want[2*i] = 1
+				}
+				if a[i] > 12 || b[i] > 12 {
+					want[2*i+1] = 1
+				}
+			}
+			return testCase{
+				grid: gpu.D1((n + block.X - 1) / block.X), bufs: [][]uint32{a, b, make([]uint32, 2*n)}, scalars: []uint32{n},
+				check: func(got [][]uint32) string { return exact(got[2], want) },
+			}
+		},
+		shimGap: "vectors built from components (uint3(a, b, c)) and bool2 are not in the shim",
+	})
+}
+
 // modules returns the test kernels' WGSL modules.
 func modules() map[string]string {
 	out := map[string]string{}
 	for _, k := range testKernels {
 		out[k.name] = k.wgsl
+	}
+	return out
+}
+
+// mslKernels returns the test kernels that mslcheck's shim can take.
+func mslKernels() []testKernel {
+	var out []testKernel
+	for _, k := range testKernels {
+		if k.shimGap == "" {
+			out = append(out, k)
+		}
 	}
 	return out
 }

@@ -35,7 +35,7 @@ type kernelModule struct {
 // readModule finds the block-size constants of the kernel name's module.
 func readModule(name, src string) (*kernelModule, error) {
 	if !isIdent(name) {
-		return nil, fmt.Errorf("kernel name %q is not an identifier", name)
+		return nil, fmt.Errorf("kernel %q: the name is not an identifier; name kernels as Go functions", name)
 	}
 	m := &kernelModule{name: name, src: src}
 	seen := [3]bool{}
@@ -57,8 +57,8 @@ func readModule(name, src string) (*kernelModule, error) {
 			return nil, fmt.Errorf("kernel %q: the module does not declare \"const %s: u32 = <n>u;\"; the block size must be the launch's", name, blockConstNames[k])
 		}
 	}
-	if n := len(workgroupSizeAttr.FindAllStringIndex(src, -1)); n != 1 {
-		return nil, fmt.Errorf("kernel %q: the module has %d \"@workgroup_size(anygpu_block_x, anygpu_block_y, anygpu_block_z)\", want 1: the block size must be the launch's", name, n)
+	if !workgroupSizeAttr.MatchString(src) {
+		return nil, fmt.Errorf("kernel %q: the module has no \"@workgroup_size(anygpu_block_x, anygpu_block_y, anygpu_block_z)\": the block size must be the launch's", name)
 	}
 	return m, nil
 }
@@ -109,6 +109,12 @@ func (m *kernelModule) lower(text string) (*ir.Module, error) {
 		return nil, fmt.Errorf("kernel %q: the module has no @compute entry point of that name (it has: %s); name the entry point as the kernel", m.name, strings.Join(names, ", "))
 	}
 	mod.EntryPoints = keep
+	if len(mod.Overrides) > 0 {
+		return nil, fmt.Errorf("kernel %q: override %s: pipeline-overridable constants are not supported (the backends set only the block size); use a const", m.name, mod.Overrides[0].Name)
+	}
+	if err := checkArraySizes(mod); err != nil {
+		return nil, fmt.Errorf("kernel %q: %w", m.name, err)
+	}
 	problems, err := ir.Validate(mod)
 	if err != nil {
 		return nil, fmt.Errorf("kernel %q: naga cannot validate the module: %w", m.name, err)
@@ -117,6 +123,50 @@ func (m *kernelModule) lower(text string) (*ir.Module, error) {
 		return nil, fmt.Errorf("kernel %q: the module is not valid: %w", m.name, &problems[0])
 	}
 	return mod, nil
+}
+
+// checkArraySizes refuses runtime-sized arrays outside storage buffers:
+// naga v0.19.0 lowers an array sized by a variable (a block constant, which
+// is one here) to a runtime-sized array instead of refusing it.
+func checkArraySizes(mod *ir.Module) error {
+	for _, g := range mod.GlobalVariables {
+		if g.Space != ir.SpaceStorage && hasRuntimeArray(mod, g.Type, 0) {
+			return fmt.Errorf("%s is an array of no constant size; give it a constant size (the block size is not a constant)", g.Name)
+		}
+	}
+	fns := make([]*ir.Function, 0, len(mod.Functions)+len(mod.EntryPoints))
+	for i := range mod.Functions {
+		fns = append(fns, &mod.Functions[i])
+	}
+	for i := range mod.EntryPoints {
+		fns = append(fns, &mod.EntryPoints[i].Function)
+	}
+	for _, f := range fns {
+		for _, v := range f.LocalVars {
+			if hasRuntimeArray(mod, v.Type, 0) {
+				return fmt.Errorf("local variable %s is an array of no constant size; give it a constant size (the block size is not a constant)", v.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// hasRuntimeArray reports whether type h is or holds a runtime-sized array.
+func hasRuntimeArray(mod *ir.Module, h ir.TypeHandle, depth int) bool {
+	if int(h) >= len(mod.Types) || depth > 64 {
+		return false
+	}
+	switch t := mod.Types[h].Inner.(type) {
+	case ir.ArrayType:
+		return t.Size.Constant == nil || hasRuntimeArray(mod, t.Base, depth+1)
+	case ir.StructType:
+		for _, m := range t.Members {
+			if hasRuntimeArray(mod, m.Type, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // readModules reads every module of the map, in name order.

@@ -9,7 +9,8 @@ import (
 )
 
 // spirvVersion is the SPIR-V version of the modules: 1.3, the newest that
-// Vulkan 1.1 (backend/vulkan's minimum) accepts.
+// Vulkan 1.1 (backend/vulkan's minimum) accepts (see keepSPIRV13 for the
+// modules naga makes 1.4).
 var spirvVersion = spirv.Version1_3
 
 // entryPointName is the entry point of every module SPIRV returns: what
@@ -51,11 +52,20 @@ func (m *kernelModule) spirv(text string, s [3]uint32) ([]byte, error) {
 	if err := initBlockVars(mod, s); err != nil {
 		return nil, fmt.Errorf("kernel %q: %w", m.name, err)
 	}
+	if err := markRelational(mod); err != nil {
+		return nil, fmt.Errorf("kernel %q: %w", m.name, err)
+	}
 	opts := spirv.DefaultOptions()
 	opts.Version = spirvVersion
 	blob, err := spirv.NewBackend(opts).Compile(mod)
 	if err != nil {
 		return nil, fmt.Errorf("kernel %q: naga cannot write SPIR-V: %w", m.name, err)
+	}
+	if blob, err = restoreRelational(blob); err != nil {
+		return nil, fmt.Errorf("kernel %q: %w", m.name, err)
+	}
+	if blob, err = keepSPIRV13(blob); err != nil {
+		return nil, fmt.Errorf("kernel %q: %w", m.name, err)
 	}
 	blob, err = specializeBlock(blob, s, m.block)
 	if err != nil {

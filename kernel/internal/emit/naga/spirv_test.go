@@ -1,7 +1,9 @@
 package naga_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,15 +32,22 @@ func TestSPIRVValidates(t *testing.T) {
 	if _, err := os.Stat(spirvVal); err != nil {
 		t.Skipf("no %s: %v", spirvVal, err)
 	}
-	dir := t.TempDir()
 	for _, k := range testKernels {
-		t.Run(k.name, func(t *testing.T) {
-			path := filepath.Join(dir, k.name+".spv")
-			require.NoError(t, os.WriteFile(path, blobs[k.name], 0o644))
-			out, err := exec.Command(spirvVal, "--target-env", "vulkan1.1", path).CombinedOutput()
-			require.NoError(t, err, "spirv-val: %s", out)
-		})
+		t.Run(k.name, func(t *testing.T) { spirvValidate(t, k.name, blobs[k.name]) })
 	}
+}
+
+// spirvValidate runs spirv-val for Vulkan 1.1 on a module (a no-op without
+// spirv-val).
+func spirvValidate(t *testing.T, name string, blob []byte) {
+	t.Helper()
+	if _, err := os.Stat(spirvVal); err != nil {
+		return
+	}
+	path := filepath.Join(t.TempDir(), name+".spv")
+	require.NoError(t, os.WriteFile(path, blob, 0o644))
+	out, err := exec.Command(spirvVal, "--target-env", "vulkan1.1", path).CombinedOutput()
+	require.NoError(t, err, "spirv-val %s: %s", name, out)
 }
 
 // TestSPIRVRunsOnVulkan runs every kernel through backend/vulkan (lavapipe
@@ -54,4 +63,35 @@ func TestSPIRVRunsOnVulkan(t *testing.T) {
 	require.NoError(t, err)
 	defer dev.Close()
 	runAll(t, dev, gpu.Source{Name: "naga_spirv", SPIRVKernels: blobs})
+}
+
+// TestSPIRVKeepsTheKernelsEntryPoint gives a module a second entry point:
+// only the kernel's is compiled, as "main".
+func TestSPIRVKeepsTheKernelsEntryPoint(t *testing.T) {
+	const body = `
+@group(0) @binding(0) var<storage, read_write> x: array<u32>;
+` + entry + `fn other(` + ids + `) {
+	x[lid.x] = 1u;
+}
+` + entry + `fn k(` + ids + `) {
+	x[wg.x * anygpu_block_x + lid.x] = 2u;
+}
+`
+	blobs, err := naga.SPIRV(map[string]string{"k": header(64, 1) + body})
+	require.NoError(t, err)
+	require.Len(t, blobs, 1)
+	blob := blobs["k"]
+	var names []string
+	for i := 5 * 4; i+4 <= len(blob); {
+		w := binary.LittleEndian.Uint32(blob[i:])
+		n := int(w >> 16)
+		require.Positive(t, n)
+		if w&0xffff == 15 { // OpEntryPoint: model, function, name
+			name := blob[i+12 : i+4*n]
+			names = append(names, string(name[:bytes.IndexByte(name, 0)]))
+		}
+		i += 4 * n
+	}
+	assert.Equal(t, []string{"main"}, names)
+	spirvValidate(t, "k", blob)
 }
