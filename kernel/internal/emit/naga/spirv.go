@@ -64,6 +64,9 @@ func (m *kernelModule) spirv(text string, s [3]uint32) ([]byte, error) {
 	if blob, err = restoreRelational(blob); err != nil {
 		return nil, fmt.Errorf("kernel %q: %w", m.name, err)
 	}
+	if blob, err = relaxAtomics(blob); err != nil {
+		return nil, fmt.Errorf("kernel %q: %w", m.name, err)
+	}
 	if blob, err = keepSPIRV13(blob); err != nil {
 		return nil, fmt.Errorf("kernel %q: %w", m.name, err)
 	}
