@@ -15,10 +15,10 @@ type vec4 = [4]float32
 // it, each at a byte offset fixed at Compile), the group's shared memory and
 // the buffers of the call.
 type thread struct {
-	mem   unsafe.Pointer // the frame: a lane's, or the group's scratch frame
-	u     unsafe.Pointer // the group's uniform frame
-	sh    unsafe.Pointer // the group's shared memory
-	bufs  []view         // the call's buffers, by parameter order among buffers
+	mem  unsafe.Pointer // the frame: a lane's, or the group's scratch frame
+	u    unsafe.Pointer // the group's uniform frame
+	sh   unsafe.Pointer // the group's shared memory
+	bufs []view         // the call's buffers, by parameter order among buffers
 }
 
 // view is a buffer argument: its first element and its length in elements.
@@ -57,4 +57,3 @@ func sizeOf[T any]() uintptr {
 func outOfRange(pos ir.Pos, what string, i uint64, n int) {
 	panic(fmt.Errorf("%s: index %d out of range [0:%d) of %s", pos, int64(i), n, what))
 }
-

@@ -313,12 +313,9 @@ func (c *compiler) laneStore(k kind, off uintptr, v lval) lstmt {
 
 // lif runs Then for the lanes whose condition holds and Else for the others.
 func (c *compiler) lif(s *ir.If) (lstmt, error) {
-	cond, err := c.lexpr(s.Cond, noDst)
+	cf, split, err := c.lcond(s.Cond)
 	if err != nil {
 		return nil, err
-	}
-	if cond.k != kBool {
-		return nil, errorf(s.Pos, "condition of type %v", s.Cond.ExprType())
 	}
 	then, err := c.lstmts(s.Then)
 	if err != nil {
@@ -328,8 +325,7 @@ func (c *compiler) lif(s *ir.If) (lstmt, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cond.uniform() {
-		cf := cond.uni.(val[bool]).get()
+	if cf != nil {
 		return func(g *grp, act []int32) []int32 {
 			if cf(&g.t) {
 				return then(g, act)
@@ -338,23 +334,10 @@ func (c *compiler) lif(s *ir.If) (lstmt, error) {
 		}, nil
 	}
 	yesL, noL, outL := c.list(), c.list(), c.list()
-	stride, off, code := c.stride(), cond.off, cond.code
 	exit, hasElse := exits(s.Then) || exits(s.Else), len(s.Else) > 0
 	return func(g *grp, act []int32) []int32 {
-		if code != nil {
-			code(g, act)
-		}
 		yes, no := g.lists[yesL][:len(act)], g.lists[noL][:len(act)]
-		ny, nn := 0, 0
-		for _, i := range act {
-			if *(*bool)(unsafe.Add(g.mem, uintptr(i)*stride.v+off)) {
-				yes[ny] = i
-				ny++
-			} else {
-				no[nn] = i
-				nn++
-			}
-		}
+		ny, nn := split(g, act, yes, no)
 		if ny > 0 {
 			then(g, yes[:ny])
 		}
@@ -390,13 +373,11 @@ func (c *compiler) lfor(s *ir.For) (lstmt, error) {
 			return nil, err
 		}
 	}
-	var cond lval
+	var cf func(*thread) bool
+	var split splitter
 	if s.Cond != nil {
-		if cond, err = c.lexpr(s.Cond, noDst); err != nil {
+		if cf, split, err = c.lcond(s.Cond); err != nil {
 			return nil, err
-		}
-		if cond.k != kBool {
-			return nil, errorf(s.Pos, "condition of type %v", s.Cond.ExprType())
 		}
 	}
 	body, err := c.lstmts(s.Body)
@@ -409,13 +390,8 @@ func (c *compiler) lfor(s *ir.For) (lstmt, error) {
 		}
 	}
 	exit := exits(s.Body)
-	ucond := s.Cond == nil || cond.uniform()
-	var cf func(*thread) bool
-	if s.Cond != nil && cond.uniform() {
-		cf = cond.uni.(val[bool]).get()
-	}
-	liveL, outL := c.list(), c.list()
-	stride, coff, ccode := c.stride(), cond.off, cond.code
+	ucond := split == nil
+	liveL, noL, outL := c.list(), c.list(), c.list()
 	return func(g *grp, act []int32) []int32 {
 		if init != nil {
 			init(g, act)
@@ -430,16 +406,7 @@ func (c *compiler) lfor(s *ir.For) (lstmt, error) {
 				break
 			}
 			if !ucond {
-				if ccode != nil {
-					ccode(g, live)
-				}
-				n := 0
-				for _, i := range live {
-					if *(*bool)(unsafe.Add(g.mem, uintptr(i)*stride.v+coff)) {
-						live[n] = i
-						n++
-					}
-				}
+				n, _ := split(g, live, live, g.lists[noL][:len(live)])
 				live = live[:n]
 				if n == 0 {
 					break

@@ -370,6 +370,17 @@ func loadLanes[T any, I integer](m *memRef, pos ir.Pos, d uintptr, stride *strid
 			ic(g, act)
 		}
 		b, mem, st := where(g), g.mem, stride.v
+		if p, n, ok := dense(mem, act, st); ok {
+			for range n {
+				j := uint64(*(*I)(unsafe.Add(p, io)))
+				if j >= uint64(b.n) {
+					outOfRange(pos, name, j, b.n)
+				}
+				*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(b.p, uintptr(j)*size))
+				p = unsafe.Add(p, st)
+			}
+			return
+		}
 		for _, i := range act {
 			p := unsafe.Add(mem, uintptr(i)*st)
 			j := uint64(*(*I)(unsafe.Add(p, io)))
@@ -458,6 +469,17 @@ func storeLanes[T any, I integer](m *memRef, v lval, pos ir.Pos, stride *strideR
 			vc(g, act)
 		}
 		b, mem, st := where(g), g.mem, stride.v
+		if p, n, ok := dense(mem, act, st); ok {
+			for range n {
+				j := uint64(*(*I)(unsafe.Add(p, io)))
+				if j >= uint64(b.n) {
+					outOfRange(pos, name, j, b.n)
+				}
+				*(*T)(unsafe.Add(b.p, uintptr(j)*size)) = *(*T)(unsafe.Add(p, vo))
+				p = unsafe.Add(p, st)
+			}
+			return act
+		}
 		for _, i := range act {
 			p := unsafe.Add(mem, uintptr(i)*st)
 			j := uint64(*(*I)(unsafe.Add(p, io)))

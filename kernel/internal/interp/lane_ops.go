@@ -11,6 +11,17 @@ import (
 	"github.com/anygpu/gpu/kernel/internal/ir"
 )
 
+// dense reports whether act is a run of consecutive lanes, and if so
+// returns the first one's frame and their number: loops over them step
+// from frame to frame without reading act.
+func dense(m unsafe.Pointer, act []int32, stride uintptr) (unsafe.Pointer, int, bool) {
+	n := len(act)
+	if n == 0 || int(act[n-1]-act[0]) != n-1 {
+		return nil, 0, false
+	}
+	return unsafe.Add(m, uintptr(act[0])*stride), n, true
+}
+
 // vvFn computes d = x op y in every active lane.
 type vvFn func(m unsafe.Pointer, act []int32, stride, d, x, y uintptr)
 
@@ -18,6 +29,13 @@ type vvFn func(m unsafe.Pointer, act []int32, stride, d, x, y uintptr)
 type vuFn[T any] func(m unsafe.Pointer, act []int32, stride, d, x uintptr, s T)
 
 func vvAdd[T number](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) + *(*T)(unsafe.Add(p, y))
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) + *(*T)(unsafe.Add(p, y))
@@ -25,6 +43,13 @@ func vvAdd[T number](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
 }
 
 func vuAdd[T number](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) + s
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) + s
@@ -32,6 +57,13 @@ func vuAdd[T number](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) {
 }
 
 func vvSub[T number](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) - *(*T)(unsafe.Add(p, y))
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) - *(*T)(unsafe.Add(p, y))
@@ -39,6 +71,13 @@ func vvSub[T number](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
 }
 
 func vuSub[T number](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) - s
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) - s
@@ -46,6 +85,13 @@ func vuSub[T number](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) {
 }
 
 func vvMul[T number](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) * *(*T)(unsafe.Add(p, y))
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) * *(*T)(unsafe.Add(p, y))
@@ -53,6 +99,13 @@ func vvMul[T number](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
 }
 
 func vuMul[T number](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) * s
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) * s
@@ -60,6 +113,13 @@ func vuMul[T number](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) {
 }
 
 func vvEq[T number](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*bool)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) == *(*T)(unsafe.Add(p, y))
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*bool)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) == *(*T)(unsafe.Add(p, y))
@@ -67,6 +127,13 @@ func vvEq[T number](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
 }
 
 func vuEq[T number](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*bool)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) == s
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*bool)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) == s
@@ -74,6 +141,13 @@ func vuEq[T number](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) {
 }
 
 func vvNe[T number](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*bool)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) != *(*T)(unsafe.Add(p, y))
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*bool)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) != *(*T)(unsafe.Add(p, y))
@@ -81,6 +155,13 @@ func vvNe[T number](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
 }
 
 func vuNe[T number](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*bool)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) != s
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*bool)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) != s
@@ -88,6 +169,13 @@ func vuNe[T number](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) {
 }
 
 func vvLt[T number](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*bool)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) < *(*T)(unsafe.Add(p, y))
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*bool)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) < *(*T)(unsafe.Add(p, y))
@@ -95,6 +183,13 @@ func vvLt[T number](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
 }
 
 func vuLt[T number](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*bool)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) < s
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*bool)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) < s
@@ -102,6 +197,13 @@ func vuLt[T number](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) {
 }
 
 func vvLe[T number](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*bool)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) <= *(*T)(unsafe.Add(p, y))
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*bool)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) <= *(*T)(unsafe.Add(p, y))
@@ -109,6 +211,13 @@ func vvLe[T number](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
 }
 
 func vuLe[T number](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*bool)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) <= s
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*bool)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) <= s
@@ -116,6 +225,13 @@ func vuLe[T number](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) {
 }
 
 func vvGt[T number](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*bool)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) > *(*T)(unsafe.Add(p, y))
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*bool)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) > *(*T)(unsafe.Add(p, y))
@@ -123,6 +239,13 @@ func vvGt[T number](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
 }
 
 func vuGt[T number](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*bool)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) > s
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*bool)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) > s
@@ -130,6 +253,13 @@ func vuGt[T number](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) {
 }
 
 func vvGe[T number](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*bool)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) >= *(*T)(unsafe.Add(p, y))
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*bool)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) >= *(*T)(unsafe.Add(p, y))
@@ -137,6 +267,13 @@ func vvGe[T number](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
 }
 
 func vuGe[T number](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*bool)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) >= s
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*bool)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) >= s
@@ -144,6 +281,13 @@ func vuGe[T number](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) {
 }
 
 func vvDivInt[T integer](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*T)(unsafe.Add(p, d)) = divInt(*(*T)(unsafe.Add(p, x)), *(*T)(unsafe.Add(p, y)))
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*T)(unsafe.Add(p, d)) = divInt(*(*T)(unsafe.Add(p, x)), *(*T)(unsafe.Add(p, y)))
@@ -151,6 +295,13 @@ func vvDivInt[T integer](m unsafe.Pointer, act []int32, stride, d, x, y uintptr)
 }
 
 func vuDivInt[T integer](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*T)(unsafe.Add(p, d)) = divInt(*(*T)(unsafe.Add(p, x)), s)
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*T)(unsafe.Add(p, d)) = divInt(*(*T)(unsafe.Add(p, x)), s)
@@ -158,6 +309,13 @@ func vuDivInt[T integer](m unsafe.Pointer, act []int32, stride, d, x uintptr, s 
 }
 
 func vvRemInt[T integer](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*T)(unsafe.Add(p, d)) = remInt(*(*T)(unsafe.Add(p, x)), *(*T)(unsafe.Add(p, y)))
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*T)(unsafe.Add(p, d)) = remInt(*(*T)(unsafe.Add(p, x)), *(*T)(unsafe.Add(p, y)))
@@ -165,6 +323,13 @@ func vvRemInt[T integer](m unsafe.Pointer, act []int32, stride, d, x, y uintptr)
 }
 
 func vuRemInt[T integer](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*T)(unsafe.Add(p, d)) = remInt(*(*T)(unsafe.Add(p, x)), s)
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*T)(unsafe.Add(p, d)) = remInt(*(*T)(unsafe.Add(p, x)), s)
@@ -172,6 +337,13 @@ func vuRemInt[T integer](m unsafe.Pointer, act []int32, stride, d, x uintptr, s 
 }
 
 func vvAnd[T integer](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) & *(*T)(unsafe.Add(p, y))
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) & *(*T)(unsafe.Add(p, y))
@@ -179,6 +351,13 @@ func vvAnd[T integer](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
 }
 
 func vuAnd[T integer](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) & s
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) & s
@@ -186,6 +365,13 @@ func vuAnd[T integer](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) 
 }
 
 func vvOr[T integer](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) | *(*T)(unsafe.Add(p, y))
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) | *(*T)(unsafe.Add(p, y))
@@ -193,6 +379,13 @@ func vvOr[T integer](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
 }
 
 func vuOr[T integer](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) | s
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) | s
@@ -200,6 +393,13 @@ func vuOr[T integer](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) {
 }
 
 func vvXor[T integer](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) ^ *(*T)(unsafe.Add(p, y))
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) ^ *(*T)(unsafe.Add(p, y))
@@ -207,6 +407,13 @@ func vvXor[T integer](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
 }
 
 func vuXor[T integer](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) ^ s
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) ^ s
@@ -214,6 +421,13 @@ func vuXor[T integer](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) 
 }
 
 func vvAndNot[T integer](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) &^ *(*T)(unsafe.Add(p, y))
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) &^ *(*T)(unsafe.Add(p, y))
@@ -221,6 +435,13 @@ func vvAndNot[T integer](m unsafe.Pointer, act []int32, stride, d, x, y uintptr)
 }
 
 func vuAndNot[T integer](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) &^ s
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) &^ s
@@ -228,6 +449,13 @@ func vuAndNot[T integer](m unsafe.Pointer, act []int32, stride, d, x uintptr, s 
 }
 
 func vvDivFloat[T float](m unsafe.Pointer, act []int32, stride, d, x, y uintptr) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) / *(*T)(unsafe.Add(p, y))
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) / *(*T)(unsafe.Add(p, y))
@@ -235,6 +463,13 @@ func vvDivFloat[T float](m unsafe.Pointer, act []int32, stride, d, x, y uintptr)
 }
 
 func vuDivFloat[T float](m unsafe.Pointer, act []int32, stride, d, x uintptr, s T) {
+	if p, n, ok := dense(m, act, stride); ok {
+		for range n {
+			*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) / s
+			p = unsafe.Add(p, stride)
+		}
+		return
+	}
 	for _, i := range act {
 		p := unsafe.Add(m, uintptr(i)*stride)
 		*(*T)(unsafe.Add(p, d)) = *(*T)(unsafe.Add(p, x)) / s

@@ -123,7 +123,13 @@ func (k *kernelProg) run(gr backend.Group, args []backend.Arg) {
 			*(*uint32)(unsafe.Add(g.t.u, k.uniIDs[id.b])) = uint32(id.v)
 		}
 	}
-	if k.usedIDs&(1<<ir.GlobalX|1<<ir.GlobalY|1<<ir.GlobalZ) != 0 {
+	if k.usedIDs&(1<<ir.GlobalX|1<<ir.GlobalY|1<<ir.GlobalZ) == 1<<ir.GlobalX && size.Y == 1 && size.Z == 1 {
+		p, base := unsafe.Add(g.mem, k.laneIDs[ir.GlobalX]), uint32(gr.ID.X*size.X)
+		for x := range uint32(size.X) {
+			*(*uint32)(p) = base + x
+			p = unsafe.Add(p, k.stride)
+		}
+	} else if k.usedIDs&(1<<ir.GlobalX|1<<ir.GlobalY|1<<ir.GlobalZ) != 0 {
 		i := 0
 		for z := range size.Z {
 			for y := range size.Y {
