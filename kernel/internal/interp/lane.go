@@ -338,6 +338,9 @@ func (c *compiler) lif(s *ir.If) (lstmt, error) {
 	return func(g *grp, act []int32) []int32 {
 		yes, no := g.lists[yesL][:len(act)], g.lists[noL][:len(act)]
 		ny, nn := split(g, act, yes, no)
+		if nn == 0 {
+			yes = act
+		}
 		if ny > 0 {
 			then(g, yes[:ny])
 		}

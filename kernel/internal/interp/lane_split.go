@@ -11,14 +11,22 @@ import (
 )
 
 // splitFn splits act by x op y (y a slot, or the uniform s) into yes and
-// no, returning their lengths.
+// no, returning their lengths. When every lane is a yes (the common case)
+// it writes nothing: the yes lanes are act.
 type splitFn[T any] func(m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) (int, int)
 
 func splitvvEq[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) (int, int) {
-	ny, nn := 0, 0
-	for _, i := range act {
-		p := unsafe.Add(m, uintptr(i)*stride)
-		if *(*T)(unsafe.Add(p, x)) == *(*T)(unsafe.Add(p, y)) {
+	k := 0
+	for k < len(act) && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) == *(*T)(unsafe.Add(m, uintptr(act[k])*stride+y)) {
+		k++
+	}
+	if k == len(act) {
+		return k, 0
+	}
+	copy(yes, act[:k])
+	ny, nn := k, 0
+	for _, i := range act[k:] {
+		if *(*T)(unsafe.Add(m, uintptr(i)*stride+x)) == *(*T)(unsafe.Add(m, uintptr(i)*stride+y)) {
 			yes[ny] = i
 			ny++
 		} else {
@@ -30,10 +38,17 @@ func splitvvEq[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s 
 }
 
 func splitvuEq[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) (int, int) {
-	ny, nn := 0, 0
-	for _, i := range act {
-		p := unsafe.Add(m, uintptr(i)*stride)
-		if *(*T)(unsafe.Add(p, x)) == s {
+	k := 0
+	for k < len(act) && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) == s {
+		k++
+	}
+	if k == len(act) {
+		return k, 0
+	}
+	copy(yes, act[:k])
+	ny, nn := k, 0
+	for _, i := range act[k:] {
+		if *(*T)(unsafe.Add(m, uintptr(i)*stride+x)) == s {
 			yes[ny] = i
 			ny++
 		} else {
@@ -45,10 +60,17 @@ func splitvuEq[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s 
 }
 
 func splitvvNe[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) (int, int) {
-	ny, nn := 0, 0
-	for _, i := range act {
-		p := unsafe.Add(m, uintptr(i)*stride)
-		if *(*T)(unsafe.Add(p, x)) != *(*T)(unsafe.Add(p, y)) {
+	k := 0
+	for k < len(act) && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) != *(*T)(unsafe.Add(m, uintptr(act[k])*stride+y)) {
+		k++
+	}
+	if k == len(act) {
+		return k, 0
+	}
+	copy(yes, act[:k])
+	ny, nn := k, 0
+	for _, i := range act[k:] {
+		if *(*T)(unsafe.Add(m, uintptr(i)*stride+x)) != *(*T)(unsafe.Add(m, uintptr(i)*stride+y)) {
 			yes[ny] = i
 			ny++
 		} else {
@@ -60,10 +82,17 @@ func splitvvNe[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s 
 }
 
 func splitvuNe[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) (int, int) {
-	ny, nn := 0, 0
-	for _, i := range act {
-		p := unsafe.Add(m, uintptr(i)*stride)
-		if *(*T)(unsafe.Add(p, x)) != s {
+	k := 0
+	for k < len(act) && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) != s {
+		k++
+	}
+	if k == len(act) {
+		return k, 0
+	}
+	copy(yes, act[:k])
+	ny, nn := k, 0
+	for _, i := range act[k:] {
+		if *(*T)(unsafe.Add(m, uintptr(i)*stride+x)) != s {
 			yes[ny] = i
 			ny++
 		} else {
@@ -75,10 +104,17 @@ func splitvuNe[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s 
 }
 
 func splitvvLt[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) (int, int) {
-	ny, nn := 0, 0
-	for _, i := range act {
-		p := unsafe.Add(m, uintptr(i)*stride)
-		if *(*T)(unsafe.Add(p, x)) < *(*T)(unsafe.Add(p, y)) {
+	k := 0
+	for k < len(act) && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) < *(*T)(unsafe.Add(m, uintptr(act[k])*stride+y)) {
+		k++
+	}
+	if k == len(act) {
+		return k, 0
+	}
+	copy(yes, act[:k])
+	ny, nn := k, 0
+	for _, i := range act[k:] {
+		if *(*T)(unsafe.Add(m, uintptr(i)*stride+x)) < *(*T)(unsafe.Add(m, uintptr(i)*stride+y)) {
 			yes[ny] = i
 			ny++
 		} else {
@@ -90,10 +126,17 @@ func splitvvLt[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s 
 }
 
 func splitvuLt[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) (int, int) {
-	ny, nn := 0, 0
-	for _, i := range act {
-		p := unsafe.Add(m, uintptr(i)*stride)
-		if *(*T)(unsafe.Add(p, x)) < s {
+	k := 0
+	for k < len(act) && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) < s {
+		k++
+	}
+	if k == len(act) {
+		return k, 0
+	}
+	copy(yes, act[:k])
+	ny, nn := k, 0
+	for _, i := range act[k:] {
+		if *(*T)(unsafe.Add(m, uintptr(i)*stride+x)) < s {
 			yes[ny] = i
 			ny++
 		} else {
@@ -105,10 +148,17 @@ func splitvuLt[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s 
 }
 
 func splitvvLe[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) (int, int) {
-	ny, nn := 0, 0
-	for _, i := range act {
-		p := unsafe.Add(m, uintptr(i)*stride)
-		if *(*T)(unsafe.Add(p, x)) <= *(*T)(unsafe.Add(p, y)) {
+	k := 0
+	for k < len(act) && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) <= *(*T)(unsafe.Add(m, uintptr(act[k])*stride+y)) {
+		k++
+	}
+	if k == len(act) {
+		return k, 0
+	}
+	copy(yes, act[:k])
+	ny, nn := k, 0
+	for _, i := range act[k:] {
+		if *(*T)(unsafe.Add(m, uintptr(i)*stride+x)) <= *(*T)(unsafe.Add(m, uintptr(i)*stride+y)) {
 			yes[ny] = i
 			ny++
 		} else {
@@ -120,10 +170,17 @@ func splitvvLe[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s 
 }
 
 func splitvuLe[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) (int, int) {
-	ny, nn := 0, 0
-	for _, i := range act {
-		p := unsafe.Add(m, uintptr(i)*stride)
-		if *(*T)(unsafe.Add(p, x)) <= s {
+	k := 0
+	for k < len(act) && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) <= s {
+		k++
+	}
+	if k == len(act) {
+		return k, 0
+	}
+	copy(yes, act[:k])
+	ny, nn := k, 0
+	for _, i := range act[k:] {
+		if *(*T)(unsafe.Add(m, uintptr(i)*stride+x)) <= s {
 			yes[ny] = i
 			ny++
 		} else {
@@ -135,10 +192,17 @@ func splitvuLe[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s 
 }
 
 func splitvvGt[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) (int, int) {
-	ny, nn := 0, 0
-	for _, i := range act {
-		p := unsafe.Add(m, uintptr(i)*stride)
-		if *(*T)(unsafe.Add(p, x)) > *(*T)(unsafe.Add(p, y)) {
+	k := 0
+	for k < len(act) && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) > *(*T)(unsafe.Add(m, uintptr(act[k])*stride+y)) {
+		k++
+	}
+	if k == len(act) {
+		return k, 0
+	}
+	copy(yes, act[:k])
+	ny, nn := k, 0
+	for _, i := range act[k:] {
+		if *(*T)(unsafe.Add(m, uintptr(i)*stride+x)) > *(*T)(unsafe.Add(m, uintptr(i)*stride+y)) {
 			yes[ny] = i
 			ny++
 		} else {
@@ -150,10 +214,17 @@ func splitvvGt[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s 
 }
 
 func splitvuGt[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) (int, int) {
-	ny, nn := 0, 0
-	for _, i := range act {
-		p := unsafe.Add(m, uintptr(i)*stride)
-		if *(*T)(unsafe.Add(p, x)) > s {
+	k := 0
+	for k < len(act) && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) > s {
+		k++
+	}
+	if k == len(act) {
+		return k, 0
+	}
+	copy(yes, act[:k])
+	ny, nn := k, 0
+	for _, i := range act[k:] {
+		if *(*T)(unsafe.Add(m, uintptr(i)*stride+x)) > s {
 			yes[ny] = i
 			ny++
 		} else {
@@ -165,10 +236,17 @@ func splitvuGt[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s 
 }
 
 func splitvvGe[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) (int, int) {
-	ny, nn := 0, 0
-	for _, i := range act {
-		p := unsafe.Add(m, uintptr(i)*stride)
-		if *(*T)(unsafe.Add(p, x)) >= *(*T)(unsafe.Add(p, y)) {
+	k := 0
+	for k < len(act) && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) >= *(*T)(unsafe.Add(m, uintptr(act[k])*stride+y)) {
+		k++
+	}
+	if k == len(act) {
+		return k, 0
+	}
+	copy(yes, act[:k])
+	ny, nn := k, 0
+	for _, i := range act[k:] {
+		if *(*T)(unsafe.Add(m, uintptr(i)*stride+x)) >= *(*T)(unsafe.Add(m, uintptr(i)*stride+y)) {
 			yes[ny] = i
 			ny++
 		} else {
@@ -180,10 +258,17 @@ func splitvvGe[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s 
 }
 
 func splitvuGe[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) (int, int) {
-	ny, nn := 0, 0
-	for _, i := range act {
-		p := unsafe.Add(m, uintptr(i)*stride)
-		if *(*T)(unsafe.Add(p, x)) >= s {
+	k := 0
+	for k < len(act) && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) >= s {
+		k++
+	}
+	if k == len(act) {
+		return k, 0
+	}
+	copy(yes, act[:k])
+	ny, nn := k, 0
+	for _, i := range act[k:] {
+		if *(*T)(unsafe.Add(m, uintptr(i)*stride+x)) >= s {
 			yes[ny] = i
 			ny++
 		} else {
@@ -233,7 +318,8 @@ func splitvu[T number](op ir.Op) splitFn[T] {
 }
 
 // splitter splits act into the lanes where a condition holds (yes) and the
-// others (no); yes may be act itself.
+// others (no); yes may be act itself. When no lane is a no, yes may be left
+// unwritten: the yes lanes are act.
 type splitter func(g *grp, act, yes, no []int32) (int, int)
 
 // lcond compiles a condition: a uniform one as a scalar closure, a varying
