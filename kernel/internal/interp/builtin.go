@@ -16,8 +16,10 @@ func (c *compiler) builtin(e *ir.CallBuiltin) (any, error) {
 		if len(e.Args) != 0 {
 			return nil, errorf(e.Pos, "%s takes no arguments", b)
 		}
-		c.usedIDs |= 1 << b
-		return slotVal[uint32](c.ids[b]), nil
+		if perThreadIDs&(1<<b) != 0 {
+			return slotVal[uint32](c.laneID(b)), nil
+		}
+		return uniVal[uint32](c.uniID(b)), nil
 	case b == ir.Len:
 		if len(e.Args) != 1 {
 			return nil, errorf(e.Pos, "len takes one argument")

@@ -32,26 +32,31 @@ func Compile(m *ir.Module) (map[string]backend.GoKernel, error) {
 // call site (helpers do not recurse, so this only guards a runaway module).
 const maxInlineDepth = 64
 
-// compiler holds the state of one kernel's compilation: the layout of its
-// frame and shared memory.
+// compiler holds the state of one kernel's compilation: the layouts of its
+// lane frame, uniform frame and shared memory.
 type compiler struct {
 	kernel     *ir.Func
-	size       uintptr                  // frame bytes so far
-	inits      []func(p unsafe.Pointer) // writes the constants into a new frame
+	size       uintptr                  // lane-frame bytes so far
+	usize      uintptr                  // uniform-frame bytes so far
+	inits      []func(p unsafe.Pointer) // writes the constants into a new lane frame
 	consts     map[constKey]uintptr
-	vars       map[*ir.Var]uintptr // frame offsets of locals and scalar parameters
-	bufs       map[*ir.Var]int     // buffer parameters: their index among buffers
+	vars       map[*ir.Var]uintptr // lane-frame offsets of varying locals and parameters
+	uvars      map[*ir.Var]uintptr // uniform-frame offsets of uniform ones
+	varying    map[*ir.Var]bool    // varyingVars of the kernel
+	uni        *uniformity
+	bufs       map[*ir.Var]int // buffer parameters: their index among buffers
 	bufNames   []string
 	bufKinds   []kind
 	shared     map[*ir.Var]uintptr // shared arrays: their offsets in shared memory
 	sharedSize uintptr
-	ids        [ir.GlobalZ + 1]uintptr // frame offsets of the id built-ins
+	laneIDs    [ir.GlobalZ + 1]uintptr // lane-frame offsets of the per-thread ids
+	uniIDs     [ir.GlobalZ + 1]uintptr // uniform-frame offsets of the group-level ids
 	usedIDs    uint32                  // bit b set: built-in b is read
 	helper     *helperCtx              // the helper being inlined, if any
 	assigned   map[*ir.Var]bool        // variables written by an Assign (assignedVars)
-	// paramsWritten reports an assignment to a kernel's scalar parameter.
-	paramsWritten bool
-	depth         int
+	nlists     int                     // active-lane lists of the constructs
+	strideRef  *strideRef              // the lane-frame stride, set when done
+	depth      int
 }
 
 // helperCtx is an inlined helper call: where its result goes.
@@ -74,6 +79,31 @@ func (c *compiler) alloc(n uintptr) uintptr {
 	}
 	c.size = off + n
 	return off
+}
+
+// ualloc reserves n bytes of the uniform frame, 8-byte aligned.
+func (c *compiler) ualloc(n uintptr) uintptr {
+	off := (c.usize + 7) &^ 7
+	c.usize = off + max(n, 1)
+	return off
+}
+
+// laneID is the lane-frame slot of the per-thread id b.
+func (c *compiler) laneID(b ir.Builtin) uintptr {
+	if c.usedIDs&(1<<b) == 0 {
+		c.usedIDs |= 1 << b
+		c.laneIDs[b] = c.alloc(4)
+	}
+	return c.laneIDs[b]
+}
+
+// uniID is the uniform-frame slot of the group-level id b.
+func (c *compiler) uniID(b ir.Builtin) uintptr {
+	if c.usedIDs&(1<<b) == 0 {
+		c.usedIDs |= 1 << b
+		c.uniIDs[b] = c.ualloc(4)
+	}
+	return c.uniIDs[b]
 }
 
 // errorf is a compile error at pos.
@@ -122,19 +152,20 @@ func (c *compiler) constant(e *ir.Const) (any, error) {
 	return slotOf(k, off), nil
 }
 
-// compileKernel lays out f's frame and compiles its body.
+// compileKernel lays out f's frames and compiles its body in the lane model.
 func compileKernel(f *ir.Func, assigned map[*ir.Var]bool) (backend.GoKernel, error) {
 	c := &compiler{
-		kernel:   f,
-		assigned: assigned,
-		consts:   map[constKey]uintptr{},
-		vars:     map[*ir.Var]uintptr{},
-		bufs:     map[*ir.Var]int{},
-		shared:   map[*ir.Var]uintptr{},
+		kernel:    f,
+		assigned:  assigned,
+		consts:    map[constKey]uintptr{},
+		vars:      map[*ir.Var]uintptr{},
+		uvars:     map[*ir.Var]uintptr{},
+		bufs:      map[*ir.Var]int{},
+		shared:    map[*ir.Var]uintptr{},
+		strideRef: &strideRef{},
 	}
-	for b := ir.ThreadX; b <= ir.GlobalZ; b++ {
-		c.ids[b] = c.alloc(4)
-	}
+	c.varying = varyingVars(f)
+	c.uni = &uniformity{varying: c.varying}
 	var params []paramSlot
 	for i, p := range f.Params {
 		if s, ok := p.Type.(*ir.Slice); ok {
@@ -152,9 +183,15 @@ func compileKernel(f *ir.Func, assigned map[*ir.Var]bool) (backend.GoKernel, err
 		if err != nil || k == kBool || k == kVec4 {
 			return nil, errorf(p.Pos, "parameter %s of type %v is not supported by the CPU interpreter", p.Name, p.Type)
 		}
-		off := c.alloc(k.size())
-		c.vars[p] = off
-		params = append(params, paramSlot{arg: i, buf: -1, kind: k, off: off})
+		ps := paramSlot{arg: i, buf: -1, kind: k}
+		if c.varying[p] {
+			ps.off, ps.lane = c.alloc(k.size()), true
+			c.vars[p] = ps.off
+		} else {
+			ps.off = c.ualloc(k.size())
+			c.uvars[p] = ps.off
+		}
+		params = append(params, ps)
 	}
 	for _, v := range f.Shared {
 		n, err := sizeOfType(v.Type)
@@ -165,29 +202,24 @@ func compileKernel(f *ir.Func, assigned map[*ir.Var]bool) (backend.GoKernel, err
 		c.shared[v] = c.sharedSize
 		c.sharedSize += n
 	}
-	k := &kernelProg{name: f.Name, params: params, nbufs: len(c.bufNames)}
-	if hasBarrier(f.Body) {
-		root, err := c.groupStmts(f.Body)
-		if err != nil {
-			return nil, err
-		}
-		k.group = root
-	} else {
-		body, err := c.stmts(f.Body)
-		if err != nil {
-			return nil, err
-		}
-		k.body = body
+	body, err := c.lstmts(f.Body)
+	if err != nil {
+		return nil, err
 	}
-	k.size, k.inits, k.ids, k.usedIDs, k.sharedSize = c.size, c.inits, c.ids, c.usedIDs, c.sharedSize
-	k.bufKinds, k.paramsWritten = c.bufKinds, c.paramsWritten
+	c.strideRef.v = max((c.size+7)&^7, 8)
+	k := &kernelProg{name: f.Name, params: params, nbufs: len(c.bufNames), body: body,
+		stride: c.strideRef.v, usize: c.usize, inits: c.inits, laneIDs: c.laneIDs, uniIDs: c.uniIDs,
+		usedIDs: c.usedIDs, sharedSize: c.sharedSize, nlists: c.nlists}
 	return k.run, nil
 }
 
-// paramSlot is where a kernel argument goes: a buffer index, or a frame slot.
+// paramSlot is where a kernel argument goes: a buffer index, or a slot of
+// the uniform frame or (for a parameter the kernel assigns per thread) of
+// every lane frame.
 type paramSlot struct {
 	arg  int
 	buf  int // -1 for a scalar
 	kind kind
 	off  uintptr
+	lane bool
 }

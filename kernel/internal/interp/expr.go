@@ -66,6 +66,13 @@ func (c *compiler) exprKind(e ir.Expr) (any, kind, error) {
 
 // ref reads a scalar or Vec local or parameter.
 func (c *compiler) ref(e *ir.Ref) (any, error) {
+	if off, ok := c.uvars[e.Var]; ok {
+		k, err := kindOf(e.Var.Type)
+		if err != nil {
+			return nil, errorf(e.Pos, "%s: %v", e.Var.Name, err)
+		}
+		return uniSlotOf(k, off), nil
+	}
 	off, ok := c.vars[e.Var]
 	if !ok {
 		return nil, errorf(e.Pos, "%s is not a scalar local or parameter here", e.Var.Name)

@@ -15,11 +15,10 @@ type vec4 = [4]float32
 // it, each at a byte offset fixed at Compile), the group's shared memory and
 // the buffers of the call.
 type thread struct {
-	mem   unsafe.Pointer // &frame[0]
-	frame []uint64       // keeps mem alive; 8-byte aligned
-	sh    unsafe.Pointer // the group's shared memory
-	bufs  []view         // the call's buffers, by parameter order among buffers
-	ctl   ctl            // how the thread left the last group-level node (kernels with barriers)
+	mem  unsafe.Pointer // the frame: a lane's, or the group's scratch frame
+	u    unsafe.Pointer // the group's uniform frame
+	sh   unsafe.Pointer // the group's shared memory
+	bufs []view         // the call's buffers, by parameter order among buffers
 }
 
 // view is a buffer argument: its first element and its length in elements.
@@ -57,14 +56,4 @@ func sizeOf[T any]() uintptr {
 // it into the launch's error, where a GPU would read garbage or drop the write.
 func outOfRange(pos ir.Pos, what string, i uint64, n int) {
 	panic(fmt.Errorf("%s: index %d out of range [0:%d) of %s", pos, int64(i), n, what))
-}
-
-// newFrame returns a zeroed frame of size bytes with inits applied.
-func newFrame(size uintptr, inits []func(p unsafe.Pointer)) []uint64 {
-	f := make([]uint64, (size+7)/8+1)
-	p := unsafe.Pointer(&f[0])
-	for _, in := range inits {
-		in(p)
-	}
-	return f
 }

@@ -9,101 +9,155 @@ import (
 	"github.com/anygpu/gpu/kernel/internal/ir"
 )
 
-// kernelProg is a compiled kernel: its frame layout and its code.
+// kernelProg is a compiled kernel: its frame layouts and its code.
 type kernelProg struct {
-	name          string
-	params        []paramSlot
-	nbufs         int
-	bufKinds      []kind
-	body          stmt  // a kernel without barriers: run thread by thread
-	group         gnode // a kernel with barriers
-	size          uintptr
-	inits         []func(p unsafe.Pointer)
-	ids           [ir.GlobalZ + 1]uintptr
-	usedIDs       uint32
-	sharedSize    uintptr
-	paramsWritten bool
-	pool          sync.Pool // *groupState
+	name       string
+	params     []paramSlot
+	nbufs      int
+	body       lstmt
+	stride     uintptr // bytes of a lane frame
+	usize      uintptr // bytes of the uniform frame
+	inits      []func(p unsafe.Pointer)
+	laneIDs    [ir.GlobalZ + 1]uintptr
+	uniIDs     [ir.GlobalZ + 1]uintptr
+	usedIDs    uint32
+	sharedSize uintptr
+	nlists     int
+	pool       sync.Pool // *grp
 }
 
-// groupState is what one group call needs, reused across calls.
-type groupState struct {
-	threads []*thread
-	bufs    []view
-	shared  []uint64
-}
-
-// thread returns the i-th thread of s, with a frame, creating it if needed.
-func (k *kernelProg) thread(s *groupState, i int) *thread {
-	for len(s.threads) <= i {
-		f := newFrame(k.size, k.inits)
-		s.threads = append(s.threads, &thread{frame: f, mem: unsafe.Pointer(&f[0])})
-	}
-	return s.threads[i]
-}
-
-// run is the backend.GoKernel: it runs the group g. A wrong argument list or
-// an index out of range panics with an error, which the CPU backend
-// recovers into the launch's error.
-func (k *kernelProg) run(g backend.Group, args []backend.Arg) {
-	s, _ := k.pool.Get().(*groupState)
-	if s == nil {
-		s = &groupState{}
-	}
-	defer k.pool.Put(s)
-	k.bind(s, args)
-	size := g.Size.Norm()
+// newGroup allocates the state of a group of the given size: n+1 lane
+// frames with the constants written, the uniform frame, the lists and the
+// shared memory, and the lanes' thread ids.
+func (k *kernelProg) newGroup(size backend.Dim3) *grp {
 	n := size.X * size.Y * size.Z
-	if size.X <= 0 || size.Y <= 0 || size.Z <= 0 {
-		return
-	}
-	var sh unsafe.Pointer
-	if k.sharedSize > 0 {
-		words := int((k.sharedSize + 7) / 8)
-		if cap(s.shared) < words {
-			s.shared = make([]uint64, words)
+	g := &grp{n: n, size: [3]int{size.X, size.Y, size.Z}}
+	words := int(k.stride / 8)
+	g.frames = make([]uint64, words*(n+1))
+	g.mem = unsafe.Pointer(&g.frames[0])
+	for i := range n + 1 {
+		p := unsafe.Pointer(&g.frames[i*words])
+		for _, in := range k.inits {
+			in(p)
 		}
-		s.shared = s.shared[:words]
-		clear(s.shared) // shared memory starts undefined: zero keeps runs repeatable
-		sh = unsafe.Pointer(&s.shared[0])
 	}
-	if k.body != nil {
-		t := k.thread(s, 0)
-		t.bufs, t.sh = s.bufs, sh
-		k.setGroup(t, g, args)
-		body := k.body
-		for z := range size.Z {
-			for y := range size.Y {
-				for x := range size.X {
-					if k.paramsWritten {
-						k.setParams(t, args)
-					}
-					k.setThread(t, g, x, y, z)
-					body(t)
-				}
-			}
-		}
-		return
+	g.uframe = make([]uint64, k.usize/8+1)
+	g.t.u = unsafe.Pointer(&g.uframe[0])
+	g.t.mem = unsafe.Pointer(&g.frames[n*words])
+	g.lane.u = g.t.u
+	g.ctl = make([]ctl, n)
+	g.lists = make([][]int32, k.nlists)
+	for i := range g.lists {
+		g.lists[i] = make([]int32, n)
 	}
-	act := make([]*thread, 0, n)
+	g.all = make([]int32, n)
+	for i := range g.all {
+		g.all[i] = int32(i)
+	}
+	g.shared = make([]uint64, (k.sharedSize+7)/8)
+	if len(g.shared) > 0 {
+		g.t.sh = unsafe.Pointer(&g.shared[0])
+		g.lane.sh = g.t.sh
+	}
 	i := 0
 	for z := range size.Z {
 		for y := range size.Y {
 			for x := range size.X {
-				t := k.thread(s, i)
-				t.bufs, t.sh, t.ctl = s.bufs, sh, ctlNone
-				k.setGroup(t, g, args)
-				k.setThread(t, g, x, y, z)
-				act = append(act, t)
+				k.setLane(g, i, ir.ThreadX, x)
+				k.setLane(g, i, ir.ThreadY, y)
+				k.setLane(g, i, ir.ThreadZ, z)
+				k.setLane(g, i, ir.ThreadIndex, i)
 				i++
 			}
 		}
 	}
-	k.group(act)
+	return g
+}
+
+// setLane writes v as the id b of lane i, if the kernel reads it.
+func (k *kernelProg) setLane(g *grp, i int, b ir.Builtin, v int) {
+	if k.usedIDs&(1<<b) != 0 {
+		*(*uint32)(unsafe.Add(g.mem, uintptr(i)*k.stride+k.laneIDs[b])) = uint32(v)
+	}
+}
+
+// run is the backend.GoKernel: it runs the group gr, all its threads in
+// step as the lanes of one grp. A wrong argument list or an index out of
+// range panics with an error, which the CPU backend recovers into the
+// launch's error.
+func (k *kernelProg) run(gr backend.Group, args []backend.Arg) {
+	size, grid := gr.Size.Norm(), gr.Grid.Norm()
+	if size.X <= 0 || size.Y <= 0 || size.Z <= 0 {
+		return
+	}
+	g, _ := k.pool.Get().(*grp)
+	if g == nil || g.size != [3]int{size.X, size.Y, size.Z} {
+		g = k.newGroup(size)
+	}
+	defer k.pool.Put(g)
+	k.bind(g, args)
+	g.t.bufs, g.lane.bufs = g.bufs, g.bufs
+	for _, p := range k.params {
+		if p.buf >= 0 {
+			continue
+		}
+		bits := args[p.arg].Bits
+		if !p.lane {
+			k.setBits(g.t.u, p.off, p.kind, bits)
+			continue
+		}
+		for i := range g.n {
+			k.setBits(unsafe.Add(g.mem, uintptr(i)*k.stride), p.off, p.kind, bits)
+		}
+	}
+	ids := [...]struct {
+		b ir.Builtin
+		v int
+	}{
+		{ir.GroupX, gr.ID.X}, {ir.GroupY, gr.ID.Y}, {ir.GroupZ, gr.ID.Z},
+		{ir.GroupSizeX, size.X}, {ir.GroupSizeY, size.Y}, {ir.GroupSizeZ, size.Z},
+		{ir.GridX, grid.X}, {ir.GridY, grid.Y}, {ir.GridZ, grid.Z},
+	}
+	for _, id := range ids {
+		if k.usedIDs&(1<<id.b) != 0 {
+			*(*uint32)(unsafe.Add(g.t.u, k.uniIDs[id.b])) = uint32(id.v)
+		}
+	}
+	if k.usedIDs&(1<<ir.GlobalX|1<<ir.GlobalY|1<<ir.GlobalZ) == 1<<ir.GlobalX && size.Y == 1 && size.Z == 1 {
+		p, base := unsafe.Add(g.mem, k.laneIDs[ir.GlobalX]), uint32(gr.ID.X*size.X)
+		for x := range uint32(size.X) {
+			*(*uint32)(p) = base + x
+			p = unsafe.Add(p, k.stride)
+		}
+	} else if k.usedIDs&(1<<ir.GlobalX|1<<ir.GlobalY|1<<ir.GlobalZ) != 0 {
+		i := 0
+		for z := range size.Z {
+			for y := range size.Y {
+				for x := range size.X {
+					k.setLane(g, i, ir.GlobalX, gr.ID.X*size.X+x)
+					k.setLane(g, i, ir.GlobalY, gr.ID.Y*size.Y+y)
+					k.setLane(g, i, ir.GlobalZ, gr.ID.Z*size.Z+z)
+					i++
+				}
+			}
+		}
+	}
+	clear(g.ctl)
+	clear(g.shared) // shared memory starts undefined: zero keeps runs repeatable
+	k.body(g, g.all)
+}
+
+// setBits writes a scalar argument's bits at off of the frame p.
+func (k *kernelProg) setBits(p unsafe.Pointer, off uintptr, kd kind, bits uint64) {
+	if kd.size() == 4 {
+		*(*uint32)(unsafe.Add(p, off)) = uint32(bits)
+	} else {
+		*(*uint64)(unsafe.Add(p, off)) = bits
+	}
 }
 
 // bind views the buffer arguments and checks the argument list.
-func (k *kernelProg) bind(s *groupState, args []backend.Arg) {
+func (k *kernelProg) bind(s *grp, args []backend.Arg) {
 	if cap(s.bufs) < k.nbufs {
 		s.bufs = make([]view, k.nbufs)
 	}
@@ -151,68 +205,6 @@ func argKind(k kind) backend.ArgKind {
 	return 0
 }
 
-// setParams writes the scalar arguments into t's frame.
-func (k *kernelProg) setParams(t *thread, args []backend.Arg) {
-	for _, p := range k.params {
-		if p.buf >= 0 {
-			continue
-		}
-		if p.kind.size() == 4 {
-			st(t, p.off, uint32(args[p.arg].Bits))
-		} else {
-			st(t, p.off, args[p.arg].Bits)
-		}
-	}
-}
-
-// setGroup writes the parameters and the group's ids into t's frame.
-func (k *kernelProg) setGroup(t *thread, g backend.Group, args []backend.Arg) {
-	k.setParams(t, args)
-	size, grid := g.Size.Norm(), g.Grid.Norm()
-	set := func(b ir.Builtin, v int) {
-		if k.usedIDs&(1<<b) != 0 {
-			st(t, k.ids[b], uint32(v))
-		}
-	}
-	set(ir.GroupX, g.ID.X)
-	set(ir.GroupY, g.ID.Y)
-	set(ir.GroupZ, g.ID.Z)
-	set(ir.GroupSizeX, size.X)
-	set(ir.GroupSizeY, size.Y)
-	set(ir.GroupSizeZ, size.Z)
-	set(ir.GridX, grid.X)
-	set(ir.GridY, grid.Y)
-	set(ir.GridZ, grid.Z)
-}
-
 // perThreadIDs are the built-ins that differ between the threads of a group.
 const perThreadIDs = 1<<ir.ThreadX | 1<<ir.ThreadY | 1<<ir.ThreadZ | 1<<ir.ThreadIndex |
 	1<<ir.GlobalX | 1<<ir.GlobalY | 1<<ir.GlobalZ
-
-// setThread writes thread (x, y, z)'s ids into t's frame.
-func (k *kernelProg) setThread(t *thread, g backend.Group, x, y, z int) {
-	u := k.usedIDs
-	if u&perThreadIDs == 0 {
-		return
-	}
-	if u&(1<<ir.GlobalX) != 0 {
-		st(t, k.ids[ir.GlobalX], uint32(g.ID.X*g.Size.X+x))
-	}
-	if u&^(1<<ir.GlobalX)&perThreadIDs == 0 {
-		return
-	}
-	size := g.Size.Norm()
-	ids := [...]struct {
-		b ir.Builtin
-		v int
-	}{
-		{ir.ThreadX, x}, {ir.ThreadY, y}, {ir.ThreadZ, z},
-		{ir.ThreadIndex, x + size.X*(y+size.Y*z)},
-		{ir.GlobalY, g.ID.Y*size.Y + y}, {ir.GlobalZ, g.ID.Z*size.Z + z},
-	}
-	for _, id := range ids {
-		if u&(1<<id.b) != 0 {
-			st(t, k.ids[id.b], uint32(id.v))
-		}
-	}
-}

@@ -155,9 +155,6 @@ func (c *compiler) assign(s *ir.Assign) (stmt, error) {
 		if !ok || err != nil {
 			return nil, errorf(s.Pos, "cannot assign to %s here", p.Var.Name)
 		}
-		if p.Var.Class == ir.Param && c.helper == nil {
-			c.paramsWritten = true // each thread then needs its own copy
-		}
 		if pk != k {
 			return nil, errorf(s.Pos, "assigning a %v to %s of type %v", s.Value.ExprType(), p.Var.Name, p.Var.Type)
 		}
