@@ -72,7 +72,7 @@ func opsWant(x, y int32, p, q float32, thread uint32) (out [opsResults]uint32, n
 	forty := uint(40) // a variable count: Go then shifts as the IR says
 	out[16] = uint32(x<<3) ^ uint32(x>>forty)
 	out[17] = uint32(x*3 + int32(thread))
-	out[18] = math.Float32bits(p+0.1) ^ math.Float32bits(q*1e-40)
+	out[18] = math.Float32bits(p+0.1) ^ math.Float32bits(q*1e-20)
 	out[19] = math.Float32bits(float32(math.Inf(-1))) ^ math.Float32bits(negZero()-p)
 	unsigned[19] = p != p
 	out[20] = uint32(absx) ^ math.Float32bits(float32(math.Abs(float64(p))))

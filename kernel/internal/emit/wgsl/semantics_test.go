@@ -45,7 +45,7 @@ func opsKernel(triple *ir.Func) *ir.Func {
 		&ir.Unary{Op: ir.Neg, X: ux, Pos: pos},
 		bin(ir.Xor, conv(ir.U32, bin(ir.Shl, ref(x), u32(3))), conv(ir.U32, bin(ir.Shr, ref(x), i32(40)))),
 		conv(ir.U32, &ir.Call{Func: triple, Args: []ir.Expr{ref(x)}, Pos: pos}),
-		bin(ir.Xor, bits(bin(ir.Add, ref(p), f32(0.1))), bits(bin(ir.Mul, ref(q), f32(1e-40)))),
+		bin(ir.Xor, bits(bin(ir.Add, ref(p), f32(0.1))), bits(bin(ir.Mul, ref(q), f32(1e-20)))),
 		bin(ir.Xor, bits(f32(float32Inf(-1))), bits(bin(ir.Sub, f32(negZero()), ref(p)))),
 		bin(ir.Xor, conv(ir.U32, call(ir.Abs, ir.I32, ref(x))), bits(call(ir.Abs, ir.F32, ref(p)))),
 		conv(ir.U32, bin(ir.Add, ref(loop), bin(ir.Add, idx(ref(sel), i32(1)), call(ir.Len, ir.I32, ref(sel))))),
