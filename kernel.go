@@ -3,6 +3,7 @@ package gpu
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -74,7 +75,8 @@ func (d *Device) Compile(ctx context.Context, src Source, opts ...CompileOption)
 		return nil, d.wrap(err, op)
 	}
 	d.prof.host(profiling.KindCompile, src.Name, 0, start)
-	return &Module{dev: d, impl: impl, name: src.Name, params: src.Params, kernels: map[string]*Kernel{}}, nil
+	return &Module{dev: d, impl: impl, name: src.Name, params: src.Params, unsupported: maps.Clone(src.Unsupported),
+		kernels: map[string]*Kernel{}}, nil
 }
 
 // Module is compiled device code. It belongs to the device that compiled
@@ -84,7 +86,10 @@ type Module struct {
 	impl   backend.Module
 	name   string
 	params map[string][]ArgKind
-	closed atomic.Bool
+	// unsupported says, by kernel, why some dialects of the source left it
+	// out (Source.Unsupported).
+	unsupported map[string]string
+	closed      atomic.Bool
 
 	mu      sync.Mutex
 	kernels map[string]*Kernel
@@ -114,6 +119,13 @@ func (m *Module) Kernel(name string) (*Kernel, error) {
 	}
 	impl, err := m.impl.Kernel(name)
 	if err != nil {
+		if why, ok := m.unsupported[name]; ok {
+			// The dialect this backend compiles left the kernel out.
+			e := errors.E(errors.NotSupported, m.dev.backend, op, "%s", why)
+			e.Hint = "run it on a backend whose dialect has it, or change what the kernel needs"
+			e.Err = err
+			return nil, m.dev.record(e)
+		}
 		return nil, m.dev.wrap(err, op)
 	}
 	params, declared := m.params[name]

@@ -105,6 +105,10 @@
 //     group size fixed in the source); that arguments fit a kernel whose Source
 //     declares no Params, where it can tell; that Elapsed's events have
 //     completed; and native limits and resources (OutOfMemory).
+//   - Skip, when building kernels at Compile from Params, the kernels listed in
+//     Source.Unsupported that its dialect does not hold (a float64 kernel has
+//     no WGSL, SPIR-V, GLSL or MSL): Kernel then fails to find one, and the
+//     root reports NotSupported with the reason.
 //   - Keep the promises of the interfaces' methods: Write's source may be reused
 //     when Write returns; Read's destination is written when the stream
 //     reaches the Read; Synchronize returns the first asynchronous error since

@@ -233,4 +233,8 @@ type Source struct {
 	// every launch is checked against it before it reaches a backend, so all
 	// backends reject a wrong argument list the same way.
 	Params map[string][]ArgKind
+	// Unsupported says, by kernel, why some dialects leave that kernel out
+	// (a float64 kernel has no WGSL, say): a backend whose dialect lacks it
+	// then reports NotSupported with this reason instead of not finding it.
+	Unsupported map[string]string
 }

@@ -51,11 +51,43 @@
 // Integer arithmetic wraps (two's complement). Shifts follow Go: a shift by
 // the type's width or more gives 0 (or the sign, for a signed right shift).
 // Integer division truncates; division by zero gives the dividend and the
-// remainder by zero gives 0 (as in WGSL), where Go would panic. Float
-// results may differ by a few units in the last place between backends (a
-// GPU may fuse a*b+c), and math functions are as accurate as the device's.
+// remainder by zero gives 0 (as in WGSL), where Go would panic. A float to
+// integer conversion truncates and saturates, NaN giving 0. Integers are
+// the same bits on every backend.
+//
+// Floats are where devices differ, within limits:
+//
+//   - a*b + c may be fused into one rounding (Go's spec allows it as well);
+//   - math functions are as accurate as the device's own (a few units in the
+//     last place on GPUs; Go's math package on the CPU);
+//   - GPUs may flush subnormal results to zero;
+//   - Vulkan, OpenGL and WebGPU compilers may assume that arithmetic meets
+//     no NaN or infinity: x*0 and x-x may become 0 and x != x false. Test
+//     for NaN through the bits (kernel.Float32bits(x)&0x7fffffff > 0x7f800000),
+//     and keep NaN and Inf out of arithmetic whose result matters. CUDA,
+//     Metal and the CPU keep IEEE semantics.
+//
+// Out-of-range indexing is the kernel's error: a GPU reads garbage or zero
+// and drops the write; the CPU backend reports the launch as failed.
+//
+// # The block size and the ids
+//
+// The launch's block is the group size on every backend (WebGPU compiles a
+// pipeline per block size, Vulkan sets specialization constants, OpenGL
+// compiles per block, CUDA and Metal take it at dispatch). Grids wider than
+// a backend's dispatch limit are folded by the backend; the kernel's ids are
+// always the launch's.
 //
 // Outside a translated kernel (a plain Go call), the thread and group
 // functions return 0 and Barrier does nothing: run a kernel through a device
 // (the CPU backend runs it as compiled Go) to execute it.
+//
+// # Not yet
+//
+// float16 kernels, subgroup (warp) operations and a length of a buffer are
+// not in the language yet. Kernels with float64 or int64 arithmetic run on
+// CUDA and the CPU only: the WGSL they would need does not exist, and the
+// SPIR-V, GLSL and MSL dialects come from the WGSL, so those dialects leave
+// such kernels out (Source.Unsupported), and Module.Kernel on those backends
+// reports NotSupported with the reason.
 package kernel

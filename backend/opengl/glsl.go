@@ -48,15 +48,18 @@ func isIdent(s string) bool {
 	return true
 }
 
-// entryPoints returns the kernels of src, sorted: the keys of Params, or the
-// source's name when it declares none.
+// entryPoints returns the kernels of src, sorted: the keys of Params but
+// those the source's GLSL left out (Unsupported), or the source's name when
+// it declares none.
 func entryPoints(src backend.Source) []string {
 	if len(src.Params) == 0 {
 		return []string{src.Name}
 	}
 	names := make([]string, 0, len(src.Params))
 	for name := range src.Params {
-		names = append(names, name)
+		if _, left := src.Unsupported[name]; !left {
+			names = append(names, name)
+		}
 	}
 	sort.Strings(names)
 	return names

@@ -94,7 +94,12 @@ func (d *device) Compile(ctx context.Context, src backend.Source, opts backend.C
 	if err := ctx.Err(); err != nil {
 		return nil, errors.Wrap(err, Name, op)
 	}
-	names := slices.Sorted(maps.Keys(src.Params))
+	// The kernels the source's WGSL left out (Unsupported) are not built:
+	// looking one up fails, and the root reports why.
+	names := slices.DeleteFunc(slices.Sorted(maps.Keys(src.Params)), func(n string) bool {
+		_, left := src.Unsupported[n]
+		return left
+	})
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.usableLocked(); err != nil {

@@ -70,6 +70,8 @@ type kernelDialects struct {
 	GoImports []string
 	GoFuncs   map[string]string
 	Params    map[string][]gpu.ArgKind
+	// Unsupported says, by kernel, why some dialects left it out.
+	Unsupported map[string]string
 }
 
 // goKernelPrefix starts the names of the Go the file declares, so that they
@@ -94,6 +96,7 @@ var translateKernels = func(name string, files []kernelFile, goPrefix string) (k
 		CUDA: p.Source.CUDA, WGSL: p.Source.WGSL, SPIRVKernels: p.Source.SPIRVKernels,
 		GLSL: p.Source.GLSL, GLSLES: p.Source.GLSLES, MSL: p.Source.MSL,
 		Go: p.Go, GoImports: p.GoImports, GoFuncs: p.GoFuncs, Params: p.Source.Params,
+		Unsupported: p.Source.Unsupported,
 	}, nil
 }
 
@@ -233,7 +236,15 @@ func renderKernelsFile(pkg, varName, name string, d kernelDialects) ([]byte, err
 		}
 		fmt.Fprintf(&b, "%q: {%s},\n", k, strings.Join(kinds, ", "))
 	}
-	b.WriteString("},\n}\n\n")
+	b.WriteString("},\n")
+	if len(d.Unsupported) > 0 {
+		b.WriteString("Unsupported: map[string]string{\n")
+		for _, k := range sortedKeys(d.Unsupported) {
+			fmt.Fprintf(&b, "%q: %q,\n", k, d.Unsupported[k])
+		}
+		b.WriteString("},\n")
+	}
+	b.WriteString("}\n\n")
 	b.WriteString(d.Go)
 	src, err := format.Source([]byte(b.String()))
 	if err != nil {

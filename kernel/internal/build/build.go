@@ -42,6 +42,10 @@ func Source(name string, m *ir.Module) (backend.Source, Unsupported, error) {
 	src.WGSL = w.All
 	unsupported := Unsupported{}
 	for k, why := range w.Unsupported {
+		if src.Unsupported == nil {
+			src.Unsupported = map[string]string{}
+		}
+		src.Unsupported[k] = fmt.Sprintf("kernel %s is not in the WGSL, SPIR-V, GLSL and MSL dialects: %s; it runs on CUDA and the CPU", k, why)
 		unsupported.add("WGSL", k, why)
 		unsupported.add("SPIR-V", k, why)
 		unsupported.add("GLSL", k, why)
