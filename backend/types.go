@@ -197,21 +197,31 @@ type GoKernel func(g Group, args []Arg)
 
 // Source is one kernel program in as many dialects as its author wrote; each
 // backend compiles the dialect it runs and reports NotSupported, naming the
-// dialect, when that one is missing.
+// dialect, when that one is missing. To write a kernel once for every
+// backend, write it in Go with package github.com/anygpu/gpu/kernel: its
+// translation fills every dialect (go generate with `gpu kernels`, or
+// kernel.Translate at run time). The rules below are for dialects written by
+// hand.
 //
 // A program may hold several kernels (entry points). Their names are the keys
 // of Params, and the same in every dialect:
 //
 //   - CUDA: extern "C" __global__ functions of that name.
 //   - WGSL: @compute functions of that name; MSL: kernel functions of that name.
-//   - GLSL (and GLSLES, for OpenGL ES): one text for all kernels, compiled once per kernel with the line
-//     "#define ANYGPU_KERNEL_<name> 1" inserted after #version, so the text picks
-//     each kernel's code (and its local_size) with #ifdef; the entry point is main.
-//     A kernel that adapts to the launch's block declares
+//   - GLSL (and GLSLES, for OpenGL ES) is the OpenGL backend's dialect: one
+//     text for all kernels, compiled once per kernel with the line
+//     "#define ANYGPU_KERNEL_<name> 1" inserted after #version, so the text
+//     picks each kernel's code (and its local_size) with #ifdef; the entry
+//     point is main. A kernel that adapts to the launch's block declares
 //     "layout(local_size_x = ANYGPU_BLOCK_X, local_size_y = ANYGPU_BLOCK_Y,
-//     local_size_z = ANYGPU_BLOCK_Z) in;" and is compiled once per block size used
-//     (the backend defines the three macros); a fixed local_size must equal the
-//     launch's block.
+//     local_size_z = ANYGPU_BLOCK_Z) in;" with "#ifndef ANYGPU_BLOCK_X /
+//     #define ANYGPU_BLOCK_X 64 / #endif" defaults for each macro (the OpenGL
+//     backend defines them per launch block); a fixed local_size must equal
+//     the launch's block. Vulkan and WebGPU compile GLSL too, as a fallback
+//     when the Source has no SPIR-V or WGSL, with their own rules (their
+//     package docs): Vulkan binds buffers at set 0 and takes scalars as push
+//     constants or a uniform block, WebGPU needs GLSL 4.50 and a fixed
+//     local_size.
 //   - SPIR-V: SPIRV is one module with an OpEntryPoint per kernel, or
 //     SPIRVKernels holds one module per kernel (entry point "main"), as glslc
 //     builds them from GLSL.
