@@ -1,0 +1,42 @@
+package kernelcorpus_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/anygpu/gpu/internal/kernelcorpus"
+	"github.com/anygpu/gpu/internal/testreq"
+	"github.com/anygpu/gpu/kernels"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSPIRVValidates runs spirv-val on every SPIR-V module the kernel
+// language generated: the corpus's and the built-ins'. Without spirv-val it
+// skips, unless the Vulkan backend is required (ANYGPU_TEST_REQUIRE).
+func TestSPIRVValidates(t *testing.T) {
+	val, err := exec.LookPath("spirv-val")
+	if err != nil {
+		if testreq.Required("vulkan") {
+			t.Fatalf("spirv-val is not on PATH and %s names vulkan", testreq.EnvRequire)
+		}
+		t.Skip("spirv-val is not on PATH (Debian: spirv-tools)")
+	}
+	sets := map[string]map[string][]byte{
+		"kernelcorpus": kernelcorpus.Kernels.SPIRVKernels,
+		"builtin":      kernels.Source().SPIRVKernels,
+	}
+	dir := t.TempDir()
+	n := 0
+	for set, modules := range sets {
+		for name, blob := range modules {
+			path := filepath.Join(dir, set+"_"+name+".spv")
+			require.NoError(t, os.WriteFile(path, blob, 0o644))
+			out, err := exec.Command(val, "--target-env", "vulkan1.1", path).CombinedOutput()
+			require.NoError(t, err, "%s/%s: %s", set, name, out)
+			n++
+		}
+	}
+	require.GreaterOrEqual(t, n, 37, "every corpus kernel has a SPIR-V module")
+}
