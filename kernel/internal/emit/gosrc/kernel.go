@@ -26,6 +26,7 @@ type fn struct {
 	loops      []*loopFlags // group-level loops, innermost last
 	hoist      map[string]bool
 	labelCount int
+	fast       *fastPlan // while emitting the fast path
 }
 
 // loopFlags are the flags by which a phase breaks or continues the
@@ -104,6 +105,13 @@ func (e *emitter) kernel(irf *ir.Func) (string, error) {
 	body, err := f.sub(func() error { return f.group(tree) })
 	if err != nil {
 		return "", err
+	}
+	if plan := f.planFast(tree); plan != nil {
+		fast, err := f.fastPath(plan)
+		if err != nil {
+			return "", err
+		}
+		body = fast + body
 	}
 	w := f.w
 	fmt.Fprintf(w, "// %s runs one work group of the kernel %s.\n", e.funcNames[irf], irf.Name)
