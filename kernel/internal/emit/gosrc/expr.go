@@ -182,6 +182,9 @@ func (f *fn) exprP(x ir.Expr, untyped bool) (string, int, error) {
 	case *ir.Ref:
 		return f.ref(x.Var), precPrimary, nil
 	case *ir.Index:
+		if s, ok := f.fastIndex(x); ok {
+			return s, precPrimary, nil
+		}
 		arr, err := f.operand(x.X, precPrimary, false)
 		if err != nil {
 			return "", 0, err

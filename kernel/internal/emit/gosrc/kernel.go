@@ -26,6 +26,10 @@ type fn struct {
 	loops      []*loopFlags // group-level loops, innermost last
 	hoist      map[string]bool
 	labelCount int
+	fast       *fastPlan // while emitting the fast path
+	remat      rematDecls
+	rematOrder []*ir.Decl
+	promoted   map[string]bool // per-thread slices read into locals in this phase
 }
 
 // loopFlags are the flags by which a phase breaks or continues the
@@ -100,10 +104,18 @@ func (e *emitter) kernel(irf *ir.Func) (string, error) {
 		an:    analyse(irf, tree, sp.phases),
 		hoist: map[string]bool{},
 	}
+	f.remat = f.markRemat(tree)
 	e.imports[importGPU] = true
 	body, err := f.sub(func() error { return f.group(tree) })
 	if err != nil {
 		return "", err
+	}
+	if plan := f.planFast(tree); plan != nil {
+		fast, err := f.fastPath(plan)
+		if err != nil {
+			return "", err
+		}
+		body = fast + body
 	}
 	w := f.w
 	fmt.Fprintf(w, "// %s runs one work group of the kernel %s.\n", e.funcNames[irf], irf.Name)
@@ -353,10 +365,35 @@ func (f *fn) phase(p *phase) error {
 	f.label = fmt.Sprintf("agThreads%d", p.id)
 	f.labelUsed, f.tidUsed, f.brkUsed, f.contUsed = false, false, false, false
 	f.depth = 0
+	promoted := f.promotable(p)
+	f.promoted = map[string]bool{}
+	for _, n := range promoted {
+		f.promoted[n] = true
+	}
 	body, err := f.sub(func() error { return f.stmts(p.stmts) })
-	f.inPhase = false
+	if err == nil && f.labelUsed && len(promoted) > 0 {
+		// A thread may leave the phase early: no write-back at its end.
+		promoted, f.promoted = nil, nil
+		f.labelUsed, f.tidUsed, f.brkUsed, f.contUsed = false, false, false, false
+		body, err = f.sub(func() error { return f.stmts(p.stmts) })
+	}
+	var prologue string
+	if err == nil {
+		prologue, err = f.rematPrologue(p)
+	}
+	f.inPhase, f.promoted = false, nil
 	if err != nil {
 		return err
+	}
+	if len(promoted) > 0 {
+		f.tidUsed = true
+		var load, store strings.Builder
+		for _, n := range promoted {
+			fmt.Fprintf(&load, "%s := %s[%s]\n", promotedName(n), n, nameTid)
+			fmt.Fprintf(&store, "%s[%s] = %s\n", n, nameTid, promotedName(n))
+		}
+		prologue += load.String()
+		body += store.String()
 	}
 	needDone := f.an.hasReturn && f.an.phases > 1
 	if needDone {
@@ -379,7 +416,7 @@ func (f *fn) phase(p *phase) error {
 			f.printf("%s := %s\n", f.names[v], copiedName(f.names[v]))
 		}
 	}
-	f.printf("%s}\n}\n}\n", body)
+	f.printf("%s%s}\n}\n}\n", prologue, body)
 	if len(f.loops) > 0 {
 		l := f.loops[len(f.loops)-1]
 		if f.brkUsed {

@@ -95,6 +95,7 @@ const (
 	kindPlain  varKind = iota // a Go local (of a thread, or of the group when uniform)
 	kindSpill                 // a per-thread slice, indexed by the thread's linear index
 	kindCopied                // a scalar parameter the kernel assigns: each thread copies it
+	kindRemat                 // a pure local recomputed in each phase that reads it (promote.go)
 )
 
 // analysis is the result of analyse.

@@ -117,7 +117,7 @@ func (f *fn) decl(s *ir.Decl) error {
 	} else {
 		f.printf("var %s %s = %s\n", name, t, init)
 	}
-	if !f.read(s.Var) {
+	if !f.read(s.Var) || f.kind(s.Var) == kindRemat {
 		f.printf("_ = %s\n", name)
 	}
 	return nil
@@ -126,6 +126,9 @@ func (f *fn) decl(s *ir.Decl) error {
 // spillRef is a spilled variable's element for this thread, or, at group
 // level, thread 0's (the same in every thread: the value is uniform).
 func (f *fn) spillRef(name string) string {
+	if f.inPhase && f.promoted[name] {
+		return promotedName(name)
+	}
 	if f.inPhase {
 		f.tidUsed = true
 		return name + "[" + nameTid + "]"
