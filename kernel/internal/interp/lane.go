@@ -336,16 +336,16 @@ func (c *compiler) lif(s *ir.If) (lstmt, error) {
 	yesL, noL, outL := c.list(), c.list(), c.list()
 	exit, hasElse := exits(s.Then) || exits(s.Else), len(s.Else) > 0
 	return func(g *grp, act []int32) []int32 {
-		yes, no := g.lists[yesL][:len(act)], g.lists[noL][:len(act)]
-		ny, nn := split(g, act, yes, no)
-		if nn == 0 {
-			yes = act
+		var noBuf []int32
+		if hasElse {
+			noBuf = g.lists[noL][:len(act)]
 		}
-		if ny > 0 {
-			then(g, yes[:ny])
+		yes, no := split(g, act, g.lists[yesL][:len(act)], noBuf)
+		if len(yes) > 0 {
+			then(g, yes)
 		}
-		if nn > 0 && hasElse {
-			els(g, no[:nn])
+		if len(no) > 0 && hasElse {
+			els(g, no)
 		}
 		if !exit {
 			return act
@@ -394,7 +394,7 @@ func (c *compiler) lfor(s *ir.For) (lstmt, error) {
 	}
 	exit := exits(s.Body)
 	ucond := split == nil
-	liveL, noL, outL := c.list(), c.list(), c.list()
+	liveL, outL := c.list(), c.list()
 	return func(g *grp, act []int32) []int32 {
 		if init != nil {
 			init(g, act)
@@ -409,9 +409,7 @@ func (c *compiler) lfor(s *ir.For) (lstmt, error) {
 				break
 			}
 			if !ucond {
-				n, _ := split(g, live, live, g.lists[noL][:len(live)])
-				live = live[:n]
-				if n == 0 {
+				if live, _ = split(g, live, live, nil); len(live) == 0 {
 					break
 				}
 			}
