@@ -24,6 +24,10 @@ type grp struct {
 	all    []int32        // 0..n-1
 	shared []uint64       // the group's shared memory
 	bufs   []view         // the call's buffers
+	// affOK bit b set: the lane id b is affBase[b] plus the lane's index
+	// in this group (see affineIDs).
+	affOK   uint32
+	affBase [ir.GlobalZ + 1]uint32
 }
 
 // lcode computes a value into its lane-frame slot for the active lanes.
@@ -283,13 +287,18 @@ func (c *compiler) laneStore(k kind, off uintptr, v lval) lstmt {
 	stride := c.stride()
 	switch {
 	case v.uni == nil && v.code == nil && v.k == kInvalid: // zero
-		n := k.size()
-		return func(g *grp, act []int32) []int32 {
-			for _, i := range act {
-				clear(unsafe.Slice((*byte)(unsafe.Add(g.mem, uintptr(i)*stride.v+off)), n))
-			}
-			return act
+		var zero lcode
+		switch k.size() {
+		case 1:
+			zero = laneZero[uint8](off, stride)
+		case 4:
+			zero = laneZero[uint32](off, stride)
+		case 8:
+			zero = laneZero[uint64](off, stride)
+		default:
+			zero = laneZero[vec4](off, stride)
 		}
+		return func(g *grp, act []int32) []int32 { zero(g, act); return act }
 	case v.uniform():
 		b := broadcast(k, off, v.uni, stride)
 		return func(g *grp, act []int32) []int32 { b(g, act); return act }

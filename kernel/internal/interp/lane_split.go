@@ -439,6 +439,7 @@ func splitvu[T number](op ir.Op) splitFn[T] {
 	}
 	return nil
 }
+
 // splitter splits act into the lanes where a condition holds and the
 // others, as a splitFn does: into parts of act, or written to the buffers
 // yes (which may be act itself) and no (nil: the no lanes are not needed).
