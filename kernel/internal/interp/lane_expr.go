@@ -408,10 +408,10 @@ func loadLanes[T any, I integer](m *memRef, pos ir.Pos, d uintptr, stride *strid
 		}
 		b, mem, st := where(g), g.mem, stride.v
 		if j, ok := affineRun(g, aff, act, b); ok {
-			p, src := unsafe.Add(mem, uintptr(act[0])*st+d), unsafe.Add(b.p, j*size)
-			for range act {
-				*(*T)(p) = *(*T)(src)
-				p, src = unsafe.Add(p, st), unsafe.Add(src, size)
+			p, src := unsafe.Add(mem, uintptr(act[0])*st+d), unsafe.Slice((*T)(unsafe.Add(b.p, j*size)), len(act))
+			for k := range src {
+				*(*T)(p) = src[k]
+				p = unsafe.Add(p, st)
 			}
 			return
 		}
@@ -522,10 +522,10 @@ func storeLanes[T any, I integer](m *memRef, v lval, pos ir.Pos, stride *strideR
 		}
 		b, mem, st := where(g), g.mem, stride.v
 		if j, ok := affineRun(g, aff, act, b); ok {
-			p, dst := unsafe.Add(mem, uintptr(act[0])*st+vo), unsafe.Add(b.p, j*size)
-			for range act {
-				*(*T)(dst) = *(*T)(p)
-				p, dst = unsafe.Add(p, st), unsafe.Add(dst, size)
+			p, dst := unsafe.Add(mem, uintptr(act[0])*st+vo), unsafe.Slice((*T)(unsafe.Add(b.p, j*size)), len(act))
+			for k := range dst {
+				dst[k] = *(*T)(p)
+				p = unsafe.Add(p, st)
 			}
 			return act
 		}
