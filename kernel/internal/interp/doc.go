@@ -3,23 +3,31 @@
 // backend.GoKernel the CPU backend calls once per work group.
 //
 // Compile builds, once per kernel, a tree of Go closures from the IR; a call
-// walks no IR. Each thread has a frame, a block of memory in which every
-// local, scalar parameter, constant and thread id has a byte offset fixed at
-// Compile and a Go type fixed by its IR type: reading a local is one load,
-// with no map lookup and no interface boxing. The closures are generic over
-// the Go type of their operands, so F32, I32, U32 (and the 64-bit types)
-// each get their own machine code, and operators read operands that are
-// frame slots directly rather than through a call. Helpers are inlined at
-// each call site, with slots of their own (the IR has no recursion).
+// walks no IR. A group runs on the calling goroutine in the lane model: its
+// threads are lanes that run in step, each statement for every active lane
+// before the next statement starts, so a Barrier needs no code. Every lane
+// has a frame (the frames are contiguous, a fixed stride apart) in which
+// each varying local, temporary, constant and thread id has a byte offset
+// fixed at Compile; locals that every thread holds alike (uniform: see
+// uniformity) live once, in the group's uniform frame, and their code runs
+// once per group.
 //
-// A group runs on the calling goroutine, never a goroutine per thread. A
-// kernel without barriers runs its threads one after another in one frame
-// (every local is declared, and so written, before it is read). A kernel
-// with barriers is split at them: the statements between two barriers run
-// for every thread in turn, each in a frame of its own, and an If or For
-// that holds a barrier (its condition is uniform) runs at group level with
-// its body split the same way. The frames and shared memory of a group call
-// come from a pool.
+// A varying operation is one loop over the active lanes (a list of lane
+// indices; a run of consecutive lanes steps from frame to frame), generic
+// over the Go type of its operands, so F32, I32, U32 (and the 64-bit types)
+// each get their own machine code. A load or store of a buffer or shared
+// array indexed by a lane id that is the lane's index plus a base in the
+// group (ThreadIndex; ThreadX and GlobalX in a 1-D group) copies a run of
+// elements with one range check. An If splits the active lanes by its
+// condition (a comparison is fused with the split; lanes where it holds
+// first, as in t < s, are a part of the list and nothing is copied); a For
+// runs until no lane is left in it; break, continue and return take lanes
+// out of the list until their construct ends. What has no lane loop
+// (helper calls, atomics, math functions, vectors, local arrays, && and
+// ||) runs the scalar compiler's closures lane by lane, on a thread whose
+// frame is the lane's; helpers are inlined at each call site, with slots
+// of their own (the IR has no recursion). The state of a group (frames,
+// lists, shared memory) comes from a pool, per group size.
 //
 // Semantics are the IR's (see package ir): integers wrap, shifts follow Go,
 // x/0 == x and x%0 == 0, float to integer conversions saturate with NaN

@@ -24,6 +24,10 @@ type grp struct {
 	all    []int32        // 0..n-1
 	shared []uint64       // the group's shared memory
 	bufs   []view         // the call's buffers
+	// affOK bit b set: the lane id b is affBase[b] plus the lane's index
+	// in this group (see affineIDs).
+	affOK   uint32
+	affBase [ir.GlobalZ + 1]uint32
 }
 
 // lcode computes a value into its lane-frame slot for the active lanes.
@@ -283,13 +287,18 @@ func (c *compiler) laneStore(k kind, off uintptr, v lval) lstmt {
 	stride := c.stride()
 	switch {
 	case v.uni == nil && v.code == nil && v.k == kInvalid: // zero
-		n := k.size()
-		return func(g *grp, act []int32) []int32 {
-			for _, i := range act {
-				clear(unsafe.Slice((*byte)(unsafe.Add(g.mem, uintptr(i)*stride.v+off)), n))
-			}
-			return act
+		var zero lcode
+		switch k.size() {
+		case 1:
+			zero = laneZero[uint8](off, stride)
+		case 4:
+			zero = laneZero[uint32](off, stride)
+		case 8:
+			zero = laneZero[uint64](off, stride)
+		default:
+			zero = laneZero[vec4](off, stride)
 		}
+		return func(g *grp, act []int32) []int32 { zero(g, act); return act }
 	case v.uniform():
 		b := broadcast(k, off, v.uni, stride)
 		return func(g *grp, act []int32) []int32 { b(g, act); return act }
@@ -336,16 +345,16 @@ func (c *compiler) lif(s *ir.If) (lstmt, error) {
 	yesL, noL, outL := c.list(), c.list(), c.list()
 	exit, hasElse := exits(s.Then) || exits(s.Else), len(s.Else) > 0
 	return func(g *grp, act []int32) []int32 {
-		yes, no := g.lists[yesL][:len(act)], g.lists[noL][:len(act)]
-		ny, nn := split(g, act, yes, no)
-		if nn == 0 {
-			yes = act
+		var noBuf []int32
+		if hasElse {
+			noBuf = g.lists[noL][:len(act)]
 		}
-		if ny > 0 {
-			then(g, yes[:ny])
+		yes, no := split(g, act, g.lists[yesL][:len(act)], noBuf)
+		if len(yes) > 0 {
+			then(g, yes)
 		}
-		if nn > 0 && hasElse {
-			els(g, no[:nn])
+		if len(no) > 0 && hasElse {
+			els(g, no)
 		}
 		if !exit {
 			return act
@@ -394,7 +403,7 @@ func (c *compiler) lfor(s *ir.For) (lstmt, error) {
 	}
 	exit := exits(s.Body)
 	ucond := split == nil
-	liveL, noL, outL := c.list(), c.list(), c.list()
+	liveL, outL := c.list(), c.list()
 	return func(g *grp, act []int32) []int32 {
 		if init != nil {
 			init(g, act)
@@ -409,9 +418,7 @@ func (c *compiler) lfor(s *ir.For) (lstmt, error) {
 				break
 			}
 			if !ucond {
-				n, _ := split(g, live, live, g.lists[noL][:len(live)])
-				live = live[:n]
-				if n == 0 {
+				if live, _ = split(g, live, live, nil); len(live) == 0 {
 					break
 				}
 			}

@@ -285,6 +285,42 @@ type memRef struct {
 	name  string
 	idx   lval
 	elem  kind
+	aff   int // the lane id idx is, if it may be affine (affineIDs), else -1
+}
+
+// affineIDs are the per-thread ids that can be base+lane in a group
+// (grp.affOK says whether they are in the running one): an element place
+// indexed by one of them reads or writes consecutive elements for
+// consecutive lanes.
+var affineIDs = [...]ir.Builtin{ir.ThreadIndex, ir.ThreadX, ir.GlobalX}
+
+// affineID returns the id of affineIDs that v is (a plain read of its lane
+// slot), or -1.
+func (c *compiler) affineID(v lval) int {
+	if v.uniform() || v.code != nil {
+		return -1
+	}
+	for _, b := range affineIDs {
+		if c.usedIDs&(1<<b) != 0 && c.laneIDs[b] == v.off {
+			return int(b)
+		}
+	}
+	return -1
+}
+
+// affineRun returns, when act is a run of consecutive lanes and idx (the
+// affine id aff, or -1) is base+lane in g, the index of act's first lane,
+// if the n elements from there are in b; ok is false otherwise.
+func affineRun(g *grp, aff int, act []int32, b view) (uintptr, bool) {
+	n := len(act)
+	if aff < 0 || g.affOK&(1<<aff) == 0 || n == 0 || int(act[n-1]-act[0]) != n-1 {
+		return 0, false
+	}
+	j := uint64(g.affBase[aff]) + uint64(act[0])
+	if j+uint64(n) > uint64(b.n) {
+		return 0, false
+	}
+	return uintptr(j), true
 }
 
 // lplace compiles the place of e if the lane model handles it.
@@ -297,7 +333,7 @@ func (c *compiler) lplace(e *ir.Index) (*memRef, bool, error) {
 	if err != nil || ek == kVec4 || ek == kBool {
 		return nil, false, nil
 	}
-	m := &memRef{name: r.Var.Name, elem: ek}
+	m := &memRef{name: r.Var.Name, elem: ek, aff: -1}
 	if b, isBuf := c.bufs[r.Var]; isBuf {
 		m.where = func(g *grp) view { return g.bufs[b] }
 	} else if base, isSh := c.shared[r.Var]; isSh {
@@ -318,6 +354,7 @@ func (c *compiler) lplace(e *ir.Index) (*memRef, bool, error) {
 		return nil, false, err
 	}
 	m.idx = c.varyingVal(m.idx)
+	m.aff = c.affineID(m.idx)
 	return m, true, nil
 }
 
@@ -364,12 +401,20 @@ func loadIdx[T any](m *memRef, pos ir.Pos, d uintptr, stride *strideRef) lcode {
 }
 
 func loadLanes[T any, I integer](m *memRef, pos ir.Pos, d uintptr, stride *strideRef) lcode {
-	where, name, ic, io, size := m.where, m.name, m.idx.code, m.idx.off, sizeOf[T]()
+	where, name, ic, io, size, aff := m.where, m.name, m.idx.code, m.idx.off, sizeOf[T](), m.aff
 	return func(g *grp, act []int32) {
 		if ic != nil {
 			ic(g, act)
 		}
 		b, mem, st := where(g), g.mem, stride.v
+		if j, ok := affineRun(g, aff, act, b); ok {
+			p, src := unsafe.Add(mem, uintptr(act[0])*st+d), unsafe.Slice((*T)(unsafe.Add(b.p, j*size)), len(act))
+			for k := range src {
+				*(*T)(p) = src[k]
+				p = unsafe.Add(p, st)
+			}
+			return
+		}
 		if p, n, ok := dense(mem, act, st); ok {
 			for range n {
 				j := uint64(*(*I)(unsafe.Add(p, io)))
@@ -440,7 +485,7 @@ func storeIdx[T any](m *memRef, v lval, pos ir.Pos, stride *strideRef) lstmt {
 }
 
 func storeLanes[T any, I integer](m *memRef, v lval, pos ir.Pos, stride *strideRef) lstmt {
-	where, name, ic, io, size := m.where, m.name, m.idx.code, m.idx.off, sizeOf[T]()
+	where, name, ic, io, size, aff := m.where, m.name, m.idx.code, m.idx.off, sizeOf[T](), m.aff
 	vc, vo := v.code, v.off
 	if v.uniform() {
 		vf := v.uni.(val[T]).get()
@@ -450,6 +495,13 @@ func storeLanes[T any, I integer](m *memRef, v lval, pos ir.Pos, stride *strideR
 			}
 			x := vf(&g.t)
 			b, mem, st := where(g), g.mem, stride.v
+			if j, ok := affineRun(g, aff, act, b); ok {
+				dst := unsafe.Slice((*T)(unsafe.Add(b.p, j*size)), len(act))
+				for k := range dst {
+					dst[k] = x
+				}
+				return act
+			}
 			for _, i := range act {
 				p := unsafe.Add(mem, uintptr(i)*st)
 				j := uint64(*(*I)(unsafe.Add(p, io)))
@@ -469,6 +521,14 @@ func storeLanes[T any, I integer](m *memRef, v lval, pos ir.Pos, stride *strideR
 			vc(g, act)
 		}
 		b, mem, st := where(g), g.mem, stride.v
+		if j, ok := affineRun(g, aff, act, b); ok {
+			p, dst := unsafe.Add(mem, uintptr(act[0])*st+vo), unsafe.Slice((*T)(unsafe.Add(b.p, j*size)), len(act))
+			for k := range dst {
+				dst[k] = *(*T)(p)
+				p = unsafe.Add(p, st)
+			}
+			return act
+		}
 		if p, n, ok := dense(mem, act, st); ok {
 			for range n {
 				j := uint64(*(*I)(unsafe.Add(p, io)))

@@ -73,6 +73,25 @@ func broadcastT[T any](off uintptr, v val[T], stride *strideRef) lcode {
 	}
 }
 
+// laneZero writes the zero T at off of every active lane.
+func laneZero[T any](off uintptr, stride *strideRef) lcode {
+	return func(g *grp, act []int32) {
+		var z T
+		st := stride.v
+		if p, n, ok := dense(g.mem, act, st); ok {
+			p = unsafe.Add(p, off)
+			for range n {
+				*(*T)(p) = z
+				p = unsafe.Add(p, st)
+			}
+			return
+		}
+		for _, i := range act {
+			*(*T)(unsafe.Add(g.mem, uintptr(i)*st+off)) = z
+		}
+	}
+}
+
 // laneCopy copies the slot src of kind k to dst in every active lane.
 func laneCopy(k kind, dst, src uintptr, stride *strideRef) lcode {
 	switch k.size() {

@@ -10,273 +10,396 @@ import (
 	"github.com/anygpu/gpu/kernel/internal/ir"
 )
 
-// splitFn splits act by x op y (y a slot, or the uniform s) into yes and
-// no, returning their lengths. When every lane is a yes (the common case)
-// it writes nothing: the yes lanes are act.
-type splitFn[T any] func(m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) (int, int)
+// splitFn splits act by x op y (y a slot, or the uniform s) and returns the
+// yes lanes and the no lanes. Each is a part of act when the lanes where
+// the condition holds come first (the common case: every lane, none, or a
+// prefix such as t < s), so nothing is written; otherwise they are written
+// to yes (which may be act itself) and no. A nil no asks for the yes lanes
+// only.
+type splitFn[T any] func(m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) ([]int32, []int32)
 
-func splitvvEq[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) (int, int) {
-	k := 0
-	for k < len(act) && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) == *(*T)(unsafe.Add(m, uintptr(act[k])*stride+y)) {
+func splitvvEq[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) ([]int32, []int32) {
+	n, k := len(act), 0
+	for k < n && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) == *(*T)(unsafe.Add(m, uintptr(act[k])*stride+y)) {
 		k++
 	}
-	if k == len(act) {
-		return k, 0
+	if k == n {
+		return act, act[:0]
 	}
-	copy(yes, act[:k])
-	ny, nn := k, 0
-	for _, i := range act[k:] {
+	j := k + 1
+	for j < n && !(*(*T)(unsafe.Add(m, uintptr(act[j])*stride+x)) == *(*T)(unsafe.Add(m, uintptr(act[j])*stride+y))) {
+		j++
+	}
+	if j == n {
+		return act[:k], act[k:]
+	}
+	ny := copy(yes, act[:k])
+	nn := 0
+	if no != nil {
+		nn = copy(no, act[k:j])
+	}
+	for _, i := range act[j:] {
 		if *(*T)(unsafe.Add(m, uintptr(i)*stride+x)) == *(*T)(unsafe.Add(m, uintptr(i)*stride+y)) {
 			yes[ny] = i
 			ny++
-		} else {
+		} else if no != nil {
 			no[nn] = i
 			nn++
 		}
 	}
-	return ny, nn
+	return yes[:ny], no[:nn]
 }
 
-func splitvuEq[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) (int, int) {
-	k := 0
-	for k < len(act) && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) == s {
+func splitvuEq[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) ([]int32, []int32) {
+	n, k := len(act), 0
+	for k < n && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) == s {
 		k++
 	}
-	if k == len(act) {
-		return k, 0
+	if k == n {
+		return act, act[:0]
 	}
-	copy(yes, act[:k])
-	ny, nn := k, 0
-	for _, i := range act[k:] {
+	j := k + 1
+	for j < n && !(*(*T)(unsafe.Add(m, uintptr(act[j])*stride+x)) == s) {
+		j++
+	}
+	if j == n {
+		return act[:k], act[k:]
+	}
+	ny := copy(yes, act[:k])
+	nn := 0
+	if no != nil {
+		nn = copy(no, act[k:j])
+	}
+	for _, i := range act[j:] {
 		if *(*T)(unsafe.Add(m, uintptr(i)*stride+x)) == s {
 			yes[ny] = i
 			ny++
-		} else {
+		} else if no != nil {
 			no[nn] = i
 			nn++
 		}
 	}
-	return ny, nn
+	return yes[:ny], no[:nn]
 }
 
-func splitvvNe[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) (int, int) {
-	k := 0
-	for k < len(act) && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) != *(*T)(unsafe.Add(m, uintptr(act[k])*stride+y)) {
+func splitvvNe[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) ([]int32, []int32) {
+	n, k := len(act), 0
+	for k < n && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) != *(*T)(unsafe.Add(m, uintptr(act[k])*stride+y)) {
 		k++
 	}
-	if k == len(act) {
-		return k, 0
+	if k == n {
+		return act, act[:0]
 	}
-	copy(yes, act[:k])
-	ny, nn := k, 0
-	for _, i := range act[k:] {
+	j := k + 1
+	for j < n && !(*(*T)(unsafe.Add(m, uintptr(act[j])*stride+x)) != *(*T)(unsafe.Add(m, uintptr(act[j])*stride+y))) {
+		j++
+	}
+	if j == n {
+		return act[:k], act[k:]
+	}
+	ny := copy(yes, act[:k])
+	nn := 0
+	if no != nil {
+		nn = copy(no, act[k:j])
+	}
+	for _, i := range act[j:] {
 		if *(*T)(unsafe.Add(m, uintptr(i)*stride+x)) != *(*T)(unsafe.Add(m, uintptr(i)*stride+y)) {
 			yes[ny] = i
 			ny++
-		} else {
+		} else if no != nil {
 			no[nn] = i
 			nn++
 		}
 	}
-	return ny, nn
+	return yes[:ny], no[:nn]
 }
 
-func splitvuNe[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) (int, int) {
-	k := 0
-	for k < len(act) && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) != s {
+func splitvuNe[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) ([]int32, []int32) {
+	n, k := len(act), 0
+	for k < n && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) != s {
 		k++
 	}
-	if k == len(act) {
-		return k, 0
+	if k == n {
+		return act, act[:0]
 	}
-	copy(yes, act[:k])
-	ny, nn := k, 0
-	for _, i := range act[k:] {
+	j := k + 1
+	for j < n && !(*(*T)(unsafe.Add(m, uintptr(act[j])*stride+x)) != s) {
+		j++
+	}
+	if j == n {
+		return act[:k], act[k:]
+	}
+	ny := copy(yes, act[:k])
+	nn := 0
+	if no != nil {
+		nn = copy(no, act[k:j])
+	}
+	for _, i := range act[j:] {
 		if *(*T)(unsafe.Add(m, uintptr(i)*stride+x)) != s {
 			yes[ny] = i
 			ny++
-		} else {
+		} else if no != nil {
 			no[nn] = i
 			nn++
 		}
 	}
-	return ny, nn
+	return yes[:ny], no[:nn]
 }
 
-func splitvvLt[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) (int, int) {
-	k := 0
-	for k < len(act) && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) < *(*T)(unsafe.Add(m, uintptr(act[k])*stride+y)) {
+func splitvvLt[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) ([]int32, []int32) {
+	n, k := len(act), 0
+	for k < n && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) < *(*T)(unsafe.Add(m, uintptr(act[k])*stride+y)) {
 		k++
 	}
-	if k == len(act) {
-		return k, 0
+	if k == n {
+		return act, act[:0]
 	}
-	copy(yes, act[:k])
-	ny, nn := k, 0
-	for _, i := range act[k:] {
+	j := k + 1
+	for j < n && !(*(*T)(unsafe.Add(m, uintptr(act[j])*stride+x)) < *(*T)(unsafe.Add(m, uintptr(act[j])*stride+y))) {
+		j++
+	}
+	if j == n {
+		return act[:k], act[k:]
+	}
+	ny := copy(yes, act[:k])
+	nn := 0
+	if no != nil {
+		nn = copy(no, act[k:j])
+	}
+	for _, i := range act[j:] {
 		if *(*T)(unsafe.Add(m, uintptr(i)*stride+x)) < *(*T)(unsafe.Add(m, uintptr(i)*stride+y)) {
 			yes[ny] = i
 			ny++
-		} else {
+		} else if no != nil {
 			no[nn] = i
 			nn++
 		}
 	}
-	return ny, nn
+	return yes[:ny], no[:nn]
 }
 
-func splitvuLt[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) (int, int) {
-	k := 0
-	for k < len(act) && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) < s {
+func splitvuLt[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) ([]int32, []int32) {
+	n, k := len(act), 0
+	for k < n && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) < s {
 		k++
 	}
-	if k == len(act) {
-		return k, 0
+	if k == n {
+		return act, act[:0]
 	}
-	copy(yes, act[:k])
-	ny, nn := k, 0
-	for _, i := range act[k:] {
+	j := k + 1
+	for j < n && !(*(*T)(unsafe.Add(m, uintptr(act[j])*stride+x)) < s) {
+		j++
+	}
+	if j == n {
+		return act[:k], act[k:]
+	}
+	ny := copy(yes, act[:k])
+	nn := 0
+	if no != nil {
+		nn = copy(no, act[k:j])
+	}
+	for _, i := range act[j:] {
 		if *(*T)(unsafe.Add(m, uintptr(i)*stride+x)) < s {
 			yes[ny] = i
 			ny++
-		} else {
+		} else if no != nil {
 			no[nn] = i
 			nn++
 		}
 	}
-	return ny, nn
+	return yes[:ny], no[:nn]
 }
 
-func splitvvLe[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) (int, int) {
-	k := 0
-	for k < len(act) && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) <= *(*T)(unsafe.Add(m, uintptr(act[k])*stride+y)) {
+func splitvvLe[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) ([]int32, []int32) {
+	n, k := len(act), 0
+	for k < n && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) <= *(*T)(unsafe.Add(m, uintptr(act[k])*stride+y)) {
 		k++
 	}
-	if k == len(act) {
-		return k, 0
+	if k == n {
+		return act, act[:0]
 	}
-	copy(yes, act[:k])
-	ny, nn := k, 0
-	for _, i := range act[k:] {
+	j := k + 1
+	for j < n && !(*(*T)(unsafe.Add(m, uintptr(act[j])*stride+x)) <= *(*T)(unsafe.Add(m, uintptr(act[j])*stride+y))) {
+		j++
+	}
+	if j == n {
+		return act[:k], act[k:]
+	}
+	ny := copy(yes, act[:k])
+	nn := 0
+	if no != nil {
+		nn = copy(no, act[k:j])
+	}
+	for _, i := range act[j:] {
 		if *(*T)(unsafe.Add(m, uintptr(i)*stride+x)) <= *(*T)(unsafe.Add(m, uintptr(i)*stride+y)) {
 			yes[ny] = i
 			ny++
-		} else {
+		} else if no != nil {
 			no[nn] = i
 			nn++
 		}
 	}
-	return ny, nn
+	return yes[:ny], no[:nn]
 }
 
-func splitvuLe[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) (int, int) {
-	k := 0
-	for k < len(act) && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) <= s {
+func splitvuLe[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) ([]int32, []int32) {
+	n, k := len(act), 0
+	for k < n && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) <= s {
 		k++
 	}
-	if k == len(act) {
-		return k, 0
+	if k == n {
+		return act, act[:0]
 	}
-	copy(yes, act[:k])
-	ny, nn := k, 0
-	for _, i := range act[k:] {
+	j := k + 1
+	for j < n && !(*(*T)(unsafe.Add(m, uintptr(act[j])*stride+x)) <= s) {
+		j++
+	}
+	if j == n {
+		return act[:k], act[k:]
+	}
+	ny := copy(yes, act[:k])
+	nn := 0
+	if no != nil {
+		nn = copy(no, act[k:j])
+	}
+	for _, i := range act[j:] {
 		if *(*T)(unsafe.Add(m, uintptr(i)*stride+x)) <= s {
 			yes[ny] = i
 			ny++
-		} else {
+		} else if no != nil {
 			no[nn] = i
 			nn++
 		}
 	}
-	return ny, nn
+	return yes[:ny], no[:nn]
 }
 
-func splitvvGt[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) (int, int) {
-	k := 0
-	for k < len(act) && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) > *(*T)(unsafe.Add(m, uintptr(act[k])*stride+y)) {
+func splitvvGt[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) ([]int32, []int32) {
+	n, k := len(act), 0
+	for k < n && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) > *(*T)(unsafe.Add(m, uintptr(act[k])*stride+y)) {
 		k++
 	}
-	if k == len(act) {
-		return k, 0
+	if k == n {
+		return act, act[:0]
 	}
-	copy(yes, act[:k])
-	ny, nn := k, 0
-	for _, i := range act[k:] {
+	j := k + 1
+	for j < n && !(*(*T)(unsafe.Add(m, uintptr(act[j])*stride+x)) > *(*T)(unsafe.Add(m, uintptr(act[j])*stride+y))) {
+		j++
+	}
+	if j == n {
+		return act[:k], act[k:]
+	}
+	ny := copy(yes, act[:k])
+	nn := 0
+	if no != nil {
+		nn = copy(no, act[k:j])
+	}
+	for _, i := range act[j:] {
 		if *(*T)(unsafe.Add(m, uintptr(i)*stride+x)) > *(*T)(unsafe.Add(m, uintptr(i)*stride+y)) {
 			yes[ny] = i
 			ny++
-		} else {
+		} else if no != nil {
 			no[nn] = i
 			nn++
 		}
 	}
-	return ny, nn
+	return yes[:ny], no[:nn]
 }
 
-func splitvuGt[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) (int, int) {
-	k := 0
-	for k < len(act) && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) > s {
+func splitvuGt[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) ([]int32, []int32) {
+	n, k := len(act), 0
+	for k < n && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) > s {
 		k++
 	}
-	if k == len(act) {
-		return k, 0
+	if k == n {
+		return act, act[:0]
 	}
-	copy(yes, act[:k])
-	ny, nn := k, 0
-	for _, i := range act[k:] {
+	j := k + 1
+	for j < n && !(*(*T)(unsafe.Add(m, uintptr(act[j])*stride+x)) > s) {
+		j++
+	}
+	if j == n {
+		return act[:k], act[k:]
+	}
+	ny := copy(yes, act[:k])
+	nn := 0
+	if no != nil {
+		nn = copy(no, act[k:j])
+	}
+	for _, i := range act[j:] {
 		if *(*T)(unsafe.Add(m, uintptr(i)*stride+x)) > s {
 			yes[ny] = i
 			ny++
-		} else {
+		} else if no != nil {
 			no[nn] = i
 			nn++
 		}
 	}
-	return ny, nn
+	return yes[:ny], no[:nn]
 }
 
-func splitvvGe[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) (int, int) {
-	k := 0
-	for k < len(act) && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) >= *(*T)(unsafe.Add(m, uintptr(act[k])*stride+y)) {
+func splitvvGe[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) ([]int32, []int32) {
+	n, k := len(act), 0
+	for k < n && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) >= *(*T)(unsafe.Add(m, uintptr(act[k])*stride+y)) {
 		k++
 	}
-	if k == len(act) {
-		return k, 0
+	if k == n {
+		return act, act[:0]
 	}
-	copy(yes, act[:k])
-	ny, nn := k, 0
-	for _, i := range act[k:] {
+	j := k + 1
+	for j < n && !(*(*T)(unsafe.Add(m, uintptr(act[j])*stride+x)) >= *(*T)(unsafe.Add(m, uintptr(act[j])*stride+y))) {
+		j++
+	}
+	if j == n {
+		return act[:k], act[k:]
+	}
+	ny := copy(yes, act[:k])
+	nn := 0
+	if no != nil {
+		nn = copy(no, act[k:j])
+	}
+	for _, i := range act[j:] {
 		if *(*T)(unsafe.Add(m, uintptr(i)*stride+x)) >= *(*T)(unsafe.Add(m, uintptr(i)*stride+y)) {
 			yes[ny] = i
 			ny++
-		} else {
+		} else if no != nil {
 			no[nn] = i
 			nn++
 		}
 	}
-	return ny, nn
+	return yes[:ny], no[:nn]
 }
 
-func splitvuGe[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) (int, int) {
-	k := 0
-	for k < len(act) && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) >= s {
+func splitvuGe[T number](m unsafe.Pointer, act []int32, stride, x, y uintptr, s T, yes, no []int32) ([]int32, []int32) {
+	n, k := len(act), 0
+	for k < n && *(*T)(unsafe.Add(m, uintptr(act[k])*stride+x)) >= s {
 		k++
 	}
-	if k == len(act) {
-		return k, 0
+	if k == n {
+		return act, act[:0]
 	}
-	copy(yes, act[:k])
-	ny, nn := k, 0
-	for _, i := range act[k:] {
+	j := k + 1
+	for j < n && !(*(*T)(unsafe.Add(m, uintptr(act[j])*stride+x)) >= s) {
+		j++
+	}
+	if j == n {
+		return act[:k], act[k:]
+	}
+	ny := copy(yes, act[:k])
+	nn := 0
+	if no != nil {
+		nn = copy(no, act[k:j])
+	}
+	for _, i := range act[j:] {
 		if *(*T)(unsafe.Add(m, uintptr(i)*stride+x)) >= s {
 			yes[ny] = i
 			ny++
-		} else {
+		} else if no != nil {
 			no[nn] = i
 			nn++
 		}
 	}
-	return ny, nn
+	return yes[:ny], no[:nn]
 }
 
 // splitvv is the fused split of the comparison op, or nil.
@@ -317,10 +440,10 @@ func splitvu[T number](op ir.Op) splitFn[T] {
 	return nil
 }
 
-// splitter splits act into the lanes where a condition holds (yes) and the
-// others (no); yes may be act itself. When no lane is a no, yes may be left
-// unwritten: the yes lanes are act.
-type splitter func(g *grp, act, yes, no []int32) (int, int)
+// splitter splits act into the lanes where a condition holds and the
+// others, as a splitFn does: into parts of act, or written to the buffers
+// yes (which may be act itself) and no (nil: the no lanes are not needed).
+type splitter func(g *grp, act, yes, no []int32) ([]int32, []int32)
 
 // lcond compiles a condition: a uniform one as a scalar closure, a varying
 // one as a splitter (a comparison fused with the split where it can be).
@@ -368,7 +491,7 @@ func (c *compiler) lcond(e ir.Expr) (func(*thread) bool, splitter, error) {
 		return v.uni.(val[bool]).get(), nil, nil
 	}
 	code, off, stride := v.code, v.off, c.stride()
-	return nil, func(g *grp, act, yes, no []int32) (int, int) {
+	return nil, func(g *grp, act, yes, no []int32) ([]int32, []int32) {
 		if code != nil {
 			code(g, act)
 		}
@@ -377,12 +500,12 @@ func (c *compiler) lcond(e ir.Expr) (func(*thread) bool, splitter, error) {
 			if *(*bool)(unsafe.Add(g.mem, uintptr(i)*stride.v+off)) {
 				yes[ny] = i
 				ny++
-			} else {
+			} else if no != nil {
 				no[nn] = i
 				nn++
 			}
 		}
-		return ny, nn
+		return yes[:ny], no[:nn]
 	}, nil
 }
 
@@ -390,7 +513,7 @@ func splitCode[T number](op ir.Op, x, y lval, stride *strideRef) splitter {
 	xc, xo, yc, yo := x.code, x.off, y.code, y.off
 	if y.uniform() {
 		f, yf := splitvu[T](op), y.uni.(val[T]).get()
-		return func(g *grp, act, yes, no []int32) (int, int) {
+		return func(g *grp, act, yes, no []int32) ([]int32, []int32) {
 			if xc != nil {
 				xc(g, act)
 			}
@@ -398,7 +521,7 @@ func splitCode[T number](op ir.Op, x, y lval, stride *strideRef) splitter {
 		}
 	}
 	f := splitvv[T](op)
-	return func(g *grp, act, yes, no []int32) (int, int) {
+	return func(g *grp, act, yes, no []int32) ([]int32, []int32) {
 		if xc != nil {
 			xc(g, act)
 		}

@@ -142,6 +142,14 @@ func (k *kernelProg) run(gr backend.Group, args []backend.Arg) {
 			}
 		}
 	}
+	g.affOK = 1 << ir.ThreadIndex
+	if size.Y == 1 && size.Z == 1 {
+		g.affOK |= 1 << ir.ThreadX
+		if base := uint64(gr.ID.X) * uint64(size.X); gr.ID.X >= 0 && base+uint64(size.X) <= 1<<32 {
+			g.affOK |= 1 << ir.GlobalX
+			g.affBase[ir.GlobalX] = uint32(base)
+		}
+	}
 	clear(g.ctl)
 	clear(g.shared) // shared memory starts undefined: zero keeps runs repeatable
 	k.body(g, g.all)
