@@ -316,6 +316,31 @@ func gpugenSmooth(g gpu.Group, args []gpu.KernelArg) {
 	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
 	agGx := uint32(g.ID.X)
 	agOx := agGx * agSx
+	agLo := int64(g.ID.X) * int64(agSize.X)
+	agEnd := int64(agSize.X)
+	agEnd = min(agEnd, max(int64(n)-agLo, 0))
+	if agSize.Y == 1 && agSize.Z == 1 && agLo+agEnd <= 1<<32 && agLo+agEnd <= int64(len(y)) && agLo+agEnd <= int64(len(x)) {
+		agF_y := y[agLo : agLo+agEnd]
+		agF_x := x[agLo : agLo+agEnd]
+		agF_x = agF_x[:len(agF_y)]
+		for agTxI := range agF_y {
+			agTx := uint32(agTxI)
+			agTy, agTz := uint32(0), uint32(0)
+			_, _, _ = agTx, agTy, agTz
+			var i uint32 = agOx + agTx
+			_ = i
+			var left uint32 = i
+			var right uint32 = i
+			if i > 0 {
+				left = i - 1
+			}
+			if i+1 < n {
+				right = i + 1
+			}
+			agF_y[agTxI] = float32(w*agF_x[agTxI]) + float32(float32((1-w)*0.5)*(x[left]+x[right]))
+		}
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 		agThreads0:

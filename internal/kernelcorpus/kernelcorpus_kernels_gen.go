@@ -10949,6 +10949,21 @@ func gpugenHistogram(g gpu.Group, args []gpu.KernelArg) {
 	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
 	agGx := uint32(g.ID.X)
 	agOx := agGx * agSx
+	agLo := int64(g.ID.X) * int64(agSize.X)
+	agEnd := int64(agSize.X)
+	agEnd = min(agEnd, max(int64(n)-agLo, 0))
+	if agSize.Y == 1 && agSize.Z == 1 && agLo+agEnd <= 1<<32 && agLo+agEnd <= int64(len(in_1)) {
+		agF_in_1 := in_1[agLo : agLo+agEnd]
+		for agTxI := range agF_in_1 {
+			agTx := uint32(agTxI)
+			agTy, agTz := uint32(0), uint32(0)
+			_, _, _ = agTx, agTy, agTz
+			var i uint32 = agOx + agTx
+			_ = i
+			kernel.AtomicAdd(&bins[gpugen_rem_uint32(agF_in_1[agTxI], nbins)], uint32(1))
+		}
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
@@ -10972,15 +10987,13 @@ func gpugenSharedHistogram(g gpu.Group, args []gpu.KernelArg) {
 	agGx := uint32(g.ID.X)
 	agOx := agGx * agSx
 	var h [16]uint32
-	agN := int(agSx * agSy * agSz)
-	t := make([]uint32, agN)
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
-				agTid := agTx + agSx*(agTy+agSy*agTz)
-				t[agTid] = agTx
-				if t[agTid] < 16 {
-					h[t[agTid]] = 0
+				var t uint32 = agTx
+				_ = t
+				if t < 16 {
+					h[t] = 0
 				}
 			}
 		}
@@ -10998,9 +11011,10 @@ func gpugenSharedHistogram(g gpu.Group, args []gpu.KernelArg) {
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
-				agTid := agTx + agSx*(agTy+agSy*agTz)
-				if t[agTid] < 16 {
-					kernel.AtomicAdd(&bins[t[agTid]], h[t[agTid]])
+				var t uint32 = agTx
+				_ = t
+				if t < 16 {
+					kernel.AtomicAdd(&bins[t], h[t])
 				}
 			}
 		}
@@ -11018,6 +11032,28 @@ func gpugenAtomicMinMax(g gpu.Group, args []gpu.KernelArg) {
 	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
 	agGx := uint32(g.ID.X)
 	agOx := agGx * agSx
+	agLo := int64(g.ID.X) * int64(agSize.X)
+	agEnd := int64(agSize.X)
+	agEnd = min(agEnd, max(int64(n)-agLo, 0))
+	if agSize.Y == 1 && agSize.Z == 1 && agLo+agEnd <= 1<<32 && agLo+agEnd <= int64(len(in_1)) {
+		agF_in_1 := in_1[agLo : agLo+agEnd]
+		for agTxI := range agF_in_1 {
+			agTx := uint32(agTxI)
+			agTy, agTz := uint32(0), uint32(0)
+			_, _, _ = agTx, agTy, agTz
+			var i uint32 = agOx + agTx
+			_ = i
+			var v int32 = agF_in_1[agTxI]
+			kernel.AtomicMin(&acc[0], v)
+			kernel.AtomicMax(&acc[1], v)
+			var u uint32 = uint32(v)
+			kernel.AtomicAnd(&uacc[0], u|4294901760)
+			kernel.AtomicOr(&uacc[1], u&255)
+			kernel.AtomicXor(&uacc[2], u)
+			kernel.AtomicMax(&uacc[3], u)
+		}
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
@@ -11071,6 +11107,31 @@ func gpugenAtomicCAS(g gpu.Group, args []gpu.KernelArg) {
 	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
 	agGx := uint32(g.ID.X)
 	agOx := agGx * agSx
+	agLo := int64(g.ID.X) * int64(agSize.X)
+	agEnd := int64(agSize.X)
+	agEnd = min(agEnd, max(int64(n)-agLo, 0))
+	if agSize.Y == 1 && agSize.Z == 1 && agLo+agEnd <= 1<<32 && agLo+agEnd <= int64(len(slots)) && agLo+agEnd <= int64(len(prev)) {
+		agF_slots := slots[agLo : agLo+agEnd]
+		agF_prev := prev[agLo : agLo+agEnd]
+		agF_prev = agF_prev[:len(agF_slots)]
+		for agTxI := range agF_slots {
+			agTx := uint32(agTxI)
+			agTy, agTz := uint32(0), uint32(0)
+			_, _, _ = agTx, agTy, agTz
+			var i uint32 = agOx + agTx
+			_ = i
+			var old uint32 = kernel.AtomicAdd(&counter[0], uint32(0))
+			for {
+				var got uint32 = kernel.AtomicCompareExchange(&counter[0], old, old+2)
+				if got == old {
+					break
+				}
+				old = got
+			}
+			agF_prev[agTxI] = kernel.AtomicExchange(&agF_slots[agTxI], i+7)
+		}
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
@@ -11102,6 +11163,23 @@ func gpugenSaxpy(g gpu.Group, args []gpu.KernelArg) {
 	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
 	agGx := uint32(g.ID.X)
 	agOx := agGx * agSx
+	agLo := int64(g.ID.X) * int64(agSize.X)
+	agEnd := int64(agSize.X)
+	agEnd = min(agEnd, max(int64(n)-agLo, 0))
+	if agSize.Y == 1 && agSize.Z == 1 && agLo+agEnd <= 1<<32 && agLo+agEnd <= int64(len(y)) && agLo+agEnd <= int64(len(x)) {
+		agF_y := y[agLo : agLo+agEnd]
+		agF_x := x[agLo : agLo+agEnd]
+		agF_x = agF_x[:len(agF_y)]
+		for agTxI := range agF_y {
+			agTx := uint32(agTxI)
+			agTy, agTz := uint32(0), uint32(0)
+			_, _, _ = agTx, agTy, agTz
+			var i uint32 = agOx + agTx
+			_ = i
+			agF_y[agTxI] = float32(a*agF_x[agTxI]) + agF_y[agTxI]
+		}
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
@@ -11123,6 +11201,21 @@ func gpugenEarlyReturn(g gpu.Group, args []gpu.KernelArg) {
 	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
 	agGx := uint32(g.ID.X)
 	agOx := agGx * agSx
+	agLo := int64(g.ID.X) * int64(agSize.X)
+	agEnd := int64(agSize.X)
+	agEnd = min(agEnd, max(int64(n)-agLo, 0))
+	if agSize.Y == 1 && agSize.Z == 1 && agLo+agEnd <= 1<<32 && agLo+agEnd <= int64(len(y)) {
+		agF_y := y[agLo : agLo+agEnd]
+		for agTxI := range agF_y {
+			agTx := uint32(agTxI)
+			agTy, agTz := uint32(0), uint32(0)
+			_, _, _ = agTx, agTy, agTz
+			var i uint32 = agOx + agTx
+			_ = i
+			agF_y[agTxI] = float32(agF_y[agTxI]*2) + 1
+		}
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 		agThreads0:
@@ -11334,6 +11427,39 @@ func gpugenMathUnary(g gpu.Group, args []gpu.KernelArg) {
 	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
 	agGx := uint32(g.ID.X)
 	agOx := agGx * agSx
+	agLo := int64(g.ID.X) * int64(agSize.X)
+	agEnd := int64(agSize.X)
+	agEnd = min(agEnd, max(int64(n)-agLo, 0))
+	if agSize.Y == 1 && agSize.Z == 1 && agLo+agEnd <= 1<<32 && agLo+agEnd <= int64(len(in_1)) {
+		agF_in_1 := in_1[agLo : agLo+agEnd]
+		for agTxI := range agF_in_1 {
+			agTx := uint32(agTxI)
+			agTy, agTz := uint32(0), uint32(0)
+			_, _, _ = agTx, agTy, agTz
+			var i uint32 = agOx + agTx
+			_ = i
+			var x float32 = agF_in_1[agTxI]
+			var ax float32 = kernel.Abs(x) + 0.5
+			var o uint32 = 16 * i
+			out_1[o+0] = kernel.Sqrt(ax)
+			out_1[o+1] = kernel.Rsqrt(ax)
+			out_1[o+2] = kernel.Exp(x)
+			out_1[o+3] = kernel.Exp2(x)
+			out_1[o+4] = kernel.Log(ax)
+			out_1[o+5] = kernel.Log2(ax)
+			out_1[o+6] = kernel.Sin(x)
+			out_1[o+7] = kernel.Cos(x)
+			out_1[o+8] = kernel.Tanh(x)
+			out_1[o+9] = kernel.Pow(ax, float32(1.5))
+			out_1[o+10] = kernel.Floor(x)
+			out_1[o+11] = kernel.Ceil(x)
+			out_1[o+12] = kernel.Trunc(x)
+			out_1[o+13] = kernel.Fma(x, x, float32(-1))
+			out_1[o+14] = kernel.Abs(x)
+			out_1[o+15] = kernel.Clamp(x, float32(-1), float32(1))
+		}
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
@@ -11375,6 +11501,24 @@ func gpugenFloatMinMax(g gpu.Group, args []gpu.KernelArg) {
 	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
 	agGx := uint32(g.ID.X)
 	agOx := agGx * agSx
+	agLo := int64(g.ID.X) * int64(agSize.X)
+	agEnd := int64(agSize.X)
+	agEnd = min(agEnd, max(int64(n)-agLo, 0))
+	if agSize.Y == 1 && agSize.Z == 1 && agLo+agEnd <= 1<<32 && agLo+agEnd <= int64(len(a)) && agLo+agEnd <= int64(len(b)) {
+		agF_a := a[agLo : agLo+agEnd]
+		agF_b := b[agLo : agLo+agEnd]
+		agF_b = agF_b[:len(agF_a)]
+		for agTxI := range agF_a {
+			agTx := uint32(agTxI)
+			agTy, agTz := uint32(0), uint32(0)
+			_, _, _ = agTx, agTy, agTz
+			var i uint32 = agOx + agTx
+			_ = i
+			out_1[2*i] = min(agF_a[agTxI], agF_b[agTxI])
+			out_1[2*i+1] = max(agF_a[agTxI], agF_b[agTxI])
+		}
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
@@ -11399,6 +11543,45 @@ func gpugenNaNInf(g gpu.Group, args []gpu.KernelArg) {
 	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
 	agGx := uint32(g.ID.X)
 	agOx := agGx * agSx
+	agLo := int64(g.ID.X) * int64(agSize.X)
+	agEnd := int64(agSize.X)
+	agEnd = min(agEnd, max(int64(n)-agLo, 0))
+	if agSize.Y == 1 && agSize.Z == 1 && agLo+agEnd <= 1<<32 && agLo+agEnd <= int64(len(flags)) && agLo+agEnd <= int64(len(in_1)) {
+		agF_flags := flags[agLo : agLo+agEnd]
+		agF_in_1 := in_1[agLo : agLo+agEnd]
+		agF_in_1 = agF_in_1[:len(agF_flags)]
+		for agTxI := range agF_flags {
+			agTx := uint32(agTxI)
+			agTy, agTz := uint32(0), uint32(0)
+			_, _, _ = agTx, agTy, agTz
+			var i uint32 = agOx + agTx
+			_ = i
+			var x float32 = agF_in_1[agTxI]
+			var b uint32 = kernel.Float32bits(x)
+			var f uint32
+			if b&2147483647 > 2139095040 {
+				f = 1
+			} else {
+				if x > 3.4e+38 {
+					f = f + 2
+				}
+				if x < -3.4e+38 {
+					f = f + 4
+				}
+				if x == 0 {
+					f = f + 8
+				}
+				if x <= 1 {
+					f = f + 16
+				}
+			}
+			agF_flags[agTxI] = f
+			out_1[3*i] = float32(x * 2)
+			out_1[3*i+1] = 1 / x
+			out_1[3*i+2] = x + 1
+		}
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
@@ -11443,6 +11626,23 @@ func gpugenPolynomial(g gpu.Group, args []gpu.KernelArg) {
 	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
 	agGx := uint32(g.ID.X)
 	agOx := agGx * agSx
+	agLo := int64(g.ID.X) * int64(agSize.X)
+	agEnd := int64(agSize.X)
+	agEnd = min(agEnd, max(int64(n)-agLo, 0))
+	if agSize.Y == 1 && agSize.Z == 1 && agLo+agEnd <= 1<<32 && agLo+agEnd <= int64(len(y)) && agLo+agEnd <= int64(len(x)) {
+		agF_y := y[agLo : agLo+agEnd]
+		agF_x := x[agLo : agLo+agEnd]
+		agF_x = agF_x[:len(agF_y)]
+		for agTxI := range agF_y {
+			agTx := uint32(agTxI)
+			agTy, agTz := uint32(0), uint32(0)
+			_, _, _ = agTx, agTy, agTz
+			var i uint32 = agOx + agTx
+			_ = i
+			agF_y[agTxI] = gpugenhorner(agF_x[agTxI])
+		}
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
@@ -11466,6 +11666,23 @@ func gpugenHelpers(g gpu.Group, args []gpu.KernelArg) {
 	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
 	agGx := uint32(g.ID.X)
 	agOx := agGx * agSx
+	agLo := int64(g.ID.X) * int64(agSize.X)
+	agEnd := int64(agSize.X)
+	agEnd = min(agEnd, max(int64(n)-agLo, 0))
+	if agSize.Y == 1 && agSize.Z == 1 && agLo+agEnd <= 1<<32 && agLo+agEnd <= int64(len(y)) && agLo+agEnd <= int64(len(x)) {
+		agF_y := y[agLo : agLo+agEnd]
+		agF_x := x[agLo : agLo+agEnd]
+		agF_x = agF_x[:len(agF_y)]
+		for agTxI := range agF_y {
+			agTx := uint32(agTxI)
+			agTy, agTz := uint32(0), uint32(0)
+			_, _, _ = agTx, agTy, agTz
+			var i uint32 = agOx + agTx
+			_ = i
+			agF_y[agTxI] = gpugengelu(agF_x[agTxI]) + gpugenscaleAdd(agF_x[agTxI], k, 1)
+		}
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
@@ -11488,6 +11705,25 @@ func gpugenIntOverflow(g gpu.Group, args []gpu.KernelArg) {
 	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
 	agGx := uint32(g.ID.X)
 	agOx := agGx * agSx
+	agLo := int64(g.ID.X) * int64(agSize.X)
+	agEnd := int64(agSize.X)
+	agEnd = min(agEnd, max(int64(n)-agLo, 0))
+	if agSize.Y == 1 && agSize.Z == 1 && agLo+agEnd <= 1<<32 && agLo+agEnd <= int64(len(in_1)) {
+		agF_in_1 := in_1[agLo : agLo+agEnd]
+		for agTxI := range agF_in_1 {
+			agTx := uint32(agTxI)
+			agTy, agTz := uint32(0), uint32(0)
+			_, _, _ = agTx, agTy, agTz
+			var i uint32 = agOx + agTx
+			_ = i
+			var a int32 = agF_in_1[agTxI]
+			out_1[4*i] = a * 1103515245
+			out_1[4*i+1] = a + 2147483647
+			out_1[4*i+2] = -a - 1
+			out_1[4*i+3] = a * a * a
+		}
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
@@ -11514,6 +11750,24 @@ func gpugenUintOverflow(g gpu.Group, args []gpu.KernelArg) {
 	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
 	agGx := uint32(g.ID.X)
 	agOx := agGx * agSx
+	agLo := int64(g.ID.X) * int64(agSize.X)
+	agEnd := int64(agSize.X)
+	agEnd = min(agEnd, max(int64(n)-agLo, 0))
+	if agSize.Y == 1 && agSize.Z == 1 && agLo+agEnd <= 1<<32 && agLo+agEnd <= int64(len(in_1)) {
+		agF_in_1 := in_1[agLo : agLo+agEnd]
+		for agTxI := range agF_in_1 {
+			agTx := uint32(agTxI)
+			agTy, agTz := uint32(0), uint32(0)
+			_, _, _ = agTx, agTy, agTz
+			var i uint32 = agOx + agTx
+			_ = i
+			var a uint32 = agF_in_1[agTxI]
+			out_1[3*i] = a*2654435761 + 12345
+			out_1[3*i+1] = a - 7
+			out_1[3*i+2] = ^a
+		}
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
@@ -11540,6 +11794,24 @@ func gpugenDivRem(g gpu.Group, args []gpu.KernelArg) {
 	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
 	agGx := uint32(g.ID.X)
 	agOx := agGx * agSx
+	agLo := int64(g.ID.X) * int64(agSize.X)
+	agEnd := int64(agSize.X)
+	agEnd = min(agEnd, max(int64(n)-agLo, 0))
+	if agSize.Y == 1 && agSize.Z == 1 && agLo+agEnd <= 1<<32 && agLo+agEnd <= int64(len(a)) && agLo+agEnd <= int64(len(b)) {
+		agF_a := a[agLo : agLo+agEnd]
+		agF_b := b[agLo : agLo+agEnd]
+		agF_b = agF_b[:len(agF_a)]
+		for agTxI := range agF_a {
+			agTx := uint32(agTxI)
+			agTy, agTz := uint32(0), uint32(0)
+			_, _, _ = agTx, agTy, agTz
+			var i uint32 = agOx + agTx
+			_ = i
+			out_1[2*i] = gpugen_div_int32(agF_a[agTxI], agF_b[agTxI])
+			out_1[2*i+1] = gpugen_rem_int32(agF_a[agTxI], agF_b[agTxI])
+		}
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
@@ -11564,6 +11836,24 @@ func gpugenDivRemU(g gpu.Group, args []gpu.KernelArg) {
 	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
 	agGx := uint32(g.ID.X)
 	agOx := agGx * agSx
+	agLo := int64(g.ID.X) * int64(agSize.X)
+	agEnd := int64(agSize.X)
+	agEnd = min(agEnd, max(int64(n)-agLo, 0))
+	if agSize.Y == 1 && agSize.Z == 1 && agLo+agEnd <= 1<<32 && agLo+agEnd <= int64(len(a)) && agLo+agEnd <= int64(len(b)) {
+		agF_a := a[agLo : agLo+agEnd]
+		agF_b := b[agLo : agLo+agEnd]
+		agF_b = agF_b[:len(agF_a)]
+		for agTxI := range agF_a {
+			agTx := uint32(agTxI)
+			agTy, agTz := uint32(0), uint32(0)
+			_, _, _ = agTx, agTy, agTz
+			var i uint32 = agOx + agTx
+			_ = i
+			out_1[2*i] = gpugen_div_uint32(agF_a[agTxI], agF_b[agTxI])
+			out_1[2*i+1] = gpugen_rem_uint32(agF_a[agTxI], agF_b[agTxI])
+		}
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
@@ -11589,6 +11879,27 @@ func gpugenShifts(g gpu.Group, args []gpu.KernelArg) {
 	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
 	agGx := uint32(g.ID.X)
 	agOx := agGx * agSx
+	agLo := int64(g.ID.X) * int64(agSize.X)
+	agEnd := int64(agSize.X)
+	agEnd = min(agEnd, max(int64(n)-agLo, 0))
+	if agSize.Y == 1 && agSize.Z == 1 && agLo+agEnd <= 1<<32 && agLo+agEnd <= int64(len(a)) && agLo+agEnd <= int64(len(s)) {
+		agF_a := a[agLo : agLo+agEnd]
+		agF_s := s[agLo : agLo+agEnd]
+		agF_s = agF_s[:len(agF_a)]
+		for agTxI := range agF_a {
+			agTx := uint32(agTxI)
+			agTy, agTz := uint32(0), uint32(0)
+			_, _, _ = agTx, agTy, agTz
+			var i uint32 = agOx + agTx
+			_ = i
+			out_1[2*i] = agF_a[agTxI] << agF_s[agTxI]
+			out_1[2*i+1] = agF_a[agTxI] >> agF_s[agTxI]
+			var u uint32 = uint32(agF_a[agTxI])
+			outu[2*i] = u << agF_s[agTxI]
+			outu[2*i+1] = u >> agF_s[agTxI]
+		}
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
@@ -11616,6 +11927,29 @@ func gpugenBitwise(g gpu.Group, args []gpu.KernelArg) {
 	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
 	agGx := uint32(g.ID.X)
 	agOx := agGx * agSx
+	agLo := int64(g.ID.X) * int64(agSize.X)
+	agEnd := int64(agSize.X)
+	agEnd = min(agEnd, max(int64(n)-agLo, 0))
+	if agSize.Y == 1 && agSize.Z == 1 && agLo+agEnd <= 1<<32 && agLo+agEnd <= int64(len(a)) && agLo+agEnd <= int64(len(b)) {
+		agF_a := a[agLo : agLo+agEnd]
+		agF_b := b[agLo : agLo+agEnd]
+		agF_b = agF_b[:len(agF_a)]
+		for agTxI := range agF_a {
+			agTx := uint32(agTxI)
+			agTy, agTz := uint32(0), uint32(0)
+			_, _, _ = agTx, agTy, agTz
+			var i uint32 = agOx + agTx
+			_ = i
+			var x uint32 = agF_a[agTxI]
+			var y uint32 = agF_b[agTxI]
+			out_1[5*i] = x & y
+			out_1[5*i+1] = x | y
+			out_1[5*i+2] = x ^ y
+			out_1[5*i+3] = x &^ y
+			out_1[5*i+4] = x<<3 | y>>29
+		}
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
@@ -11646,6 +11980,29 @@ func gpugenConversions(g gpu.Group, args []gpu.KernelArg) {
 	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
 	agGx := uint32(g.ID.X)
 	agOx := agGx * agSx
+	agLo := int64(g.ID.X) * int64(agSize.X)
+	agEnd := int64(agSize.X)
+	agEnd = min(agEnd, max(int64(n)-agLo, 0))
+	if agSize.Y == 1 && agSize.Z == 1 && agLo+agEnd <= 1<<32 && agLo+agEnd <= int64(len(outi)) && agLo+agEnd <= int64(len(outu)) && agLo+agEnd <= int64(len(in_1)) {
+		agF_outi := outi[agLo : agLo+agEnd]
+		agF_outu := outu[agLo : agLo+agEnd]
+		agF_outu = agF_outu[:len(agF_outi)]
+		agF_in_1 := in_1[agLo : agLo+agEnd]
+		agF_in_1 = agF_in_1[:len(agF_outi)]
+		for agTxI := range agF_outi {
+			agTx := uint32(agTxI)
+			agTy, agTz := uint32(0), uint32(0)
+			_, _, _ = agTx, agTy, agTz
+			var i uint32 = agOx + agTx
+			_ = i
+			var f float32 = agF_in_1[agTxI]
+			agF_outi[agTxI] = gpugen_to_int32(float64(f))
+			agF_outu[agTxI] = gpugen_to_uint32(float64(kernel.Abs(f)))
+			outf[2*i] = float32(gpugen_to_int32(float64(f))) + float32(i)
+			outf[2*i+1] = float32(int32(i) - 5)
+		}
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
@@ -11673,6 +12030,26 @@ func gpugenMinMaxClampInt(g gpu.Group, args []gpu.KernelArg) {
 	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
 	agGx := uint32(g.ID.X)
 	agOx := agGx * agSx
+	agLo := int64(g.ID.X) * int64(agSize.X)
+	agEnd := int64(agSize.X)
+	agEnd = min(agEnd, max(int64(n)-agLo, 0))
+	if agSize.Y == 1 && agSize.Z == 1 && agLo+agEnd <= 1<<32 && agLo+agEnd <= int64(len(a)) && agLo+agEnd <= int64(len(b)) {
+		agF_a := a[agLo : agLo+agEnd]
+		agF_b := b[agLo : agLo+agEnd]
+		agF_b = agF_b[:len(agF_a)]
+		for agTxI := range agF_a {
+			agTx := uint32(agTxI)
+			agTy, agTz := uint32(0), uint32(0)
+			_, _, _ = agTx, agTy, agTz
+			var i uint32 = agOx + agTx
+			_ = i
+			out_1[4*i] = min(agF_a[agTxI], agF_b[agTxI])
+			out_1[4*i+1] = max(agF_a[agTxI], agF_b[agTxI])
+			out_1[4*i+2] = kernel.Clamp(agF_a[agTxI], int32(-100), int32(100))
+			out_1[4*i+3] = kernel.Abs(agF_b[agTxI])
+		}
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
@@ -11699,6 +12076,27 @@ func gpugenBitCasts(g gpu.Group, args []gpu.KernelArg) {
 	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
 	agGx := uint32(g.ID.X)
 	agOx := agGx * agSx
+	agLo := int64(g.ID.X) * int64(agSize.X)
+	agEnd := int64(agSize.X)
+	agEnd = min(agEnd, max(int64(n)-agLo, 0))
+	if agSize.Y == 1 && agSize.Z == 1 && agLo+agEnd <= 1<<32 && agLo+agEnd <= int64(len(outu)) && agLo+agEnd <= int64(len(outf)) && agLo+agEnd <= int64(len(in_1)) {
+		agF_outu := outu[agLo : agLo+agEnd]
+		agF_outf := outf[agLo : agLo+agEnd]
+		agF_outf = agF_outf[:len(agF_outu)]
+		agF_in_1 := in_1[agLo : agLo+agEnd]
+		agF_in_1 = agF_in_1[:len(agF_outu)]
+		for agTxI := range agF_outu {
+			agTx := uint32(agTxI)
+			agTy, agTz := uint32(0), uint32(0)
+			_, _, _ = agTx, agTy, agTz
+			var i uint32 = agOx + agTx
+			_ = i
+			var b uint32 = kernel.Float32bits(agF_in_1[agTxI])
+			agF_outu[agTxI] = b
+			agF_outf[agTxI] = kernel.Float32frombits(b ^ 2147483648)
+		}
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
@@ -11723,6 +12121,52 @@ func gpugenNestedLoops(g gpu.Group, args []gpu.KernelArg) {
 	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
 	agGx := uint32(g.ID.X)
 	agOx := agGx * agSx
+	agLo := int64(g.ID.X) * int64(agSize.X)
+	agEnd := int64(agSize.X)
+	agEnd = min(agEnd, max(int64(n)-agLo, 0))
+	if agSize.Y == 1 && agSize.Z == 1 && agLo+agEnd <= 1<<32 && agLo+agEnd <= int64(len(out_1)) {
+		agF_out_1 := out_1[agLo : agLo+agEnd]
+		for agTxI := range agF_out_1 {
+			agTx := uint32(agTxI)
+			agTy, agTz := uint32(0), uint32(0)
+			_, _, _ = agTx, agTy, agTz
+			var i uint32 = agOx + agTx
+			_ = i
+			var acc int32
+			for a := uint32(0); a < m; a = a + 1 {
+				var break_outer bool = false
+				var continue_outer bool = false
+				{
+					var n_1 uint32 = m
+					for b := uint32(0); b < n_1; b = b + 1 {
+						if (a+b+i)%7 == 3 {
+							continue
+						}
+						if b > a+i%5 {
+							continue_outer = true
+							break
+						}
+						if a*b > 40+i {
+							break_outer = true
+							break
+						}
+						acc = acc + int32(a*3+b)
+					}
+				}
+				if continue_outer {
+					continue
+				}
+				if break_outer {
+					break
+				}
+				if acc > 1000 {
+					break
+				}
+			}
+			agF_out_1[agTxI] = acc
+		}
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 		agThreads0:
@@ -11778,6 +12222,33 @@ func gpugenWhileLoop(g gpu.Group, args []gpu.KernelArg) {
 	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
 	agGx := uint32(g.ID.X)
 	agOx := agGx * agSx
+	agLo := int64(g.ID.X) * int64(agSize.X)
+	agEnd := int64(agSize.X)
+	agEnd = min(agEnd, max(int64(n)-agLo, 0))
+	if agSize.Y == 1 && agSize.Z == 1 && agLo+agEnd <= 1<<32 && agLo+agEnd <= int64(len(out_1)) && agLo+agEnd <= int64(len(in_1)) {
+		agF_out_1 := out_1[agLo : agLo+agEnd]
+		agF_in_1 := in_1[agLo : agLo+agEnd]
+		agF_in_1 = agF_in_1[:len(agF_out_1)]
+		for agTxI := range agF_out_1 {
+			agTx := uint32(agTxI)
+			agTy, agTz := uint32(0), uint32(0)
+			_, _, _ = agTx, agTy, agTz
+			var i uint32 = agOx + agTx
+			_ = i
+			var x uint32 = agF_in_1[agTxI]
+			var steps uint32
+			for x != 1 && steps < 500 {
+				if x%2 == 0 {
+					x = x / 2
+				} else {
+					x = 3*x + 1
+				}
+				steps = steps + 1
+			}
+			agF_out_1[agTxI] = steps
+		}
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
@@ -11810,6 +12281,37 @@ func gpugenLocalArray(g gpu.Group, args []gpu.KernelArg) {
 	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
 	agGx := uint32(g.ID.X)
 	agOx := agGx * agSx
+	agLo := int64(g.ID.X) * int64(agSize.X)
+	agEnd := int64(agSize.X)
+	agEnd = min(agEnd, max(int64(n)-agLo, 0))
+	if agSize.Y == 1 && agSize.Z == 1 && agLo+agEnd <= 1<<32 && agLo+agEnd <= int64(len(out_1)) {
+		agF_out_1 := out_1[agLo : agLo+agEnd]
+		for agTxI := range agF_out_1 {
+			agTx := uint32(agTxI)
+			agTy, agTz := uint32(0), uint32(0)
+			_, _, _ = agTx, agTy, agTz
+			var i uint32 = agOx + agTx
+			_ = i
+			var w [8]float32
+			for k := int32(0); k < 8; k = k + 1 {
+				w[k] = in_1[gpugen_rem_uint32(i+uint32(k), n)]
+			}
+			var m [2][4]float32
+			for r := int32(0); r < 2; r = r + 1 {
+				for c := int32(0); c < 4; c = c + 1 {
+					m[r][c] = float32(w[r*4+c] * float32(r+1))
+				}
+			}
+			var s float32 = 0
+			for r_1 := int32(0); r_1 < 2; r_1 = r_1 + 1 {
+				for c_1 := int32(0); c_1 < 4; c_1 = c_1 + 1 {
+					s = s + m[r_1][c_1]
+				}
+			}
+			agF_out_1[agTxI] = s
+		}
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 		agThreads0:
@@ -11849,6 +12351,28 @@ func gpugenInfiniteLoopBreak(g gpu.Group, args []gpu.KernelArg) {
 	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
 	agGx := uint32(g.ID.X)
 	agOx := agGx * agSx
+	agLo := int64(g.ID.X) * int64(agSize.X)
+	agEnd := int64(agSize.X)
+	agEnd = min(agEnd, max(int64(n)-agLo, 0))
+	if agSize.Y == 1 && agSize.Z == 1 && agLo+agEnd <= 1<<32 && agLo+agEnd <= int64(len(out_1)) {
+		agF_out_1 := out_1[agLo : agLo+agEnd]
+		for agTxI := range agF_out_1 {
+			agTx := uint32(agTxI)
+			agTy, agTz := uint32(0), uint32(0)
+			_, _, _ = agTx, agTy, agTz
+			var i uint32 = agOx + agTx
+			_ = i
+			var k int32 = int32(i)
+			for {
+				k = k*5 + 1
+				if k > 100000 || k < 0 {
+					break
+				}
+			}
+			agF_out_1[agTxI] = k
+		}
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 		agThreads0:
@@ -11881,19 +12405,17 @@ func gpugenReduceSum(g gpu.Group, args []gpu.KernelArg) {
 	agGx := uint32(g.ID.X)
 	agOx := agGx * agSx
 	var sh [256]float32
-	agN := int(agSx * agSy * agSz)
-	t := make([]uint32, agN)
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
-				agTid := agTx + agSx*(agTy+agSy*agTz)
-				t[agTid] = agTx
+				var t uint32 = agTx
+				_ = t
 				var i uint32 = agOx + agTx
 				var v float32 = 0
 				if i < n {
 					v = x[i]
 				}
-				sh[t[agTid]] = v
+				sh[t] = v
 			}
 		}
 	}
@@ -11901,9 +12423,10 @@ func gpugenReduceSum(g gpu.Group, args []gpu.KernelArg) {
 		for agTz := uint32(0); agTz < agSz; agTz++ {
 			for agTy := uint32(0); agTy < agSy; agTy++ {
 				for agTx := uint32(0); agTx < agSx; agTx++ {
-					agTid := agTx + agSx*(agTy+agSy*agTz)
-					if t[agTid] < s {
-						sh[t[agTid]] = sh[t[agTid]] + sh[t[agTid]+s]
+					var t uint32 = agTx
+					_ = t
+					if t < s {
+						sh[t] = sh[t] + sh[t+s]
 					}
 				}
 			}
@@ -11912,8 +12435,9 @@ func gpugenReduceSum(g gpu.Group, args []gpu.KernelArg) {
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
-				agTid := agTx + agSx*(agTy+agSy*agTz)
-				if t[agTid] == 0 {
+				var t uint32 = agTx
+				_ = t
+				if t == 0 {
 					out_1[agGx] = sh[0]
 				}
 			}
@@ -11933,19 +12457,17 @@ func gpugenTranspose(g gpu.Group, args []gpu.KernelArg) {
 	agGx := uint32(g.ID.X)
 	agGy := uint32(g.ID.Y)
 	var tile [16][17]float32
-	agN := int(agSx * agSy * agSz)
-	tx := make([]uint32, agN)
-	ty := make([]uint32, agN)
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
-				agTid := agTx + agSx*(agTy+agSy*agTz)
-				tx[agTid] = agTx
-				ty[agTid] = agTy
-				var c uint32 = agGx*16 + tx[agTid]
-				var r uint32 = agGy*16 + ty[agTid]
+				var tx uint32 = agTx
+				_ = tx
+				var ty uint32 = agTy
+				_ = ty
+				var c uint32 = agGx*16 + tx
+				var r uint32 = agGy*16 + ty
 				if r < rows && c < cols {
-					tile[ty[agTid]][tx[agTid]] = in_1[r*cols+c]
+					tile[ty][tx] = in_1[r*cols+c]
 				}
 			}
 		}
@@ -11953,11 +12475,14 @@ func gpugenTranspose(g gpu.Group, args []gpu.KernelArg) {
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
-				agTid := agTx + agSx*(agTy+agSy*agTz)
-				var oc uint32 = agGy*16 + tx[agTid]
-				var or_1 uint32 = agGx*16 + ty[agTid]
+				var tx uint32 = agTx
+				_ = tx
+				var ty uint32 = agTy
+				_ = ty
+				var oc uint32 = agGy*16 + tx
+				var or_1 uint32 = agGx*16 + ty
 				if or_1 < cols && oc < rows {
-					out_1[or_1*rows+oc] = tile[tx[agTid]][ty[agTid]]
+					out_1[or_1*rows+oc] = tile[tx][ty]
 				}
 			}
 		}
@@ -11982,20 +12507,22 @@ func gpugenSgemm(g gpu.Group, args []gpu.KernelArg) {
 	var as_1 [16][16]float32
 	var bs [16][16]float32
 	agN := int(agSx * agSy * agSz)
-	tx := make([]uint32, agN)
-	ty := make([]uint32, agN)
-	row := make([]uint32, agN)
-	col := make([]uint32, agN)
 	acc := make([]float32, agN)
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
 				agTid := agTx + agSx*(agTy+agSy*agTz)
-				tx[agTid] = agTx
-				ty[agTid] = agTy
-				row[agTid] = agGy*16 + ty[agTid]
-				col[agTid] = agGx*16 + tx[agTid]
-				acc[agTid] = 0
+				agR_acc := acc[agTid]
+				var tx uint32 = agTx
+				_ = tx
+				var ty uint32 = agTy
+				_ = ty
+				var row uint32 = agGy*16 + ty
+				_ = row
+				var col uint32 = agGx*16 + tx
+				_ = col
+				agR_acc = 0
+				acc[agTid] = agR_acc
 			}
 		}
 	}
@@ -12003,14 +12530,21 @@ func gpugenSgemm(g gpu.Group, args []gpu.KernelArg) {
 		for agTz := uint32(0); agTz < agSz; agTz++ {
 			for agTy := uint32(0); agTy < agSy; agTy++ {
 				for agTx := uint32(0); agTx < agSx; agTx++ {
-					agTid := agTx + agSx*(agTy+agSy*agTz)
-					as_1[ty[agTid]][tx[agTid]] = 0
-					if row[agTid] < m && t0+tx[agTid] < k {
-						as_1[ty[agTid]][tx[agTid]] = a[row[agTid]*k+t0+tx[agTid]]
+					var tx uint32 = agTx
+					_ = tx
+					var ty uint32 = agTy
+					_ = ty
+					var row uint32 = agGy*16 + ty
+					_ = row
+					var col uint32 = agGx*16 + tx
+					_ = col
+					as_1[ty][tx] = 0
+					if row < m && t0+tx < k {
+						as_1[ty][tx] = a[row*k+t0+tx]
 					}
-					bs[ty[agTid]][tx[agTid]] = 0
-					if col[agTid] < n && t0+ty[agTid] < k {
-						bs[ty[agTid]][tx[agTid]] = b[(t0+ty[agTid])*n+col[agTid]]
+					bs[ty][tx] = 0
+					if col < n && t0+ty < k {
+						bs[ty][tx] = b[(t0+ty)*n+col]
 					}
 				}
 			}
@@ -12019,9 +12553,15 @@ func gpugenSgemm(g gpu.Group, args []gpu.KernelArg) {
 			for agTy := uint32(0); agTy < agSy; agTy++ {
 				for agTx := uint32(0); agTx < agSx; agTx++ {
 					agTid := agTx + agSx*(agTy+agSy*agTz)
+					var tx uint32 = agTx
+					_ = tx
+					var ty uint32 = agTy
+					_ = ty
+					agR_acc := acc[agTid]
 					for j := int32(0); j < 16; j = j + 1 {
-						acc[agTid] = acc[agTid] + float32(as_1[ty[agTid]][j]*bs[j][tx[agTid]])
+						agR_acc = agR_acc + float32(as_1[ty][j]*bs[j][tx])
 					}
+					acc[agTid] = agR_acc
 				}
 			}
 		}
@@ -12030,9 +12570,19 @@ func gpugenSgemm(g gpu.Group, args []gpu.KernelArg) {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
 				agTid := agTx + agSx*(agTy+agSy*agTz)
-				if row[agTid] < m && col[agTid] < n {
-					c[row[agTid]*n+col[agTid]] = float32(alpha*acc[agTid]) + float32(beta*c[row[agTid]*n+col[agTid]])
+				var tx uint32 = agTx
+				_ = tx
+				var ty uint32 = agTy
+				_ = ty
+				var row uint32 = agGy*16 + ty
+				_ = row
+				var col uint32 = agGx*16 + tx
+				_ = col
+				agR_acc := acc[agTid]
+				if row < m && col < n {
+					c[row*n+col] = float32(alpha*agR_acc) + float32(beta*c[row*n+col])
 				}
+				acc[agTid] = agR_acc
 			}
 		}
 	}
@@ -12050,20 +12600,19 @@ func gpugenScan(g gpu.Group, args []gpu.KernelArg) {
 	agOx := agGx * agSx
 	var buf [2][128]uint32
 	agN := int(agSx * agSy * agSz)
-	t := make([]uint32, agN)
-	i := make([]uint32, agN)
 	src := make([]uint32, agN)
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
-				agTid := agTx + agSx*(agTy+agSy*agTz)
-				t[agTid] = agTx
-				i[agTid] = agOx + agTx
+				var t uint32 = agTx
+				_ = t
+				var i uint32 = agOx + agTx
+				_ = i
 				var v uint32 = 0
-				if i[agTid] < n {
-					v = in_1[i[agTid]]
+				if i < n {
+					v = in_1[i]
 				}
-				buf[0][t[agTid]] = v
+				buf[0][t] = v
 			}
 		}
 	}
@@ -12071,7 +12620,9 @@ func gpugenScan(g gpu.Group, args []gpu.KernelArg) {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
 				agTid := agTx + agSx*(agTy+agSy*agTz)
-				src[agTid] = 0
+				agR_src := src[agTid]
+				agR_src = 0
+				src[agTid] = agR_src
 			}
 		}
 	}
@@ -12080,12 +12631,16 @@ func gpugenScan(g gpu.Group, args []gpu.KernelArg) {
 			for agTy := uint32(0); agTy < agSy; agTy++ {
 				for agTx := uint32(0); agTx < agSx; agTx++ {
 					agTid := agTx + agSx*(agTy+agSy*agTz)
-					var x uint32 = buf[src[agTid]][t[agTid]]
-					if t[agTid] >= off {
-						x = x + buf[src[agTid]][t[agTid]-off]
+					var t uint32 = agTx
+					_ = t
+					agR_src := src[agTid]
+					var x uint32 = buf[agR_src][t]
+					if t >= off {
+						x = x + buf[agR_src][t-off]
 					}
-					buf[1-src[agTid]][t[agTid]] = x
-					src[agTid] = 1 - src[agTid]
+					buf[1-agR_src][t] = x
+					agR_src = 1 - agR_src
+					src[agTid] = agR_src
 				}
 			}
 		}
@@ -12094,9 +12649,15 @@ func gpugenScan(g gpu.Group, args []gpu.KernelArg) {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
 				agTid := agTx + agSx*(agTy+agSy*agTz)
-				if i[agTid] < n {
-					out_1[i[agTid]] = buf[src[agTid]][t[agTid]]
+				var t uint32 = agTx
+				_ = t
+				var i uint32 = agOx + agTx
+				_ = i
+				agR_src := src[agTid]
+				if i < n {
+					out_1[i] = buf[agR_src][t]
 				}
+				src[agTid] = agR_src
 			}
 		}
 	}
@@ -12114,20 +12675,22 @@ func gpugenSharedReverse(g gpu.Group, args []gpu.KernelArg) {
 	agOx := agGx * agSx
 	var sh [64]int32
 	agN := int(agSx * agSy * agSz)
-	t := make([]uint32, agN)
-	i := make([]uint32, agN)
 	mine := make([]int32, agN)
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
 				agTid := agTx + agSx*(agTy+agSy*agTz)
-				t[agTid] = agTx
-				i[agTid] = agOx + agTx
-				mine[agTid] = -1
-				if i[agTid] < n {
-					mine[agTid] = in_1[i[agTid]] * 3
+				agR_mine := mine[agTid]
+				var t uint32 = agTx
+				_ = t
+				var i uint32 = agOx + agTx
+				_ = i
+				agR_mine = -1
+				if i < n {
+					agR_mine = in_1[i] * 3
 				}
-				sh[t[agTid]] = mine[agTid]
+				sh[t] = agR_mine
+				mine[agTid] = agR_mine
 			}
 		}
 	}
@@ -12135,9 +12698,15 @@ func gpugenSharedReverse(g gpu.Group, args []gpu.KernelArg) {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
 				agTid := agTx + agSx*(agTy+agSy*agTz)
-				if i[agTid] < n {
-					out_1[i[agTid]] = sh[agSx-1-t[agTid]] + mine[agTid]
+				var t uint32 = agTx
+				_ = t
+				var i uint32 = agOx + agTx
+				_ = i
+				agR_mine := mine[agTid]
+				if i < n {
+					out_1[i] = sh[agSx-1-t] + agR_mine
 				}
+				mine[agTid] = agR_mine
 			}
 		}
 	}
