@@ -439,6 +439,11 @@ func (c *fctx) builtin(e *ir.CallBuiltin) string {
 		}
 		return c.plan.load4[r.Var] + "(" + c.asU32(e.Args[1]) + ")"
 	}
+	if e.Builtin == ir.Abs && len(e.Args) == 1 && e.Args[0].ExprType() == ir.U32 {
+		// |x| of an unsigned x is x; naga's GLSL and SPIR-V would write a
+		// signed or float abs.
+		return c.expr(e.Args[0])
+	}
 	if name, ok := mathNames[e.Builtin]; ok {
 		if e.Builtin != ir.Abs && !float {
 			c.fail(e.Pos, "%s of %v; it takes float32", e.Builtin, e.Args[0].ExprType())
