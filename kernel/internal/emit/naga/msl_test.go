@@ -3,6 +3,7 @@ package naga_test
 import (
 	"context"
 	"encoding/binary"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -117,4 +118,50 @@ func wordBytes(words []uint32) []byte {
 		binary.LittleEndian.PutUint32(out[4*i:], w)
 	}
 	return out
+}
+
+// casModule is a kernel that compare-exchanges an atomic of type elem
+// ("u32" or "i32") in a storage buffer.
+func casModule(name, elem string) string {
+	return header(64, 1) + `
+@group(0) @binding(0) var<storage, read_write> c: array<atomic<` + elem + `>>;
+` + entry + `fn ` + name + `(` + ids + `) {
+	let r = atomicCompareExchangeWeak(&c[lid.x], ` + elem + `(0), ` + elem + `(1));
+	if (r.exchanged) { atomicAdd(&c[0], ` + elem + `(1)); }
+}
+`
+}
+
+// TestMSLMergesAtomicHelpers merges kernels that all need naga's
+// compare-exchange helper (one overload per address space): as one kernel's
+// helper differs (another atomic type), every kernel that defines the name
+// gets its own, prefixed with the kernel's name, so nothing is defined twice,
+// and the text parses (mslcheck's shim, where the address spaces vanish,
+// keeps one overload of each pair).
+func TestMSLMergesAtomicHelpers(t *testing.T) {
+	mods := map[string]string{
+		"CasA": casModule("CasA", "u32"),
+		"CasB": casModule("CasB", "u32"),
+		"CasI": casModule("CasI", "i32"),
+	}
+	text, err := naga.MSL(mods)
+	require.NoError(t, err)
+	helper := regexp.MustCompile(`(?m)^_atomic_compare_exchange_result_\w+ (\w*naga_atomic_compare_exchange_weak_explicit)\(\n    (device|threadgroup) `)
+	defs := map[string]int{}
+	for _, m := range helper.FindAllStringSubmatch(text, -1) {
+		defs[m[1]+" "+m[2]]++
+	}
+	assert.Equal(t, map[string]int{
+		"CasA_naga_atomic_compare_exchange_weak_explicit device": 1, "CasA_naga_atomic_compare_exchange_weak_explicit threadgroup": 1,
+		"CasB_naga_atomic_compare_exchange_weak_explicit device": 1, "CasB_naga_atomic_compare_exchange_weak_explicit threadgroup": 1,
+		"CasI_naga_atomic_compare_exchange_weak_explicit device": 1, "CasI_naga_atomic_compare_exchange_weak_explicit threadgroup": 1,
+	}, defs, text)
+	if _, err := mslcheck.Clang(); err != nil {
+		t.Skip(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	require.NoError(t, mslcheck.CheckABI(ctx, "cas.metal", text, map[string][]mslcheck.Kind{
+		"CasA": {"buffer"}, "CasB": {"buffer"}, "CasI": {"buffer"},
+	}))
 }
