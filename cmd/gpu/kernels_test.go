@@ -47,7 +47,7 @@ var sampleDialects = kernelDialects{
 	SPIRVKernels: map[string][]byte{"Saxpy": {0x03, 0x02, 0x23, 0x07, 0x00, 0xff, '`', '"'}, "Other": {1}},
 	GLSL:         "#version 430\n",
 	GLSLES:       "#version 310 es\n",
-	MSL:          "kernel void Saxpy() {}\n",
+	MSL:          "#include <metal_stdlib>\nkernel void Saxpy() {}\n",
 	Go:           "func gpugenSaxpy(g gpu.Group, args []gpu.KernelArg) { _ = kernel.Sqrt[float32] }\n",
 	GoImports:    []string{"github.com/anygpu/gpu/kernel", "github.com/anygpu/gpu"},
 	GoFuncs:      map[string]string{"Saxpy": "gpugenSaxpy"},

@@ -8078,7 +8078,7 @@ uint AtomicCAS_counter_cas(
     uint i0_,
     uint cmp,
     uint v,
-    device AtomicCAS_type_2& AtomicCAS_counter
+    device metal::atomic_uint* AtomicCAS_counter
 ) {
     uint old_1 = {};
     bool local = {};

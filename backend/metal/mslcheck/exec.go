@@ -42,10 +42,13 @@ type Launch struct {
 	Params  []byte   // bound at [[buffer(len(Buffers))]] when not nil
 }
 
-// threadgroupArray matches a threadgroup array declared in a function body
-// ("threadgroup float partial[N];"), which becomes a static array: shared by
-// the threads of the one threadgroup that runs at a time.
-var threadgroupArray = regexp.MustCompile(`\bthreadgroup(\s+[A-Za-z_][\w:]*\s+[A-Za-z_]\w*\s*\[)`)
+// threadgroupVariable matches a threadgroup variable declared in a function
+// body, an array ("threadgroup float partial[N];") or any other type (naga
+// wraps arrays in structs: "threadgroup type_3 sh;"), which becomes a static
+// variable: shared by the threads of the one threadgroup that runs at a
+// time. The kernel must initialise it (naga's kernels zero it before a
+// barrier), as threadgroup memory starts undefined on Metal.
+var threadgroupVariable = regexp.MustCompile(`\bthreadgroup(\s+[A-Za-z_][\w:]*\s+[A-Za-z_]\w*\s*[\[;])`)
 
 // Execute runs the launches in order on the CPU (see above): Build, Run,
 // Close.
@@ -114,11 +117,12 @@ func Build(ctx context.Context, name, src string) (*Program, error) {
 		p.Close()
 		return nil, fmt.Errorf("mslcheck: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(inc, "metal_stdlib"), execHeader, 0o644); err != nil {
+	if err := writeHeaders(inc, execHeader); err != nil {
 		p.Close()
-		return nil, fmt.Errorf("mslcheck: %w", err)
+		return nil, err
 	}
-	prog := strings.Replace(execMain, "ANYGPU_SOURCE", threadgroupArray.ReplaceAllString(src, "static$1"), 1)
+	shared := threadgroupVariable.ReplaceAllString(eraseAddressSpaceOverloads(src), "static$1")
+	prog := strings.Replace(execMain, "ANYGPU_SOURCE", shared, 1)
 	prog = strings.Replace(prog, "ANYGPU_WRAPPERS", wrappers.String(), 1)
 	file := filepath.Join(p.dir, "exec.cpp")
 	p.bin = filepath.Join(p.dir, "exec")

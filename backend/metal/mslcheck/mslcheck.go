@@ -40,8 +40,31 @@ const EnvClang = "ANYGPU_CLANGXX"
 //go:embed include/metal_stdlib
 var shimHeader []byte
 
-// Shim returns the stand-in metal_stdlib header the check compiles against.
-func Shim() string { return string(shimHeader) }
+// typesHeader is the part of the shim the check's and the execution's
+// metal_stdlib share; both include it from their own directory.
+//
+//go:embed include/anygpu_metal_types
+var typesHeader []byte
+
+// typesHeaderName is the name both headers include typesHeader by.
+const typesHeaderName = "anygpu_metal_types"
+
+// writeHeaders writes a metal_stdlib and typesHeader into the directory inc.
+func writeHeaders(inc string, stdlib []byte) error {
+	if err := os.WriteFile(filepath.Join(inc, "metal_stdlib"), stdlib, 0o644); err != nil {
+		return fmt.Errorf("mslcheck: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(inc, typesHeaderName), typesHeader, 0o644); err != nil {
+		return fmt.Errorf("mslcheck: %w", err)
+	}
+	return nil
+}
+
+// Shim returns the stand-in metal_stdlib header the check compiles against,
+// with the types header it includes in place.
+func Shim() string {
+	return strings.Replace(string(shimHeader), "#include \""+typesHeaderName+"\"\n", string(typesHeader), 1)
+}
 
 // Clang returns the path of the clang++ the check runs (EnvClang, else
 // clang++ on PATH), or an error saying that there is none.
@@ -87,11 +110,11 @@ func run(ctx context.Context, name, src string, dumpAST bool) ([]byte, error) {
 	if err := os.Mkdir(inc, 0o755); err != nil {
 		return nil, fmt.Errorf("mslcheck: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(inc, "metal_stdlib"), shimHeader, 0o644); err != nil {
-		return nil, fmt.Errorf("mslcheck: %w", err)
+	if err := writeHeaders(inc, shimHeader); err != nil {
+		return nil, err
 	}
 	file := filepath.Join(dir, "program_source.metal")
-	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+	if err := os.WriteFile(file, []byte(eraseAddressSpaceOverloads(src)), 0o644); err != nil {
 		return nil, fmt.Errorf("mslcheck: %w", err)
 	}
 	args := append(append([]string{}, Args...), "-I", inc)
@@ -268,11 +291,31 @@ func scalarKind(t string) (Kind, bool) {
 type astNode struct {
 	Kind  string    `json:"kind"`
 	Name  string    `json:"name"`
-	Value string    `json:"value"`
+	Value astValue  `json:"value"`
 	Type  *astType  `json:"type"`
 	Inner []astNode `json:"inner"`
 	// CompleteDefinition is set on a struct's defining declaration.
 	CompleteDefinition bool `json:"completeDefinition"`
+}
+
+// astValue is a literal's value in clang's JSON AST: a string for most
+// literals ("42", "1.5"), a JSON true or false for a bool literal, which it
+// keeps as "true" or "false".
+type astValue string
+
+// UnmarshalJSON reads a string as it is and any other JSON value as its text.
+func (v *astValue) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*v = astValue(s)
+		return nil
+	}
+	var raw json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return fmt.Errorf("mslcheck: a literal's value %s: %w", b, err)
+	}
+	*v = astValue(strings.TrimSpace(string(raw)))
+	return nil
 }
 
 type astType struct {
@@ -328,7 +371,7 @@ func annotation(p astNode, kind string) (string, bool) {
 		var vals []string
 		for _, e := range a.Inner {
 			if e.Kind == "ConstantExpr" && e.Value != "" {
-				vals = append(vals, e.Value)
+				vals = append(vals, string(e.Value))
 			}
 		}
 		if len(vals) == 2 && vals[0] == kind {

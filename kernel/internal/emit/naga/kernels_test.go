@@ -40,9 +40,6 @@ type testKernel struct {
 	params []backend.ArgKind
 	blocks [2]gpu.Dim3 // the module's default block, then another
 	launch func(block gpu.Dim3) testCase
-	// shimGap, when set, says why mslcheck's stand-in metal_stdlib cannot
-	// take the kernel's MSL: the MSL tests leave it out.
-	shimGap string
 }
 
 func f32s(v []float32) []uint32 {
@@ -422,7 +419,6 @@ struct Params { n: u32 }
 				check: func(got [][]uint32) string { return exact(got[2], want) },
 			}
 		},
-		shimGap: "vectors built from components (uint3(a, b, c)) and bool2 are not in the shim",
 	})
 }
 
@@ -431,17 +427,6 @@ func modules() map[string]string {
 	out := map[string]string{}
 	for _, k := range testKernels {
 		out[k.name] = k.wgsl
-	}
-	return out
-}
-
-// mslKernels returns the test kernels that mslcheck's shim can take.
-func mslKernels() []testKernel {
-	var out []testKernel
-	for _, k := range testKernels {
-		if k.shimGap == "" {
-			out = append(out, k)
-		}
 	}
 	return out
 }

@@ -76,23 +76,30 @@ func (m *kernelModule) msl(text string, s [3]uint32) (string, error) {
 // ("typedef float type_2[1];"): group 1 the element type, group 2 the name.
 var runtimeArrayTypedef = regexp.MustCompile(`(?m)^typedef (.+) (\w+)\[1\];$`)
 
-// bufferPointers makes the kernel's buffer parameters pointers to their
-// elements ("device float* x [[buffer(0)]]") where naga writes references to
-// runtime-sized arrays ("device type_2& x"): the Metal backend's ABI, which
+// bufferParam matches a parameter that is a reference to a runtime-sized
+// array: the kernel's, bound to a [[buffer]] ("," or two spaces first), or a
+// helper function's (four spaces first, naga passes it the kernel's
+// argument): group 1 what precedes "device", group 2 the type, group 3
+// " const" or "", group 4 the name and what follows it.
+var bufferParam = regexp.MustCompile(`(?m)^(,\s*|  |    )device (\w+)( const)?& (\w+ \[\[buffer\(\d+\)\]\]|\w+,?)$`)
+
+// bufferPointers makes the buffer parameters pointers to their elements
+// ("device float* x [[buffer(0)]]") where naga writes references to
+// runtime-sized arrays ("device type_2& x"), in the kernel and in the helper
+// functions the kernel passes them to: the Metal backend's ABI, which
 // mslcheck checks, has buffers as pointers; indexing reads the same.
 func bufferPointers(text string) string {
 	elems := map[string]string{}
 	for _, m := range runtimeArrayTypedef.FindAllStringSubmatch(text, -1) {
 		elems[m[2]] = m[1]
 	}
-	param := regexp.MustCompile(`(?m)^(,|  )(\s*)device (\w+)( const)?& (\w+ \[\[buffer\(\d+\)\]\])$`)
-	return param.ReplaceAllStringFunc(text, func(line string) string {
-		sub := param.FindStringSubmatch(line)
-		elem, ok := elems[sub[3]]
+	return bufferParam.ReplaceAllStringFunc(text, func(line string) string {
+		sub := bufferParam.FindStringSubmatch(line)
+		elem, ok := elems[sub[2]]
 		if !ok {
 			return line
 		}
-		return sub[1] + sub[2] + "device " + elem + sub[4] + "* " + sub[5]
+		return sub[1] + "device " + elem + sub[3] + "* " + sub[4]
 	})
 }
 
