@@ -65,6 +65,11 @@ type Arg struct {
 // Kind is the argument's type.
 func (a Arg) Kind() ArgKind { return a.kind }
 
+// Bits is a scalar argument's value as its backend receives it: the IEEE
+// bits of a float, two's complement of an integer (zero-extended from 32
+// bits for the 32-bit kinds); 0 for a buffer.
+func (a Arg) Bits() uint64 { return a.bits }
+
 // Buf passes a buffer.
 func Buf(b *Buffer) Arg { return Arg{kind: backend.ArgBuffer, buf: b} }
 

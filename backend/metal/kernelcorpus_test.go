@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -118,9 +117,7 @@ func runMSL(ctx context.Context, t *testing.T, prog *mslcheck.Program, c kernelc
 	var scalars []backend.Arg
 	for _, a := range c.Args {
 		if a.IsScalar {
-			bits, err := scalarBits(a.Scalar)
-			require.NoError(t, err)
-			scalars = append(scalars, backend.Arg{Kind: a.Scalar.Kind(), Bits: bits})
+			scalars = append(scalars, backend.Arg{Kind: a.Scalar.Kind(), Bits: a.Scalar.Bits()})
 			continue
 		}
 		words := make([]uint32, 0, a.Elems())
@@ -169,17 +166,6 @@ func runMSL(ctx context.Context, t *testing.T, prog *mslcheck.Program, c kernelc
 		}
 	}
 	return out
-}
-
-// scalarBits returns a scalar gpu.Arg's bits, which package gpu keeps to
-// itself (an Arg reaches a backend as backend.Arg{Kind, Bits} inside
-// package gpu): read from its unexported field.
-func scalarBits(a gpu.Arg) (uint64, error) {
-	f := reflect.ValueOf(a).FieldByName("bits")
-	if !f.IsValid() || f.Kind() != reflect.Uint64 {
-		return 0, fmt.Errorf("gpu.Arg has no uint64 field bits any more: update scalarBits")
-	}
-	return f.Uint(), nil
 }
 
 func dim3(d gpu.Dim3) [3]int { return [3]int{d.X, d.Y, d.Z} }
