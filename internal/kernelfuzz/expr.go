@@ -364,6 +364,9 @@ func (g *gen) intExpr(t typ, depth int) expr {
 					}
 					return expr{code: fmt.Sprintf("kernel.Clamp(%s, %s, %s)", g.nonConst(t, depth-1).code, lo.code, hi.code)}
 				default:
+					if t == tU32 && !g.opt.AbsUint32 {
+						continue
+					}
 					return expr{code: fmt.Sprintf("kernel.Abs(%s)", g.nonConst(t, depth-1).code)}
 				}
 			}

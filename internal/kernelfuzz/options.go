@@ -16,11 +16,15 @@ type Options struct {
 	Atomics     bool // AtomicAdd/Min/Max/And/Or/Xor on buffers, results unused
 	Shared      bool // a shared array exchanged through barriers in a uniform loop
 	MultiKernel bool // more than one kernel per file
+
+	// Constructs that met a translator or driver bug (see Default).
+
+	AbsUint32 bool // kernel.Abs of a uint32 (the identity)
 }
 
 // Default is every construct on.
 func Default() Options {
 	return Options{Floats: true, Shifts: true, DivRem: true, Conversions: true, MathCalls: true,
 		Loops: true, Arrays: true, Helpers: true, EarlyReturn: true, Atomics: true, Shared: true,
-		MultiKernel: true}
+		MultiKernel: true, AbsUint32: true}
 }
