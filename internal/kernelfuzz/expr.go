@@ -241,8 +241,11 @@ func (g *gen) leaf(t typ) expr {
 			}
 		case 5:
 			if t == tU32 && g.kernel {
-				ids := []string{"i", "i", "kernel.GlobalX()", "kernel.ThreadX()", "kernel.GroupX()", "kernel.GroupSizeX()",
+				ids := []string{"i", "i", "kernel.GlobalX()", "kernel.ThreadX()", "kernel.GroupX()",
 					"kernel.GridX()", "kernel.ThreadIndex()", "n"}
+				if g.opt.GroupSize {
+					ids = append(ids, "kernel.GroupSizeX()")
+				}
 				return expr{code: ids[g.r.IntN(len(ids))]}
 			}
 			if t == tBool {

@@ -20,11 +20,12 @@ type Options struct {
 	// Constructs that met a translator or driver bug (see Default).
 
 	AbsUint32 bool // kernel.Abs of a uint32 (the identity)
+	GroupSize bool // kernel.GroupSizeX() as an operand
 }
 
 // Default is every construct on.
 func Default() Options {
 	return Options{Floats: true, Shifts: true, DivRem: true, Conversions: true, MathCalls: true,
 		Loops: true, Arrays: true, Helpers: true, EarlyReturn: true, Atomics: true, Shared: true,
-		MultiKernel: true, AbsUint32: true}
+		MultiKernel: true, AbsUint32: true, GroupSize: true}
 }
