@@ -78,10 +78,16 @@ func fuzzPlan() (plan kernelFuzzPlan, skip bool, err error) {
 func kernelFuzzOptions(backendName string) kernelfuzz.Options {
 	opt := kernelfuzz.Default()
 	switch backendName {
-	case "vulkan", "opengl":
-		// kernel.Abs of a uint32 becomes a signed abs in SPIR-V (naga), a float
-		// abs in GLSL and an unknown function in GLSL ES.
+	case "vulkan":
+		// kernel.Abs of a uint32 becomes a signed abs in SPIR-V (naga).
 		opt.AbsUint32 = false
+	case "opengl":
+		// kernel.Abs of a uint32 becomes a float abs in GLSL and an unknown
+		// function in GLSL ES.
+		opt.AbsUint32 = false
+		// x % 3 of an int32 is written as GLSL's bare %, undefined for a
+		// negative x (llvmpipe gives other remainders than Go's).
+		opt.SignedRemByConstant = false
 	case "webgpu":
 		// kernel.GroupSizeX() is the WGSL const anygpu_block_x: arithmetic on
 		// it that overflows (GroupSizeX() << 26) is a const-evaluation error.

@@ -313,7 +313,7 @@ func (g *gen) intExpr(t typ, depth int) expr {
 					}
 				}
 				op := "/"
-				if g.chance(2) {
+				if g.chance(2) && (t != tI32 || !b.isConst || g.opt.SignedRemByConstant) {
 					op = "%"
 				}
 				return expr{code: fmt.Sprintf("(%s %s %s)", a.code, op, b.code)}

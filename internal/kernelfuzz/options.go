@@ -21,11 +21,13 @@ type Options struct {
 
 	AbsUint32 bool // kernel.Abs of a uint32 (the identity)
 	GroupSize bool // kernel.GroupSizeX() as an operand
+	// SignedRemByConstant is x % c for an int32 x and a constant c.
+	SignedRemByConstant bool
 }
 
 // Default is every construct on.
 func Default() Options {
 	return Options{Floats: true, Shifts: true, DivRem: true, Conversions: true, MathCalls: true,
 		Loops: true, Arrays: true, Helpers: true, EarlyReturn: true, Atomics: true, Shared: true,
-		MultiKernel: true, AbsUint32: true, GroupSize: true}
+		MultiKernel: true, AbsUint32: true, GroupSize: true, SignedRemByConstant: true}
 }
