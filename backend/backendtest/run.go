@@ -62,6 +62,7 @@ func Run(t *testing.T, d backend.Driver) {
 	t.Run("Fill", s.testFill)
 	t.Run("Kernels", s.testKernels)
 	t.Run("KernelLanguage", s.testKernelLanguage)
+	t.Run("KernelFuzz", s.testKernelFuzz)
 	t.Run("StreamOrdering", s.testStreamOrdering)
 	t.Run("CrossStreamWait", s.testCrossStreamWait)
 	t.Run("Events", s.testEvents)

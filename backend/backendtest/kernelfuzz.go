@@ -1,0 +1,199 @@
+package backendtest
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anygpu/gpu"
+	"github.com/anygpu/gpu/internal/kernelfuzz"
+	"github.com/anygpu/gpu/kernel"
+	"github.com/stretchr/testify/require"
+)
+
+// EnvKernelFuzz sets how long the KernelFuzz subtest generates kernels, as
+// a Go duration (ANYGPU_KERNEL_FUZZ=2m), starting from a seed taken from
+// the clock; "0" or "off" skips it. Unset, it runs a fixed handful of
+// seeds so an ordinary test run stays fast.
+const EnvKernelFuzz = "ANYGPU_KERNEL_FUZZ"
+
+// EnvKernelFuzzSeed replays one seed of the KernelFuzz subtest (the one a
+// failure names): ANYGPU_KERNEL_FUZZ_SEED=42.
+const EnvKernelFuzzSeed = "ANYGPU_KERNEL_FUZZ_SEED"
+
+// EnvKernelFuzzSource names a Go file that replaces the generated source of
+// the seed EnvKernelFuzzSeed replays (its inputs and geometry stay), to
+// shrink a failure by hand: keep each kernel's signature, cut the body.
+const EnvKernelFuzzSource = "ANYGPU_KERNEL_FUZZ_SOURCE"
+
+// kernelFuzzDefaultSeeds is how many seeds run when EnvKernelFuzz is unset.
+const kernelFuzzDefaultSeeds = 10
+
+// kernelFuzzMaxFailures stops a timed run after this many failing seeds.
+const kernelFuzzMaxFailures = 3
+
+// kernelFuzzPlan is which seeds to run: seeds in order, then, while the
+// budget lasts, seeds from next on.
+type kernelFuzzPlan struct {
+	seeds  []uint64
+	next   uint64
+	budget time.Duration
+}
+
+// fuzzPlan reads the plan from the environment.
+func fuzzPlan() (plan kernelFuzzPlan, skip bool, err error) {
+	if env := os.Getenv(EnvKernelFuzzSeed); env != "" {
+		seed, err := strconv.ParseUint(env, 10, 64)
+		if err != nil {
+			return plan, false, fmt.Errorf("%s=%q: want a seed (an unsigned integer): %w", EnvKernelFuzzSeed, env, err)
+		}
+		return kernelFuzzPlan{seeds: []uint64{seed}}, false, nil
+	}
+	env := os.Getenv(EnvKernelFuzz)
+	switch env {
+	case "":
+		for seed := range uint64(kernelFuzzDefaultSeeds) {
+			plan.seeds = append(plan.seeds, seed)
+		}
+		return plan, false, nil
+	case "0", "off":
+		return plan, true, nil
+	}
+	d, err := time.ParseDuration(env)
+	if err != nil {
+		return plan, false, fmt.Errorf("%s=%q: want a Go duration (40s, 2m) or off: %w", EnvKernelFuzz, env, err)
+	}
+	if d <= 0 {
+		return plan, true, nil
+	}
+	return kernelFuzzPlan{next: uint64(time.Now().UnixNano()) % 1_000_000_000, budget: d}, false, nil
+}
+
+// kernelFuzzOptions is the generator's options on a backend: everything,
+// less the constructs of known, not yet fixed translator or driver bugs.
+func kernelFuzzOptions(backendName string) kernelfuzz.Options {
+	opt := kernelfuzz.Default()
+	switch backendName {
+	case "vulkan":
+		// kernel.Abs of a uint32 becomes a signed abs in SPIR-V (naga).
+		opt.AbsUint32 = false
+	case "opengl":
+		// kernel.Abs of a uint32 becomes a float abs in GLSL and an unknown
+		// function in GLSL ES.
+		opt.AbsUint32 = false
+		// x % 3 of an int32 is written as GLSL's bare %, undefined for a
+		// negative x (llvmpipe gives other remainders than Go's).
+		opt.SignedRemByConstant = false
+	case "webgpu":
+		// kernel.GroupSizeX() is the WGSL const anygpu_block_x: arithmetic on
+		// it that overflows (GroupSizeX() << 26) is a const-evaluation error.
+		opt.GroupSize = false
+	}
+	return opt
+}
+
+// testKernelFuzz generates random valid kernels (internal/kernelfuzz),
+// translates each with kernel.Translate, runs it on the backend and on
+// the CPU backend, and compares every buffer: integers exactly, floats
+// (integral and exact by construction) exactly.
+func (s *suite) testKernelFuzz(t *testing.T) {
+	plan, skip, err := fuzzPlan()
+	require.NoError(t, err)
+	if skip {
+		t.Skipf("%s=%s", EnvKernelFuzz, os.Getenv(EnvKernelFuzz))
+	}
+	if s.driver.Name() == "opengl" && os.Getenv(EnvKernelFuzz) == "" && os.Getenv(EnvKernelFuzzSeed) == "" {
+		// Open: about a third of the seeds mismatch on llvmpipe (GL and GLES)
+		// for a construct not yet narrowed down (default seeds 5 and 8).
+		t.Skipf("known mismatches on opengl not yet narrowed down: run with %s=30s to see them", EnvKernelFuzz)
+	}
+	ctx := ctxT(t)
+	ref, err := gpu.Open(ctx, gpu.WithBackends("cpu"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ref.Close() })
+	opt := kernelFuzzOptions(s.driver.Name())
+
+	failures, ran := 0, 0
+	runSeed := func(seed uint64) {
+		ran++
+		if !t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { s.fuzzSeed(t, ref, seed, opt) }) {
+			failures++
+		}
+	}
+	for _, seed := range plan.seeds {
+		runSeed(seed)
+	}
+	if plan.budget > 0 {
+		t.Logf("fuzzing for %s from seed %d", plan.budget, plan.next)
+		deadline := time.Now().Add(plan.budget)
+		for seed := plan.next; time.Now().Before(deadline) && failures < kernelFuzzMaxFailures; seed++ {
+			runSeed(seed)
+		}
+	}
+	t.Logf("%d seeds, %d failed", ran, failures)
+}
+
+// fuzzSeed runs the program of one seed on the backend and the CPU.
+func (s *suite) fuzzSeed(t *testing.T, ref *gpu.Device, seed uint64, opt kernelfuzz.Options) {
+	ctx := ctxT(t)
+	p := kernelfuzz.Generate(seed, opt)
+	if file := os.Getenv(EnvKernelFuzzSource); file != "" {
+		b, err := os.ReadFile(file)
+		require.NoError(t, err, "%s", EnvKernelFuzzSource)
+		p.Source = string(b)
+	}
+	defer func() {
+		if t.Failed() {
+			t.Logf("replay: %s=%d go test -count=1 ./backend/%s -run '%s'\n%s",
+				EnvKernelFuzzSeed, seed, s.driver.Name(), replayPattern(t.Name()), numberLines(p.Source))
+		}
+	}()
+	src, err := kernel.Translate(p.Source)
+	if err != nil {
+		require.Failf(t, "kernel.Translate rejected a generated kernel",
+			"seed %d: either a generator bug (the source below is not valid kernel language: fix internal/kernelfuzz) "+
+				"or a translator bug (the source is valid: fix the kernel package): %v", seed, err)
+	}
+	refMod, err := ref.Compile(ctx, src)
+	if err != nil {
+		require.Failf(t, "the CPU backend rejected a translated kernel", "seed %d: a translator bug (interp): %v", seed, err)
+	}
+	t.Cleanup(func() { _ = refMod.Close() })
+	mod, err := s.dev.Compile(ctx, src)
+	if err != nil {
+		require.Failf(t, "the backend rejected a translated kernel",
+			"seed %d: %s could not compile the translation of a valid kernel: a translator (emitter) bug or a driver bug: %v",
+			seed, s.dev.Name(), err)
+	}
+	t.Cleanup(func() { _ = mod.Close() })
+	for _, c := range p.Cases {
+		want := runCase(t, ref, refMod, c)
+		got := runCase(t, s.dev, mod, c)
+		compareCase(t, c, fmt.Sprintf("seed %d (grid %v, block %v)", seed, c.Grid, c.Block), got, want)
+	}
+}
+
+// numberLines prefixes each line of src with its number, for the
+// file:line:col of translation errors.
+func numberLines(src string) string {
+	lines := strings.Split(strings.TrimSuffix(src, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = fmt.Sprintf("%4d  %s", i+1, l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// replayPattern is the go test -run pattern of the KernelFuzz subtest
+// that holds the seed subtest named name.
+func replayPattern(name string) string {
+	parts := strings.Split(name, "/")
+	parts = parts[:len(parts)-1] // the seed's own subtest
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
+}
