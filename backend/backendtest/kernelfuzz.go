@@ -74,26 +74,11 @@ func fuzzPlan() (plan kernelFuzzPlan, skip bool, err error) {
 }
 
 // kernelFuzzOptions is the generator's options on a backend: everything,
-// less the constructs of known, not yet fixed translator or driver bugs.
+// less the constructs of known, not yet fixed translator or driver bugs
+// (none now: Abs of a uint32, a constant signed remainder on OpenGL and
+// arithmetic on GroupSizeX on WebGPU were found by this fuzzer and fixed).
 func kernelFuzzOptions(backendName string) kernelfuzz.Options {
-	opt := kernelfuzz.Default()
-	switch backendName {
-	case "vulkan":
-		// kernel.Abs of a uint32 becomes a signed abs in SPIR-V (naga).
-		opt.AbsUint32 = false
-	case "opengl":
-		// kernel.Abs of a uint32 becomes a float abs in GLSL and an unknown
-		// function in GLSL ES.
-		opt.AbsUint32 = false
-		// x % 3 of an int32 is written as GLSL's bare %, undefined for a
-		// negative x (llvmpipe gives other remainders than Go's).
-		opt.SignedRemByConstant = false
-	case "webgpu":
-		// kernel.GroupSizeX() is the WGSL const anygpu_block_x: arithmetic on
-		// it that overflows (GroupSizeX() << 26) is a const-evaluation error.
-		opt.GroupSize = false
-	}
-	return opt
+	return kernelfuzz.Default()
 }
 
 // testKernelFuzz generates random valid kernels (internal/kernelfuzz),

@@ -175,7 +175,7 @@ func (e *emitter) module(needs map[string]bool, privIDs bool, helpers []*ir.Func
 	}
 	if privIDs {
 		b.WriteString("\n// The thread's indices, for the helpers that read them.\n")
-		b.WriteString("var<private> ag_priv_grp: vec3<u32>;\nvar<private> ag_priv_lid: vec3<u32>;\nvar<private> ag_priv_lidx: u32;\nvar<private> ag_priv_grid: vec3<u32>;\n")
+		b.WriteString("var<private> ag_priv_grp: vec3<u32>;\nvar<private> ag_priv_lid: vec3<u32>;\nvar<private> ag_priv_lidx: u32;\nvar<private> ag_priv_grid: vec3<u32>;\nvar<private> ag_priv_bs: vec3<u32>;\n")
 	}
 	b.WriteString(runtimeText(needs))
 	for _, h := range helpers {

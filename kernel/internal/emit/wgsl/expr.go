@@ -223,7 +223,7 @@ func (c *fctx) binary(e *ir.Binary) string {
 	x, y := c.expr(e.X), c.expr(e.Y)
 	t := e.X.ExprType()
 	_, isVec := t.(*ir.Vec)
-	if (e.Op == ir.Div || e.Op == ir.Rem) && (t == ir.I32 || t == ir.U32) && !safeDivisor(e.Y) {
+	if (e.Op == ir.Div || e.Op == ir.Rem) && (t == ir.I32 || t == ir.U32) && !safeDivisor(e.Op, e.Y) {
 		// Go's x/0 == x, x%0 == 0 and MinInt32/-1 wrapping, written out:
 		// naga's GLSL and MSL write / and % bare, where those cases (and %
 		// of negative operands, in GLSL) are undefined.
@@ -259,16 +259,19 @@ func (c *fctx) binary(e *ir.Binary) string {
 	return "ag_invalid"
 }
 
-// safeDivisor reports whether y is a constant divisor for which / and %
-// are defined everywhere: neither 0 nor -1.
-func safeDivisor(y ir.Expr) bool {
+// safeDivisor reports whether op by y is defined the same in every dialect
+// the WGSL reaches: a constant divisor other than 0 (and -1, and any signed
+// remainder).
+func safeDivisor(op ir.Op, y ir.Expr) bool {
 	k, ok := y.(*ir.Const)
 	if !ok {
 		return false
 	}
 	switch k.Type {
 	case ir.I32:
-		return k.Int != 0 && k.Int != -1
+		// GLSL leaves % of negative operands undefined: a signed % is always
+		// written out.
+		return op == ir.Div && k.Int != 0 && k.Int != -1
 	case ir.U32:
 		return k.Uint != 0
 	}
@@ -364,12 +367,12 @@ func (c *fctx) id(b ir.Builtin) string {
 	case ir.GroupX, ir.GroupY, ir.GroupZ:
 		return pre + "grp." + "xyz"[b-ir.GroupX:b-ir.GroupX+1]
 	case ir.GroupSizeX, ir.GroupSizeY, ir.GroupSizeZ:
-		return "anygpu_block_" + "xyz"[b-ir.GroupSizeX:b-ir.GroupSizeX+1]
+		return pre + "bs." + "xyz"[b-ir.GroupSizeX:b-ir.GroupSizeX+1]
 	case ir.GridX, ir.GridY, ir.GridZ:
 		return pre + "grid." + "xyz"[b-ir.GridX:b-ir.GridX+1]
 	case ir.GlobalX, ir.GlobalY, ir.GlobalZ:
 		d := "xyz"[b-ir.GlobalX : b-ir.GlobalX+1]
-		return fmt.Sprintf("(%sgrp.%s * anygpu_block_%s + %slid.%s)", pre, d, d, pre, d)
+		return fmt.Sprintf("(%sgrp.%s * %sbs.%s + %slid.%s)", pre, d, pre, d, pre, d)
 	}
 	return "ag_invalid"
 }

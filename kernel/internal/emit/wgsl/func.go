@@ -165,6 +165,7 @@ func (e *emitter) kernel(p *kernelPlan, native bool) (*funcText, error) {
 	if native {
 		c.line("let ag_grid = ag_nwg;")
 		c.line("let ag_grp = ag_wg;")
+		c.line("let ag_bs = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);")
 	} else {
 		c.need("ag_group")
 		c.line("let ag_grid = %s.launch.grid.xyz;", p.uniform)
@@ -173,6 +174,10 @@ func (e *emitter) kernel(p *kernelPlan, native bool) (*funcText, error) {
 		c.line("\treturn; // the group pads a folded dispatch")
 		c.line("}")
 		c.line("let ag_grp = ag_g.xyz;")
+		// The block size from the launch, not the constants: arithmetic on
+		// a constant is evaluated when the shader is created, and one that
+		// overflows (GroupSizeX() << 26) is a shader error there.
+		c.line("let ag_bs = %s.launch.block.xyz;", p.uniform)
 	}
 	for _, h := range p.helpers {
 		if usesIDs(h) {
@@ -180,6 +185,7 @@ func (e *emitter) kernel(p *kernelPlan, native bool) (*funcText, error) {
 			c.line("ag_priv_lid = ag_lid;")
 			c.line("ag_priv_lidx = ag_lidx;")
 			c.line("ag_priv_grid = ag_grid;")
+			c.line("ag_priv_bs = ag_bs;")
 			break
 		}
 	}
