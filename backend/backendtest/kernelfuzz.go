@@ -91,11 +91,6 @@ func (s *suite) testKernelFuzz(t *testing.T) {
 	if skip {
 		t.Skipf("%s=%s", EnvKernelFuzz, os.Getenv(EnvKernelFuzz))
 	}
-	if s.driver.Name() == "opengl" && os.Getenv(EnvKernelFuzz) == "" && os.Getenv(EnvKernelFuzzSeed) == "" {
-		// Open: about a third of the seeds mismatch on llvmpipe (GL and GLES)
-		// for a construct not yet narrowed down (default seeds 5 and 8).
-		t.Skipf("known mismatches on opengl not yet narrowed down: run with %s=30s to see them", EnvKernelFuzz)
-	}
 	ctx := ctxT(t)
 	ref, err := gpu.Open(ctx, gpu.WithBackends("cpu"))
 	require.NoError(t, err)
