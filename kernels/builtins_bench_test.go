@@ -20,9 +20,10 @@ const envBenchBackends = "ANYGPU_BENCH_BACKENDS"
 
 // BenchmarkBuiltins times every built-in op, generated (kernels.Source) and
 // hand-written (kernels/handwritten), on every available backend, launched
-// as the conformance suite launches them: 1-D ops over 4 Mi elements (blocks
-// of 256, one thread per element), transpose of 2048×2048 and sgemm of
-// 512³ (blocks of 16×16, a group per 16×16 of the output). Each sub-benchmark
+// as gpu bench launches saxpy, reduce and sgemm: 1-D ops over 4 Mi elements
+// in blocks of 256, a thread per 4 elements (reductions: 1024 groups),
+// transpose of 2048×2048 and sgemm of 512³ in blocks of 16×16, a group per
+// 16×16 of the output. Each sub-benchmark
 // is backend/op/set; the op's device time per run is ns/op, and GB/s (the
 // bytes the op must move) or GFLOP/s its rate:
 //
@@ -75,10 +76,10 @@ func benchBuiltins(b *testing.B, dev *gpu.Device) {
 		return buf
 	}
 	x, y, z := alloc(n), alloc(n), alloc(n)
-	partial := alloc(n / 256)
+	partial := alloc(1024)
 	tin, tout := alloc(side*side), alloc(side*side)
 	ma, mb, mc := alloc(mm*mm), alloc(mm*mm), alloc(mm*mm)
-	g1, b1 := gpu.D1(n/256), gpu.D1(256)
+	g1, gr, b1 := gpu.D1(n/1024), gpu.D1(1024), gpu.D1(256)
 	nn := gpu.U32(n)
 	launches := []builtinLaunch{
 		{op: kernels.OpFill, grid: g1, block: b1, args: []gpu.Arg{gpu.Buf(z), nn, gpu.F32(1)}, bytes: 4 * n},
@@ -87,8 +88,8 @@ func benchBuiltins(b *testing.B, dev *gpu.Device) {
 		{op: kernels.OpAxpy, grid: g1, block: b1, args: []gpu.Arg{gpu.Buf(y), gpu.Buf(x), nn, gpu.F32(0)}, bytes: 12 * n},
 		{op: kernels.OpAdd, grid: g1, block: b1, args: []gpu.Arg{gpu.Buf(z), gpu.Buf(x), gpu.Buf(y), nn}, bytes: 12 * n},
 		{op: kernels.OpMul, grid: g1, block: b1, args: []gpu.Arg{gpu.Buf(z), gpu.Buf(x), gpu.Buf(y), nn}, bytes: 12 * n},
-		{op: kernels.OpReduceSum, grid: g1, block: b1, args: []gpu.Arg{gpu.Buf(partial), gpu.Buf(x), nn}, bytes: 4 * n},
-		{op: kernels.OpDot, grid: g1, block: b1, args: []gpu.Arg{gpu.Buf(partial), gpu.Buf(x), gpu.Buf(y), nn}, bytes: 8 * n},
+		{op: kernels.OpReduceSum, grid: gr, block: b1, args: []gpu.Arg{gpu.Buf(partial), gpu.Buf(x), nn}, bytes: 4 * n},
+		{op: kernels.OpDot, grid: gr, block: b1, args: []gpu.Arg{gpu.Buf(partial), gpu.Buf(x), gpu.Buf(y), nn}, bytes: 8 * n},
 		{op: kernels.OpTranspose, grid: gpu.D2(side/16, side/16), block: gpu.D2(16, 16),
 			args: []gpu.Arg{gpu.Buf(tout), gpu.Buf(tin), gpu.U32(side), gpu.U32(side)}, bytes: 8 * side * side},
 		{op: kernels.OpSgemm, grid: gpu.D2(mm/16, mm/16), block: gpu.D2(16, 16),

@@ -2,13 +2,19 @@ package ops
 
 import "github.com/anygpu/gpu/kernel"
 
-// tileCount is ⌈x/32⌉ without overflowing near 2³².
+// transposeTile is the side of transpose's square tiles: the launch the
+// conformance suite and the benchmarks use (16×16 blocks, a group per 16×16
+// of the input) gives every group one tile, and the shared tile stays small
+// (a dialect may clear it when a group starts).
+const transposeTile = 16
+
+// tileCount is ⌈x/transposeTile⌉ without overflowing near 2³².
 func tileCount(x uint32) uint32 {
-	return x/32 + (x%32+31)/32
+	return x/transposeTile + (x%transposeTile+transposeTile-1)/transposeTile
 }
 
-// transposeOp (the op transpose: a Go name the emitters accept) sets out[c·rows+r] = in[r·cols+c]: 32×32 tiles of in go through
-// shared memory (a padded 32×33 tile, no bank conflicts), so that both the
+// transposeOp (the op transpose: a Go name the emitters accept) sets out[c·rows+r] = in[r·cols+c]: 16×16 tiles of in go through
+// shared memory (a padded 16×17 tile, no bank conflicts), so that both the
 // reads and the writes are along rows. The groups take the tiles grid-stride
 // in x and y, any block size; threads with a z index other than 0 only take
 // part in the barriers.
@@ -18,17 +24,17 @@ func transposeOp(out, in []float32, rows, cols uint32) {
 	if kernel.GroupZ() != 0 || rows == 0 || cols == 0 {
 		return
 	}
-	tile := kernel.Shared[[32][33]float32]()
+	tile := kernel.Shared[[transposeTile][transposeTile + 1]float32]()
 	active := kernel.ThreadZ() == 0
 	tx, ty := kernel.ThreadX(), kernel.ThreadY()
 	bx, by := kernel.GroupSizeX(), kernel.GroupSizeY()
 	tilesX, tilesY := tileCount(cols), tileCount(rows)
 	for ty0 := kernel.GroupY(); ty0 < tilesY; ty0 += kernel.GridY() {
 		for tx0 := kernel.GroupX(); tx0 < tilesX; tx0 += kernel.GridX() {
-			r0, c0 := ty0*32, tx0*32
+			r0, c0 := ty0*transposeTile, tx0*transposeTile
 			if active {
-				for i := ty; i < 32; i += by {
-					for j := tx; j < 32; j += bx {
+				for i := ty; i < transposeTile; i += by {
+					for j := tx; j < transposeTile; j += bx {
 						r, c := r0+i, c0+j
 						if r < rows && c < cols {
 							tile[i][j] = in[r*cols+c]
@@ -38,8 +44,8 @@ func transposeOp(out, in []float32, rows, cols uint32) {
 			}
 			kernel.Barrier()
 			if active {
-				for i := ty; i < 32; i += by {
-					for j := tx; j < 32; j += bx {
+				for i := ty; i < transposeTile; i += by {
+					for j := tx; j < transposeTile; j += bx {
 						c, r := c0+i, r0+j
 						if r < rows && c < cols {
 							out[c*rows+r] = tile[j][i]

@@ -3,8 +3,11 @@ package ops
 import "github.com/anygpu/gpu/kernel"
 
 // maxGroup is the most threads of a group the reductions sum in shared
-// memory at once; larger groups fold into it first.
-const maxGroup = 1024
+// memory at once; larger groups fold into it first, maxGroup threads at a
+// time. It is small because the naga-derived dialects (SPIR-V, GLSL, MSL)
+// clear every shared array, one thread alone, when a group starts: on
+// lavapipe that costs about 0.1 µs per float per group.
+const maxGroup = 64
 
 // reduce_sum writes to out[g] the sum of the elements x[c·G·B + g·B + t]
 // (below n) of group g; see package kernels for the two passes.
