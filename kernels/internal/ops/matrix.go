@@ -60,7 +60,8 @@ func transposeOp(out, in []float32, rows, cols uint32) {
 
 // The tiling of sgemm's fast path: a group of sgemmThreads threads computes
 // a 64×64 tile of C, each thread a 4×4 micro-tile (rows ty+16i, columns
-// tx+16j), from 16-deep slices of A and B staged in shared memory.
+// tx+16j), from 16-deep slices of A (transposed) and B staged in shared
+// memory: the design of the hand-written Vulkan sgemm.
 const (
 	sgemmThreads = 256
 	sgemmTile    = 64
@@ -107,7 +108,7 @@ func sgemm(c, a, b []float32, m, n, k uint32, alpha, beta float32) {
 		}
 		return
 	}
-	as := kernel.Shared[[sgemmDepth][sgemmTile]float32]()
+	as := kernel.Shared[[sgemmDepth][sgemmTile + 1]float32]() // padded: the transposed stores hit distinct banks
 	bs := kernel.Shared[[sgemmDepth][sgemmTile]float32]()
 	tid := kernel.ThreadIndex()
 	tx, ty := tid%16, tid/16
