@@ -93,7 +93,7 @@ func benchBuiltins(b *testing.B, dev *gpu.Device) {
 		{op: kernels.OpTranspose, grid: gpu.D2(side/16, side/16), block: gpu.D2(16, 16),
 			args: []gpu.Arg{gpu.Buf(tout), gpu.Buf(tin), gpu.U32(side), gpu.U32(side)}, bytes: 8 * side * side},
 		{op: kernels.OpSgemm, grid: gpu.D2(mm/16, mm/16), block: gpu.D2(16, 16),
-			args: []gpu.Arg{gpu.Buf(mc), gpu.Buf(ma), gpu.Buf(mb), gpu.U32(mm), gpu.U32(mm), gpu.U32(mm), gpu.F32(1), gpu.F32(0)},
+			args:  []gpu.Arg{gpu.Buf(mc), gpu.Buf(ma), gpu.Buf(mb), gpu.U32(mm), gpu.U32(mm), gpu.U32(mm), gpu.F32(1), gpu.F32(0)},
 			flops: 2 * mm * mm * mm},
 	}
 	sets := []struct {
