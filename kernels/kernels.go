@@ -67,8 +67,9 @@
 // every buffer holds what the sizes imply. Kernels cannot check it
 // themselves (CUDA and Metal pass no buffer lengths), so on a GPU backend a
 // launch with buffers too small for its sizes reads and writes out of range
-// (Vulkan, WebGPU and OpenGL clamp or drop such accesses, CUDA and Metal do
-// not): call CheckLaunch first where the sizes come from outside. The Go
+// (WebGPU clamps such accesses, other APIs may drop them or fault) and may
+// write part of a buffer: call CheckLaunch first where the sizes come from
+// outside. The Go
 // kernels the CPU backend runs are guarded instead: a group of a launch with
 // the wrong argument count or kinds, a buffer that is not host memory, a
 // buffer too small for its sizes (as CheckLaunch sees them), an empty block,
