@@ -63,19 +63,33 @@
 //
 // # Bad arguments
 //
-// Package gpu checks every launch before it reaches a backend (CheckLaunch
-// does the checks that need the op's semantics). A kernel that is launched
-// anyway with buffers too small for its sizes writes nothing and does not
-// panic; a reduction group whose index lies beyond out does nothing.
+// CheckLaunch does the checks of a launch that need the op's semantics: that
+// every buffer holds what the sizes imply. Kernels cannot check it
+// themselves (CUDA and Metal pass no buffer lengths), so on a GPU backend a
+// launch with buffers too small for its sizes reads and writes out of range
+// (WebGPU clamps such accesses, other APIs may drop them or fault) and may
+// write part of a buffer: call CheckLaunch first where the sizes come from
+// outside. The Go
+// kernels the CPU backend runs are guarded instead: a group of a launch with
+// the wrong argument count or kinds, a buffer that is not host memory, a
+// buffer too small for its sizes (as CheckLaunch sees them), an empty block,
+// or a reduction group whose index lies beyond out, does nothing, writes
+// nothing and does not panic.
 //
 // # Dialects
 //
-// Each backend adds its dialect (CUDA C++, SPIR-V generated from GLSL, GLSL,
-// WGSL, MSL) to Source; the Go kernels in this package run on the CPU backend
-// and define, together with the host references (RefAxpy, RefSgemm, ...), what
-// every dialect must compute. The comparison helpers (CompareF32, AlmostEqual,
-// ULPDiff, ReductionTolerance) absorb the differences that are allowed: FMA
-// contraction and summation order.
+// The ops are written once, as Go kernels in the kernel language (package
+// kernel), in kernels/internal/ops; `go generate ./kernels/...` translates
+// them with `gpu kernels` into every dialect (CUDA C++, SPIR-V, GLSL, GLSL
+// ES, WGSL, MSL) and the compiled Go the CPU backend runs. The kernel
+// language does not accept the names copy, dot and transpose for a function,
+// so those three are written as copyOp, dotOp and transposeOp and Source
+// renames them. The host references (RefAxpy, RefSgemm, ...) define what
+// every dialect must compute. The comparison helpers (CompareF32,
+// AlmostEqual, ULPDiff, ReductionTolerance) absorb the differences that are
+// allowed: FMA contraction and summation order. The hand-written dialects
+// they replace stay in kernels/handwritten for benchmarks until the
+// comparison of the two is recorded (gpu bench --kernels handwritten).
 package kernels
 
 import (

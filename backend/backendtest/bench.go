@@ -3,13 +3,16 @@ package backendtest
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"math"
+	"os"
 	"testing"
 	"time"
 
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/kernels"
+	"github.com/anygpu/gpu/kernels/handwritten"
 	"github.com/stretchr/testify/require"
 )
 
@@ -40,11 +43,34 @@ func OpenBench(b *testing.B, drv backend.Driver, opts ...gpu.Option) *Bench {
 	return NewBench(b, dev)
 }
 
+// EnvBenchKernels names the built-in kernel set the benchmarks time:
+// "generated" (the default: kernels.Source) or "handwritten" (the earlier
+// per-dialect kernels of kernels/handwritten, kept until their comparison is
+// recorded), as gpu bench --kernels does:
+//
+//	ANYGPU_BENCH_KERNELS=handwritten go test -run '^$' -bench . ./backend/webgpu
+const EnvBenchKernels = "ANYGPU_BENCH_KERNELS"
+
+// BenchKernels returns the built-in kernel set EnvBenchKernels names, or an
+// error for a name it does not know.
+func BenchKernels() (gpu.Source, error) {
+	switch v := os.Getenv(EnvBenchKernels); v {
+	case "", "generated":
+		return kernels.Source(), nil
+	case "handwritten":
+		return handwritten.Source(), nil
+	default:
+		return gpu.Source{}, fmt.Errorf("%s=%q: want generated or handwritten", EnvBenchKernels, v)
+	}
+}
+
 // NewBench is the harness on dev, already open, and its default stream: it
-// compiles the built-in kernels, which close with b.
+// compiles the built-in kernels EnvBenchKernels picks, which close with b.
 func NewBench(b *testing.B, dev *gpu.Device) *Bench {
 	b.Helper()
-	mod, err := dev.Compile(context.Background(), kernels.Source())
+	src, err := BenchKernels()
+	require.NoError(b, err)
+	mod, err := dev.Compile(context.Background(), src)
 	require.NoError(b, err)
 	b.Cleanup(func() { _ = mod.Close() })
 	return &Bench{Dev: dev, Stream: dev.DefaultStream(), mod: mod}

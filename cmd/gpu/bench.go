@@ -13,9 +13,17 @@ import (
 
 	"github.com/anygpu/gpu"
 	gerrors "github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/kernels"
+	"github.com/anygpu/gpu/kernels/handwritten"
 )
 
-const benchUsage = `usage: gpu bench [--backend NAME[,NAME...]|all] [--metrics NAME[,NAME...]] [--json] [--quick]
+// kernelSets are the built-in kernel sets --kernels picks from, by name.
+var kernelSets = map[string]func() gpu.Source{
+	"generated":   kernels.Source,
+	"handwritten": handwritten.Source,
+}
+
+const benchUsage = `usage: gpu bench [--backend NAME[,NAME...]|all] [--metrics NAME[,NAME...]] [--kernels SET] [--json] [--quick]
 
 Measures, on each chosen backend: h2d_pinned_gbps d2h_pinned_gbps
 h2d_pageable_gbps d2h_pageable_gbps d2d_gbps launch_us saxpy_gbps reduce_gbps
@@ -35,6 +43,10 @@ flags:
   --json           print JSON with the metric names of cmd/gpu/testdata/peers.py
                    (python3 compare.py ours.json peers.json lines them up)
   --quick          small sizes and few runs: finishes in seconds
+  --kernels SET    the built-in kernels the kernel metrics time: "generated"
+                   (default: kernels.Source, translated from one Go source) or
+                   "handwritten" (the earlier per-dialect kernels, kept in
+                   kernels/handwritten until their comparison is recorded)
 
 The exit status is 1 when a device cannot be opened or a metric fails (the
 other metrics are still reported), 2 on a usage error.
@@ -49,6 +61,7 @@ type result struct {
 	Units      int    // SMs, compute units or cores
 	Simulated  bool   // a stand-in from ANYGPU_FAKE
 	Quick      bool   // --quick sizes
+	Kernels    string // the --kernels set: "generated" or "handwritten"
 	Sizes      sizes  // the sizes used
 	Clock      string // how device work was timed: clockEvents or clockWall
 	Values     map[string]float64
@@ -62,6 +75,10 @@ type result struct {
 type target struct {
 	name string // "" for the device gpu.Open picks
 	open func(ctx context.Context) (*gpu.Device, error)
+	// kernels is the set of built-in kernels to time, named kernelsName
+	// (nil: the runner's default, kernels.Source).
+	kernels     func() gpu.Source
+	kernelsName string
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -70,6 +87,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	asJSON := fs.Bool("json", false, "print JSON")
 	quick := fs.Bool("quick", false, "small sizes")
 	metricsFlag := fs.String("metrics", "", "metrics to measure (default: all)")
+	kernelsFlag := fs.String("kernels", "generated", "the built-in kernel set: generated or handwritten")
 	if code, ok := parseFlags(fs, benchUsage, args, stdout, stderr); !ok {
 		return code
 	}
@@ -78,11 +96,19 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "gpu bench: %v\n%s", err, benchUsage)
 		return exitUsage
 	}
+	kernelSet, ok := kernelSets[*kernelsFlag]
+	if !ok {
+		fmt.Fprintf(stderr, "gpu bench: unknown --kernels %q: want generated or handwritten\n%s", *kernelsFlag, benchUsage)
+		return exitUsage
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	targets, code, err := chooseTargets(ctx, *backendFlag, logger)
 	if err != nil {
 		fmt.Fprintf(stderr, "gpu bench: %v\n", err)
 		return code
+	}
+	for i := range targets {
+		targets[i].kernels, targets[i].kernelsName = kernelSet, *kernelsFlag
 	}
 	prog := newProgress(stderr)
 	results := make([]*result, 0, len(targets))
@@ -106,6 +132,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return exitFail
 		}
 	} else {
+		fmt.Fprintf(stdout, "built-in kernels: %s\n", *kernelsFlag)
 		writeTable(stdout, results)
 	}
 	status := exitOK
@@ -220,6 +247,9 @@ func openSession(ctx context.Context, t target, quick bool) (*session, error) {
 		_ = dev.Close()
 		return nil, err
 	}
+	if t.kernels != nil {
+		r.source = t.kernels()
+	}
 	return &session{dev: dev, r: r}, nil
 }
 
@@ -266,7 +296,7 @@ func selectMetrics(spec string) ([]metric, error) {
 // alone: the device is reopened for the metrics after it.
 func benchTarget(ctx context.Context, t target, quick bool, metrics []metric, step func(metric string, i, n int)) *result {
 	start := time.Now()
-	res := &result{Backend: t.name, Quick: quick, Values: map[string]float64{}, Errors: map[string]string{}}
+	res := &result{Backend: t.name, Quick: quick, Kernels: t.kernelsName, Values: map[string]float64{}, Errors: map[string]string{}}
 	defer func() { res.Elapsed = time.Since(start) }()
 	step("opening the device", 0, len(metrics))
 	s, err := openSession(ctx, t, quick)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/kernels"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -226,5 +227,41 @@ func TestBenchMetricsFlag(t *testing.T) {
 		assert.Equal(t, exitUsage, code, bad)
 		assert.Empty(t, stdout, bad)
 		assert.Contains(t, stderr, "metric", bad)
+	}
+}
+
+// TestBenchKernelsFlag: --kernels picks the built-in set the kernel metrics
+// time (both run and are checked against the references), and refuses an
+// unknown set.
+func TestBenchKernelsFlag(t *testing.T) {
+	for _, set := range []string{"generated", "handwritten"} {
+		t.Run(set, func(t *testing.T) {
+			code, stdout, stderr := runArgs(t, "bench", "--backend", "cpu", "--quick", "--kernels", set,
+				"--metrics", "saxpy_gbps,reduce_gbps,sgemm_tflops,compile_warm_ms")
+			require.Equal(t, exitOK, code, stderr)
+			assert.Contains(t, stdout, "built-in kernels: "+set)
+			for _, name := range []string{"saxpy_gbps", "reduce_gbps", "sgemm_tflops", "compile_warm_ms"} {
+				line := lineStarting(stdout, name+" ")
+				if assert.NotEmpty(t, line, "a row for %s", name) {
+					assert.NotContains(t, line, "error")
+				}
+			}
+		})
+	}
+	code, stdout, stderr := runArgs(t, "bench", "--backend", "cpu", "--kernels", "fast")
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, stdout)
+	assert.Contains(t, stderr, `unknown --kernels "fast"`)
+	assert.Contains(t, stderr, "--kernels SET", "the usage follows")
+}
+
+// TestKernelSetsAreTheBuiltins: both sets declare the same ops with the same
+// parameters, so --kernels changes only the code timed.
+func TestKernelSetsAreTheBuiltins(t *testing.T) {
+	for name, set := range kernelSets {
+		src := set()
+		assert.Equal(t, kernels.SourceName, src.Name, name)
+		assert.Equal(t, kernels.Params, src.Params, name)
+		assert.Len(t, src.Go, len(kernels.Ops()), name)
 	}
 }

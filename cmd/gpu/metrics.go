@@ -653,11 +653,11 @@ func (r *runner) timeAllocPairs(trim bool) (float64, error) {
 
 // --- compilation ---
 
-// compileOnce compiles kernels.Source() with the run's unique define and
+// compileOnce compiles the run's built-in kernels (r.source) with the run's unique define and
 // looks up one entry point; it returns the wall time of both.
 func (r *runner) compileOnce() (time.Duration, error) {
 	start := time.Now()
-	mod, err := r.dev.Compile(r.ctx, kernels.Source(), gpu.Define("ANYGPU_BENCH_STAMP", r.stamp))
+	mod, err := r.dev.Compile(r.ctx, r.source, gpu.Define("ANYGPU_BENCH_STAMP", r.stamp))
 	if err != nil {
 		return 0, err
 	}

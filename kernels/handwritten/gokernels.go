@@ -1,25 +1,26 @@
-package kernels
+package handwritten
 
 import (
 	"maps"
 	"slices"
 
 	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/kernels"
 )
 
-// Source returns the built-in ops as one backend.Source named "builtin": every
-// dialect (dialect_*.go: CUDA, SPIR-V, GLSL, WGSL, MSL), the Go kernels for the
-// CPU backend, and Params. Each call returns fresh maps and slices. A dialect
+// Source returns the hand-written built-in ops as one backend.Source named
+// "builtin": every dialect (dialect_*.go: CUDA, SPIR-V, GLSL, WGSL, MSL), the
+// Go kernels for the CPU backend, and kernels.Params. Each call returns fresh maps and slices. A dialect
 // not written yet is empty, and a backend that needs it reports NotSupported;
 // the conformance suite checks each one against the Go kernels' semantics and
 // the Ref functions.
 func Source() backend.Source {
-	params := make(map[string][]backend.ArgKind, len(Params))
-	for op, kinds := range Params {
+	params := make(map[string][]backend.ArgKind, len(kernels.Params))
+	for op, kinds := range kernels.Params {
 		params[op] = slices.Clone(kinds)
 	}
 	return backend.Source{
-		Name:         SourceName,
+		Name:         kernels.SourceName,
 		CUDA:         cudaSource,
 		SPIRV:        slices.Clone(spirvModule),
 		SPIRVKernels: cloneBlobs(spirvKernels),
@@ -43,16 +44,16 @@ func cloneBlobs(m map[string][]byte) map[string][]byte {
 }
 
 var goKernels = map[string]backend.GoKernel{
-	OpFill:      goFill,
-	OpCopy:      goCopy,
-	OpScale:     goScale,
-	OpAxpy:      goAxpy,
-	OpAdd:       goAdd,
-	OpMul:       goMul,
-	OpReduceSum: goReduceSum,
-	OpDot:       goDot,
-	OpTranspose: goTranspose,
-	OpSgemm:     goSgemm,
+	kernels.OpFill:      goFill,
+	kernels.OpCopy:      goCopy,
+	kernels.OpScale:     goScale,
+	kernels.OpAxpy:      goAxpy,
+	kernels.OpAdd:       goAdd,
+	kernels.OpMul:       goMul,
+	kernels.OpReduceSum: goReduceSum,
+	kernels.OpDot:       goDot,
+	kernels.OpTranspose: goTranspose,
+	kernels.OpSgemm:     goSgemm,
 }
 
 // stride1 describes a one-dimensional op's share of the work for group g: the

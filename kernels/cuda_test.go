@@ -1,0 +1,37 @@
+package kernels
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestCUDASyntax compiles the built-ins' CUDA C++ as device code with clang,
+// against the CUDA emitter's stand-in for the CUDA headers (no toolkit
+// needed), with every warning an error, as the emitter's own tests check its
+// output. NVRTC compiles it on a CUDA machine; here nothing can run it. It
+// skips when clang is not installed.
+func TestCUDASyntax(t *testing.T) {
+	src := Source().CUDA
+	require.NotEmpty(t, src)
+	for _, op := range Ops() {
+		require.Regexp(t, `extern "C" __global__ void\s+`+op+`\(`, src, "entry point %s", op)
+	}
+	clang, err := exec.LookPath("clang")
+	if err != nil {
+		t.Skip("clang is not installed")
+	}
+	prelude, err := filepath.Abs(filepath.Join("..", "kernel", "internal", "emit", "cuda", "testdata", "prelude.cuh"))
+	require.NoError(t, err)
+	if _, err := os.Stat(prelude); err != nil {
+		t.Skipf("the CUDA emitter's prelude is not here: %v", err)
+	}
+	file := filepath.Join(t.TempDir(), "builtin.cu")
+	require.NoError(t, os.WriteFile(file, []byte(src), 0o644))
+	out, err := exec.Command(clang, "-x", "cuda", "--cuda-gpu-arch=sm_80", "-nocudainc", "-nocudalib",
+		"--cuda-device-only", "-fsyntax-only", "-std=c++17", "-Werror", "-include", prelude, file).CombinedOutput()
+	require.NoError(t, err, "clang rejects the built-ins' CUDA:\n%s", out)
+}
