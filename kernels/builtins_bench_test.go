@@ -11,7 +11,6 @@ import (
 	_ "github.com/anygpu/gpu/backend/all"
 	"github.com/anygpu/gpu/backend/backendtest"
 	"github.com/anygpu/gpu/kernels"
-	"github.com/anygpu/gpu/kernels/handwritten"
 )
 
 // envBenchBackends lists the backends BenchmarkBuiltins times, comma
@@ -19,7 +18,7 @@ import (
 const envBenchBackends = "ANYGPU_BENCH_BACKENDS"
 
 // BenchmarkBuiltins times every built-in op, generated (kernels.Source) and
-// hand-written (kernels/handwritten), on every available backend, launched
+// hand-written (kernels.Source), on every available backend, launched
 // as gpu bench launches saxpy, reduce and sgemm: 1-D ops over 4 Mi elements
 // in blocks of 256, a thread per 4 elements (reductions: 1024 groups),
 // transpose of 2048×2048 and sgemm of 512³ in blocks of 16×16, a group per
@@ -99,7 +98,7 @@ func benchBuiltins(b *testing.B, dev *gpu.Device) {
 	sets := []struct {
 		name string
 		src  gpu.Source
-	}{{"generated", kernels.Source()}, {"handwritten", handwritten.Source()}}
+	}{{"generated", kernels.Generated()}, {"handwritten", kernels.Source()}}
 	mods := make([]*gpu.Module, len(sets))
 	for i, s := range sets {
 		mod, err := dev.Compile(ctx, s.src)

@@ -78,18 +78,21 @@
 //
 // # Dialects
 //
-// The ops are written once, as Go kernels in the kernel language (package
-// kernel), in kernels/internal/ops; `go generate ./kernels/...` translates
-// them with `gpu kernels` into every dialect (CUDA C++, SPIR-V, GLSL, GLSL
-// ES, WGSL, MSL) and the compiled Go the CPU backend runs. The kernel
-// language does not accept the names copy, dot and transpose for a function,
-// so those three are written as copyOp, dotOp and transposeOp and Source
-// renames them. The host references (RefAxpy, RefSgemm, ...) define what
-// every dialect must compute. The comparison helpers (CompareF32,
-// AlmostEqual, ULPDiff, ReductionTolerance) absorb the differences that are
-// allowed: FMA contraction and summation order. The hand-written dialects
-// they replace stay in kernels/handwritten for benchmarks until the
-// comparison of the two is recorded (gpu bench --kernels handwritten).
+// Source is the ops written by hand once per dialect (dialect_*.go, the GLSL
+// of vulkan/ compiled to SPIR-V, and the Go kernels of gokernels.go).
+// Generated is the same ops written once, as Go kernels in the kernel
+// language (package kernel), in kernels/internal/ops: `go generate
+// ./kernels/...` translates them with `gpu kernels` into every dialect and
+// the compiled Go the CPU backend runs. Every backend's conformance suite
+// runs both sets; Source stays the default until Generated is as fast on
+// every backend (`gpu bench --kernels generated` against the default; the
+// README records the figures). The kernel language does not accept the
+// names copy, dot and transpose for a function, so those three are written
+// as copyOp, dotOp and transposeOp and Generated renames them. The host
+// references (RefAxpy, RefSgemm, ...) define what every dialect must
+// compute. The comparison helpers (CompareF32, AlmostEqual, ULPDiff,
+// ReductionTolerance) absorb the differences that are allowed: FMA
+// contraction and summation order.
 package kernels
 
 import (

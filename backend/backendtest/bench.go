@@ -12,7 +12,6 @@ import (
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/kernels"
-	"github.com/anygpu/gpu/kernels/handwritten"
 	"github.com/stretchr/testify/require"
 )
 
@@ -44,21 +43,21 @@ func OpenBench(b *testing.B, drv backend.Driver, opts ...gpu.Option) *Bench {
 }
 
 // EnvBenchKernels names the built-in kernel set the benchmarks time:
-// "generated" (the default: kernels.Source) or "handwritten" (the earlier
-// per-dialect kernels of kernels/handwritten, kept until their comparison is
-// recorded), as gpu bench --kernels does:
+// "handwritten" (the default: kernels.Source, one text per dialect) or
+// "generated" (kernels.Generated, translated from one Go source), as gpu
+// bench --kernels does:
 //
-//	ANYGPU_BENCH_KERNELS=handwritten go test -run '^$' -bench . ./backend/webgpu
+//	ANYGPU_BENCH_KERNELS=generated go test -run '^$' -bench . ./backend/webgpu
 const EnvBenchKernels = "ANYGPU_BENCH_KERNELS"
 
 // BenchKernels returns the built-in kernel set EnvBenchKernels names, or an
 // error for a name it does not know.
 func BenchKernels() (gpu.Source, error) {
 	switch v := os.Getenv(EnvBenchKernels); v {
-	case "", "generated":
+	case "", "handwritten":
 		return kernels.Source(), nil
-	case "handwritten":
-		return handwritten.Source(), nil
+	case "generated":
+		return kernels.Generated(), nil
 	default:
 		return gpu.Source{}, fmt.Errorf("%s=%q: want generated or handwritten", EnvBenchKernels, v)
 	}

@@ -33,7 +33,11 @@ type builtins struct {
 
 func (s *suite) builtins(t *testing.T, dev *gpu.Device) *builtins {
 	t.Helper()
-	mod, err := dev.Compile(ctxT(t), kernels.Source())
+	src := kernels.Source
+	if s.source != nil {
+		src = s.source
+	}
+	mod, err := dev.Compile(ctxT(t), src())
 	require.NoError(t, err, "compile the built-in kernels")
 	t.Cleanup(func() { _ = mod.Close() })
 	return &builtins{dev: dev, mod: mod}

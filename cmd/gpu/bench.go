@@ -14,13 +14,12 @@ import (
 	"github.com/anygpu/gpu"
 	gerrors "github.com/anygpu/gpu/errors"
 	"github.com/anygpu/gpu/kernels"
-	"github.com/anygpu/gpu/kernels/handwritten"
 )
 
 // kernelSets are the built-in kernel sets --kernels picks from, by name.
 var kernelSets = map[string]func() gpu.Source{
-	"generated":   kernels.Source,
-	"handwritten": handwritten.Source,
+	"generated":   kernels.Generated,
+	"handwritten": kernels.Source,
 }
 
 const benchUsage = `usage: gpu bench [--backend NAME[,NAME...]|all] [--metrics NAME[,NAME...]] [--kernels SET] [--json] [--quick]
@@ -43,10 +42,10 @@ flags:
   --json           print JSON with the metric names of cmd/gpu/testdata/peers.py
                    (python3 compare.py ours.json peers.json lines them up)
   --quick          small sizes and few runs: finishes in seconds
-  --kernels SET    the built-in kernels the kernel metrics time: "generated"
-                   (default: kernels.Source, translated from one Go source) or
-                   "handwritten" (the earlier per-dialect kernels, kept in
-                   kernels/handwritten until their comparison is recorded)
+  --kernels SET    the built-in kernels the kernel metrics time:
+                   "handwritten" (default: kernels.Source, one text per
+                   dialect) or "generated" (kernels.Generated, translated
+                   from one Go source by the kernel language)
 
 The exit status is 1 when a device cannot be opened or a metric fails (the
 other metrics are still reported), 2 on a usage error.

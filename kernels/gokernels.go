@@ -1,26 +1,25 @@
-package handwritten
+package kernels
 
 import (
 	"maps"
 	"slices"
 
 	"github.com/anygpu/gpu/backend"
-	"github.com/anygpu/gpu/kernels"
 )
 
 // Source returns the hand-written built-in ops as one backend.Source named
 // "builtin": every dialect (dialect_*.go: CUDA, SPIR-V, GLSL, WGSL, MSL), the
-// Go kernels for the CPU backend, and kernels.Params. Each call returns fresh maps and slices. A dialect
+// Go kernels for the CPU backend, and Params. Each call returns fresh maps and slices. A dialect
 // not written yet is empty, and a backend that needs it reports NotSupported;
 // the conformance suite checks each one against the Go kernels' semantics and
 // the Ref functions.
 func Source() backend.Source {
-	params := make(map[string][]backend.ArgKind, len(kernels.Params))
-	for op, kinds := range kernels.Params {
+	params := make(map[string][]backend.ArgKind, len(Params))
+	for op, kinds := range Params {
 		params[op] = slices.Clone(kinds)
 	}
 	return backend.Source{
-		Name:         kernels.SourceName,
+		Name:         SourceName,
 		CUDA:         cudaSource,
 		SPIRV:        slices.Clone(spirvModule),
 		SPIRVKernels: cloneBlobs(spirvKernels),
@@ -44,16 +43,16 @@ func cloneBlobs(m map[string][]byte) map[string][]byte {
 }
 
 var goKernels = map[string]backend.GoKernel{
-	kernels.OpFill:      goFill,
-	kernels.OpCopy:      goCopy,
-	kernels.OpScale:     goScale,
-	kernels.OpAxpy:      goAxpy,
-	kernels.OpAdd:       goAdd,
-	kernels.OpMul:       goMul,
-	kernels.OpReduceSum: goReduceSum,
-	kernels.OpDot:       goDot,
-	kernels.OpTranspose: goTranspose,
-	kernels.OpSgemm:     goSgemm,
+	OpFill:      goFill,
+	OpCopy:      goCopy,
+	OpScale:     goScale,
+	OpAxpy:      goAxpy,
+	OpAdd:       goAdd,
+	OpMul:       goMul,
+	OpReduceSum: goReduceSum,
+	OpDot:       goDot,
+	OpTranspose: goTranspose,
+	OpSgemm:     goSgemm,
 }
 
 // stride1 describes a one-dimensional op's share of the work for group g: the

@@ -1,4 +1,4 @@
-package handwritten
+package kernels
 
 import (
 	"embed"
