@@ -1,7 +1,7 @@
 package kernel
 
 import (
-	"github.com/anygpu/gpu"
+	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/kernel/internal/build"
 	"github.com/anygpu/gpu/kernel/internal/emit/gosrc"
 	"github.com/anygpu/gpu/kernel/internal/front"
@@ -17,7 +17,7 @@ type File struct {
 // `gpu kernels` (go generate) writes into the package.
 type Package struct {
 	// Source holds every dialect but Go, Params and the Name given.
-	Source gpu.Source
+	Source backend.Source
 	// Go is Go declarations (no package clause, no imports): one group
 	// function per kernel, named in GoFuncs by kernel, and the helpers they
 	// call. The CPU backend runs them as compiled Go.

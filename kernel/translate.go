@@ -5,7 +5,7 @@ import (
 	"go/token"
 	"strings"
 
-	"github.com/anygpu/gpu"
+	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/errors"
 	"github.com/anygpu/gpu/kernel/internal/build"
 	"github.com/anygpu/gpu/kernel/internal/front"
@@ -24,17 +24,21 @@ import (
 // named "kernel.go"), what is not allowed and what to write instead. Build
 // time translation (go generate with `gpu kernels`) gives the same dialects
 // with compiled Go for the CPU.
-func Translate(goSource string) (gpu.Source, error) {
+//
+// The result is a gpu.Source, which is backend.Source by another name: this
+// package names the backend one so that it does not import package gpu
+// (whose own tests use kernels written in this language).
+func Translate(goSource string) (backend.Source, error) {
 	m, err := front.Load([]front.File{{Name: "kernel.go", Src: goSource}})
 	if err != nil {
-		return gpu.Source{}, translateError(err)
+		return backend.Source{}, translateError(err)
 	}
 	src, _, err := build.Source(packageName(goSource), m)
 	if err != nil {
-		return gpu.Source{}, translateError(err)
+		return backend.Source{}, translateError(err)
 	}
 	if src.Go, err = interp.Compile(m); err != nil {
-		return gpu.Source{}, translateError(err)
+		return backend.Source{}, translateError(err)
 	}
 	return src, nil
 }

@@ -193,7 +193,7 @@ func renderKernelsFile(pkg, varName, name string, d kernelDialects) ([]byte, err
 	var b strings.Builder
 	b.WriteString(generatedHeader + "\n")
 	fmt.Fprintf(&b, "package %s\n\n", pkg)
-	imports := map[string]bool{"github.com/anygpu/gpu": true}
+	imports := map[string]bool{"github.com/anygpu/gpu/backend": true}
 	for _, p := range d.GoImports {
 		imports[p] = true
 	}
@@ -203,7 +203,9 @@ func renderKernelsFile(pkg, varName, name string, d kernelDialects) ([]byte, err
 	}
 	b.WriteString(")\n\n")
 	fmt.Fprintf(&b, "// %s holds the kernels of package %s in every dialect, translated by gpu kernels.\n", varName, pkg)
-	fmt.Fprintf(&b, "var %s = gpu.Source{\n", varName)
+	b.WriteString("// It is a gpu.Source (an alias of backend.Source, which this file names so\n")
+	b.WriteString("// that package gpu's own tests can use generated kernels).\n")
+	fmt.Fprintf(&b, "var %s = backend.Source{\n", varName)
 	fmt.Fprintf(&b, "Name: %s,\n", strconv.Quote(name))
 	for _, f := range []struct{ field, text string }{
 		{"CUDA", d.CUDA}, {"WGSL", d.WGSL}, {"GLSL", d.GLSL}, {"GLSLES", d.GLSLES}, {"MSL", d.MSL},
@@ -220,13 +222,13 @@ func renderKernelsFile(pkg, varName, name string, d kernelDialects) ([]byte, err
 		b.WriteString("},\n")
 	}
 	if len(d.GoFuncs) > 0 {
-		b.WriteString("Go: map[string]gpu.GoKernel{\n")
+		b.WriteString("Go: map[string]backend.GoKernel{\n")
 		for _, k := range sortedKeys(d.GoFuncs) {
 			fmt.Fprintf(&b, "%q: %s,\n", k, d.GoFuncs[k])
 		}
 		b.WriteString("},\n")
 	}
-	b.WriteString("Params: map[string][]gpu.ArgKind{\n")
+	b.WriteString("Params: map[string][]backend.ArgKind{\n")
 	for _, k := range sortedKeys(d.Params) {
 		kinds := make([]string, len(d.Params[k]))
 		for i, kind := range d.Params[k] {
@@ -255,23 +257,24 @@ func renderKernelsFile(pkg, varName, name string, d kernelDialects) ([]byte, err
 	return src, nil
 }
 
-// argKindIdent is the package gpu constant of an argument kind.
+// argKindIdent is the package backend constant of an argument kind (package
+// gpu's Kind constants are the same values).
 func argKindIdent(k gpu.ArgKind) (string, error) {
 	switch k {
 	case gpu.KindBuffer:
-		return "gpu.KindBuffer", nil
+		return "backend.ArgBuffer", nil
 	case gpu.KindF32:
-		return "gpu.KindF32", nil
+		return "backend.ArgF32", nil
 	case gpu.KindF64:
-		return "gpu.KindF64", nil
+		return "backend.ArgF64", nil
 	case gpu.KindI32:
-		return "gpu.KindI32", nil
+		return "backend.ArgI32", nil
 	case gpu.KindU32:
-		return "gpu.KindU32", nil
+		return "backend.ArgU32", nil
 	case gpu.KindI64:
-		return "gpu.KindI64", nil
+		return "backend.ArgI64", nil
 	case gpu.KindU64:
-		return "gpu.KindU64", nil
+		return "backend.ArgU64", nil
 	}
 	return "", fmt.Errorf("unknown argument kind %v", k)
 }

@@ -110,8 +110,8 @@ func TestKernelsWritesSource(t *testing.T) {
 	text := string(src)
 	assert.True(t, strings.HasPrefix(text, generatedHeader), text)
 	assert.Contains(t, text, "\npackage lin\n")
-	assert.Contains(t, text, "var Kernels = gpu.Source{")
-	assert.Contains(t, text, `"Saxpy": {gpu.KindBuffer, gpu.KindBuffer, gpu.KindU32, gpu.KindF32},`)
+	assert.Contains(t, text, "var Kernels = backend.Source{")
+	assert.Contains(t, text, `"Saxpy": {backend.ArgBuffer, backend.ArgBuffer, backend.ArgU32, backend.ArgF32},`)
 	assert.Contains(t, text, `"Saxpy": gpugenSaxpy,`)
 	assert.Contains(t, text, "\"github.com/anygpu/gpu/kernel\"\n")
 	assert.Equal(t, 1, strings.Count(text, "\"github.com/anygpu/gpu\"\n"), "imports are deduplicated")
@@ -140,7 +140,7 @@ func TestKernelsFlags(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 	src, err := os.ReadFile(filepath.Join(dir, "gen.go"))
 	require.NoError(t, err)
-	assert.Contains(t, string(src), "var Lin = gpu.Source{")
+	assert.Contains(t, string(src), "var Lin = backend.Source{")
 	assert.Equal(t, "linear", sourceFields(t, src)["Name"])
 }
 

@@ -57,7 +57,7 @@ func writeTestModule(t testing.TB) string {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	src.WriteString("\nvar goKernels = map[string]gpu.GoKernel{\n")
+	src.WriteString("\nvar goKernels = map[string]backend.GoKernel{\n")
 	for _, k := range names {
 		fmt.Fprintf(&src, "\t%q: %s,\n", k, out.Funcs[k])
 	}
@@ -149,7 +149,7 @@ func emitSource(file, prefix string) (string, []string, error) {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	fmt.Fprintf(&src, "\nvar %sKernels = map[string]gpu.GoKernel{\n", prefix)
+	fmt.Fprintf(&src, "\nvar %sKernels = map[string]backend.GoKernel{\n", prefix)
 	for _, k := range names {
 		fmt.Fprintf(&src, "\t%q: %s,\n", k, out.Funcs[k])
 	}

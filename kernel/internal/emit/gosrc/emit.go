@@ -11,7 +11,7 @@ import (
 
 // The import paths the emitted code may need.
 const (
-	importGPU    = "github.com/anygpu/gpu"
+	importGPU    = "github.com/anygpu/gpu/backend"
 	importKernel = "github.com/anygpu/gpu/kernel"
 	importMath   = "math"
 	importUnsafe = "unsafe"

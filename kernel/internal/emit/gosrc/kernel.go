@@ -119,7 +119,7 @@ func (e *emitter) kernel(irf *ir.Func) (string, error) {
 	}
 	w := f.w
 	fmt.Fprintf(w, "// %s runs one work group of the kernel %s.\n", e.funcNames[irf], irf.Name)
-	fmt.Fprintf(w, "func %s(g gpu.Group, args []gpu.KernelArg) {\n", e.funcNames[irf])
+	fmt.Fprintf(w, "func %s(g backend.Group, args []backend.Arg) {\n", e.funcNames[irf])
 	if n := len(irf.Params); n > 0 {
 		fmt.Fprintf(w, "_ = args[%d]\n", n-1)
 	}

@@ -46,7 +46,7 @@ func (e *emitter) viewHelper(s ir.Scalar) string {
 	e.imports[importGPU] = true
 	name := s.String() + "s"
 	return e.runtimeFunc(name, fmt.Sprintf(`// NAME views a buffer argument as []%[1]s.
-func NAME(a gpu.KernelArg) []%[1]s {
+func NAME(a backend.Arg) []%[1]s {
 	b := a.Bytes()
 	if len(b) < 8 {
 		return nil
