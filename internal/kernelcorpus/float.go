@@ -40,7 +40,8 @@ func FloatMinMax(out []float32, a, b []float32, n uint32) {
 // NaNInf classifies its inputs and passes NaN and Inf through arithmetic.
 // It tells NaN by its bits, not by x != x, and compares only numbers with
 // the infinities: Vulkan, OpenGL and WebGPU compilers may assume that
-// arithmetic and comparisons meet no NaN (x != x false, x*0 and x-x 0).
+// arithmetic and comparisons meet no NaN (x != x false, x*0 and x-x 0), and
+// NVIDIA's flush subnormal inputs to zero (a subnormal x == 0 is true).
 //
 //gpu:kernel
 func NaNInf(out []float32, flags []uint32, in []float32, n uint32) {
@@ -58,7 +59,7 @@ func NaNInf(out []float32, flags []uint32, in []float32, n uint32) {
 			if x < -3.4e38 {
 				f += 4
 			}
-			if x == 0 {
+			if b&0x7f800000 == 0 { // zero or subnormal: a GPU may flush subnormals, so not x == 0
 				f += 8
 			}
 			if x <= 1 {
