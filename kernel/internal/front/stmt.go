@@ -364,7 +364,7 @@ func (f *fnLower) hoist(place ir.Expr, out *[]ir.Stmt) ir.Expr {
 // hasEffects reports whether evaluating e calls a helper or an atomic.
 func hasEffects(e ir.Expr) bool {
 	found := false
-	walkExpr(e, func(x ir.Expr) {
+	ir.WalkExpr(e, func(x ir.Expr) {
 		switch x.(type) {
 		case *ir.Call, *ir.Atomic:
 			found = true

@@ -160,7 +160,7 @@ func (u *uniformity) helperVaries(fn *ir.Func) string {
 	}
 	u.helpers[fn] = ""
 	cause := ""
-	walkStmts(fn.Body, nil, func(e ir.Expr) {
+	ir.WalkStmts(fn.Body, nil, func(e ir.Expr) {
 		if cause != "" {
 			return
 		}

@@ -222,7 +222,7 @@ func (e *emitter) localNames(f *ir.Func) map[*ir.Var]string {
 	for _, v := range f.Shared {
 		assign(v)
 	}
-	walkStmts(f.Body, func(s ir.Stmt) {
+	ir.WalkStmts(f.Body, func(s ir.Stmt) {
 		if d, ok := s.(*ir.Decl); ok {
 			assign(d.Var)
 		}

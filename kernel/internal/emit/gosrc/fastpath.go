@@ -76,7 +76,7 @@ func (f *fn) planFast(tree []node) *fastPlan {
 			}
 		}
 	}
-	walkStmts(p.body, nil, func(x ir.Expr) {
+	ir.WalkStmts(p.body, nil, func(x ir.Expr) {
 		if ix, ok := x.(*ir.Index); ok && f.isRef(ix.Index, p.i) {
 			if r, ok := ix.X.(*ir.Ref); ok && r.Var.Class == ir.Param {
 				if _, buf := r.Var.Type.(*ir.Slice); buf {
@@ -128,7 +128,7 @@ func (f *fn) uniformBound(x ir.Expr) bool {
 // arithmetic on them (no shift: a negative signed count panics in Go).
 func (f *fn) pureUniformOrID(x ir.Expr) bool {
 	pure := true
-	walkExpr(x, func(x ir.Expr) {
+	ir.WalkExpr(x, func(x ir.Expr) {
 		switch x := x.(type) {
 		case *ir.Const, *ir.Convert:
 		case *ir.Ref:

@@ -250,7 +250,7 @@ func (f *fn) spillDecls() (string, error) {
 			spilled = append(spilled, p)
 		}
 	}
-	walkStmts(f.f.Body, func(s ir.Stmt) {
+	ir.WalkStmts(f.f.Body, func(s ir.Stmt) {
 		if d, ok := s.(*ir.Decl); ok && f.an.kinds[d.Var] == kindSpill {
 			spilled = append(spilled, d.Var)
 		}

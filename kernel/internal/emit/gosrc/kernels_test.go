@@ -284,7 +284,7 @@ func testModule() *ir.Module {
 // findCall returns the helper a statement calls, if any.
 func findCall(s ir.Stmt) *ir.Func {
 	var f *ir.Func
-	walkStmt(s, nil, func(x ir.Expr) {
+	ir.WalkStmt(s, nil, func(x ir.Expr) {
 		if c, ok := x.(*ir.Call); ok {
 			f = c.Func
 		}

@@ -120,7 +120,7 @@ func analyse(f *ir.Func, tree []node, phases int) *analysis {
 	// refs records the variables of the expressions of s (or x) as used in
 	// phase id (-1: at group level).
 	exprRefs := func(x ir.Expr, id int) {
-		walkExpr(x, func(x ir.Expr) {
+		ir.WalkExpr(x, func(x ir.Expr) {
 			if r, ok := x.(*ir.Ref); ok {
 				u := use(r.Var)
 				u.read = true
@@ -134,7 +134,7 @@ func analyse(f *ir.Func, tree []node, phases int) *analysis {
 	}
 	var stmtRefs func(s ir.Stmt, id int)
 	stmtRefs = func(s ir.Stmt, id int) {
-		walkStmt(s, func(s ir.Stmt) {
+		ir.WalkStmt(s, func(s ir.Stmt) {
 			switch s := s.(type) {
 			case *ir.Decl:
 				u := use(s.Var)
@@ -159,7 +159,7 @@ func analyse(f *ir.Func, tree []node, phases int) *analysis {
 			}
 		}, nil)
 		// Expressions, without counting a plain assigned Ref as a read.
-		walkStmt(s, func(s ir.Stmt) {
+		ir.WalkStmt(s, func(s ir.Stmt) {
 			switch s := s.(type) {
 			case *ir.Decl:
 				exprRefs(s.Init, id)

@@ -70,7 +70,7 @@ func (f *fn) rematerialisable(x ir.Expr, decls rematDecls) bool {
 		return false
 	}
 	ok := true
-	walkExpr(x, func(x ir.Expr) {
+	ir.WalkExpr(x, func(x ir.Expr) {
 		switch x := x.(type) {
 		case *ir.Ref:
 			if x.Var.Class == ir.Param {
@@ -98,7 +98,7 @@ func phaseVars(stmts []ir.Stmt) (refs []*ir.Var, declared map[*ir.Var]bool) {
 			refs = append(refs, v)
 		}
 	}
-	walkStmts(stmts, func(s ir.Stmt) {
+	ir.WalkStmts(stmts, func(s ir.Stmt) {
 		if d, ok := s.(*ir.Decl); ok {
 			declared[d.Var] = true
 			add(d.Var)
@@ -124,7 +124,7 @@ func (f *fn) rematPrologue(p *phase) (string, error) {
 			return
 		}
 		need[v] = true
-		walkExpr(d.Init, func(x ir.Expr) {
+		ir.WalkExpr(d.Init, func(x ir.Expr) {
 			if r, ok := x.(*ir.Ref); ok {
 				add(r.Var)
 			}

@@ -68,7 +68,7 @@ func ifs(cond ir.Expr, then []ir.Stmt, els ...ir.Stmt) *ir.If {
 
 func kernelFunc(name string, params []*ir.Var, sh []*ir.Var, body ...ir.Stmt) *ir.Func {
 	f := &ir.Func{Name: name, Kernel: true, Params: params, Shared: sh, Body: body, Pos: pos}
-	walk(body, func(s ir.Stmt) {
+	ir.WalkStmts(body, func(s ir.Stmt) {
 		if _, ok := s.(*ir.Barrier); ok {
 			f.Barriers = true
 		}

@@ -4,89 +4,6 @@ import (
 	"github.com/anygpu/gpu/kernel/internal/ir"
 )
 
-// walk calls expr for every expression under the statements body (operands
-// before the expressions that hold them are not promised) and stmt for
-// every statement.
-func walk(body []ir.Stmt, stmt func(ir.Stmt), expr func(ir.Expr)) {
-	for _, s := range body {
-		walkStmt(s, stmt, expr)
-	}
-}
-
-func walkStmt(s ir.Stmt, stmt func(ir.Stmt), expr func(ir.Expr)) {
-	if s == nil {
-		return
-	}
-	stmt(s)
-	switch s := s.(type) {
-	case *ir.Decl:
-		walkExpr(s.Init, expr)
-	case *ir.Assign:
-		walkExpr(s.Place, expr)
-		walkExpr(s.Value, expr)
-	case *ir.ExprStmt:
-		walkExpr(s.X, expr)
-	case *ir.If:
-		walkExpr(s.Cond, expr)
-		walk(s.Then, stmt, expr)
-		walk(s.Else, stmt, expr)
-	case *ir.For:
-		walkStmt(s.Init, stmt, expr)
-		walkExpr(s.Cond, expr)
-		walkStmt(s.Post, stmt, expr)
-		walk(s.Body, stmt, expr)
-	case *ir.Return:
-		walkExpr(s.Value, expr)
-	case *ir.Store4:
-		walkExpr(s.Buf, expr)
-		walkExpr(s.Index, expr)
-		walkExpr(s.Value, expr)
-	case *ir.Block:
-		walk(s.Body, stmt, expr)
-	}
-}
-
-func walkExpr(e ir.Expr, expr func(ir.Expr)) {
-	if e == nil {
-		return
-	}
-	if r, ok := e.(*ir.Ref); ok && r == nil {
-		return
-	}
-	expr(e)
-	switch e := e.(type) {
-	case *ir.Index:
-		walkExpr(e.X, expr)
-		walkExpr(e.Index, expr)
-	case *ir.Lane:
-		walkExpr(e.X, expr)
-	case *ir.MakeVec:
-		for _, x := range e.Elems {
-			walkExpr(x, expr)
-		}
-	case *ir.Unary:
-		walkExpr(e.X, expr)
-	case *ir.Binary:
-		walkExpr(e.X, expr)
-		walkExpr(e.Y, expr)
-	case *ir.Convert:
-		walkExpr(e.X, expr)
-	case *ir.Call:
-		for _, x := range e.Args {
-			walkExpr(x, expr)
-		}
-	case *ir.CallBuiltin:
-		for _, x := range e.Args {
-			walkExpr(x, expr)
-		}
-	case *ir.Atomic:
-		walkExpr(e.Place, expr)
-		for _, x := range e.Args {
-			walkExpr(x, expr)
-		}
-	}
-}
-
 // rootVar is the variable an Index chain (or a Ref) reads from; nil if
 // there is none.
 func rootVar(e ir.Expr) *ir.Var {
@@ -107,7 +24,7 @@ func callees(m *ir.Module, f *ir.Func) []*ir.Func {
 	seen := map[*ir.Func]bool{}
 	var visit func(g *ir.Func)
 	visit = func(g *ir.Func) {
-		walk(g.Body, func(ir.Stmt) {}, func(e ir.Expr) {
+		ir.WalkStmts(g.Body, func(ir.Stmt) {}, func(e ir.Expr) {
 			if c, ok := e.(*ir.Call); ok && c.Func != nil && !seen[c.Func] {
 				seen[c.Func] = true
 				visit(c.Func)
@@ -155,7 +72,7 @@ func unsupported(f *ir.Func, helpers []*ir.Func) string {
 		if g.Result != nil {
 			scalar(g.Result)
 		}
-		walk(g.Body, func(s ir.Stmt) {
+		ir.WalkStmts(g.Body, func(s ir.Stmt) {
 			if d, ok := s.(*ir.Decl); ok {
 				scalar(d.Var.Type)
 			}
@@ -194,7 +111,7 @@ type bufferUse struct {
 func useOf(f *ir.Func) bufferUse {
 	u := bufferUse{atomic: map[*ir.Var]bool{}, cas: map[*ir.Var]bool{}, scalar: map[*ir.Var]bool{}, wide: map[*ir.Var]bool{}}
 	wideRefs := map[*ir.Ref]bool{}
-	walk(f.Body, func(s ir.Stmt) {
+	ir.WalkStmts(f.Body, func(s ir.Stmt) {
 		if st, ok := s.(*ir.Store4); ok && st.Buf != nil {
 			u.wide[st.Buf.Var] = true
 			wideRefs[st.Buf] = true
@@ -225,7 +142,7 @@ func useOf(f *ir.Func) bufferUse {
 // assigned returns the variables f assigns to as a whole or in part.
 func assigned(f *ir.Func) map[*ir.Var]bool {
 	out := map[*ir.Var]bool{}
-	walk(f.Body, func(s ir.Stmt) {
+	ir.WalkStmts(f.Body, func(s ir.Stmt) {
 		if a, ok := s.(*ir.Assign); ok {
 			place := a.Place
 			if l, ok := place.(*ir.Lane); ok {
@@ -242,7 +159,7 @@ func assigned(f *ir.Func) map[*ir.Var]bool {
 // usesIDs reports whether f reads a thread or group index or size.
 func usesIDs(f *ir.Func) bool {
 	found := false
-	walk(f.Body, func(ir.Stmt) {}, func(e ir.Expr) {
+	ir.WalkStmts(f.Body, func(ir.Stmt) {}, func(e ir.Expr) {
 		if b, ok := e.(*ir.CallBuiltin); ok && b.Builtin.IsID() {
 			found = true
 		}
