@@ -1,18 +1,12 @@
 package backendtest
 
 import (
-	"cmp"
 
-	"fmt"
-	"math"
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/internal/kernelcorpus"
 	"github.com/anygpu/gpu/kernel"
-	"github.com/anygpu/gpu/kernels"
 	"github.com/stretchr/testify/require"
 )
 
@@ -113,61 +107,11 @@ func runCase(t *testing.T, dev *gpu.Device, mod *gpu.Module, c kernelcorpus.Case
 	return out
 }
 
-// compareCase compares got with the reference run want, buffer by buffer.
+// compareCase fails t unless got matches the reference run want
+// (kernelcorpus.Case.Compare); how says which run got is.
 func compareCase(t *testing.T, c kernelcorpus.Case, how string, got, want caseResult) {
 	t.Helper()
-	for i, a := range c.Args {
-		if a.IsScalar {
-			continue
-		}
-		g, w := got[i], want[i]
-		if a.Unordered {
-			slices.Sort(g.U32)
-			slices.Sort(w.U32)
-			slices.Sort(g.I32)
-			slices.Sort(w.I32)
-			slices.SortFunc(g.F32, func(x, y float32) int { return cmp.Compare(x, y) })
-			slices.SortFunc(w.F32, func(x, y float32) int { return cmp.Compare(x, y) })
-		}
-		where := fmt.Sprintf("%s: %s argument %d", how, c.Kernel, i)
-		requireSameInts(t, where, w.I32, g.I32)
-		requireSameInts(t, where, w.U32, g.U32)
-		var bad []string
-		for j := range w.F32 {
-			if !kernels.AlmostEqual(g.F32[j], w.F32[j], c.ULP, c.Abs) && !flushedSubnormal(g.F32[j], w.F32[j]) {
-				bad = append(bad, fmt.Sprintf("element %d: got %g (%#08x), want %g (%#08x)",
-					j, g.F32[j], math.Float32bits(g.F32[j]), w.F32[j], math.Float32bits(w.F32[j])))
-			}
-		}
-		if len(bad) > 0 {
-			require.Failf(t, "float mismatch", "%s: %d of %d elements differ beyond %d ULP or %g; the first: %s",
-				where, len(bad), len(w.F32), c.ULP, c.Abs, strings.Join(bad[:min(len(bad), 8)], "; "))
-		}
+	if err := c.Compare(got, want); err != nil {
+		require.Failf(t, "results differ", "%s: %v", how, err)
 	}
-}
-
-// requireSameInts fails t, listing the first differences, unless got
-// equals want element for element.
-func requireSameInts[T int32 | uint32](t *testing.T, where string, want, got []T) {
-	t.Helper()
-	require.Len(t, got, len(want), where)
-	var bad []string
-	for j := range want {
-		if got[j] != want[j] {
-			bad = append(bad, fmt.Sprintf("element %d: got %d, want %d", j, got[j], want[j]))
-		}
-	}
-	if len(bad) > 0 {
-		require.Failf(t, "integer mismatch", "%s: %d of %d elements differ; the first: %s",
-			where, len(bad), len(want), strings.Join(bad[:min(len(bad), 8)], "; "))
-	}
-}
-
-// flushedSubnormal reports whether got and want differ only by a GPU
-// flushing subnormals to zero (NVIDIA's Vulkan, OpenGL and WebGPU do): both
-// are zero or subnormal, of the same sign. The kernel language allows it.
-func flushedSubnormal(got, want float32) bool {
-	const minNormal = 0x1p-126
-	return math.Abs(float64(got)) < minNormal && math.Abs(float64(want)) < minNormal &&
-		math.Signbit(float64(got)) == math.Signbit(float64(want))
 }

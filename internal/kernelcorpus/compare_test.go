@@ -1,4 +1,4 @@
-package backendtest
+package kernelcorpus
 
 import (
 	"math"
@@ -20,6 +20,6 @@ func TestFlushedSubnormal(t *testing.T) {
 		{0, 1, false},
 		{sub, sub, true},
 	} {
-		assert.Equal(t, tc.ok, flushedSubnormal(tc.got, tc.want), "%g vs %g", tc.got, tc.want)
+		assert.Equal(t, tc.ok, FlushedSubnormal(tc.got, tc.want), "%g vs %g", tc.got, tc.want)
 	}
 }
