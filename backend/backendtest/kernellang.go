@@ -1,7 +1,6 @@
 package backendtest
 
 import (
-
 	"testing"
 
 	"github.com/anygpu/gpu"
