@@ -43,6 +43,7 @@
 //	ANYGPU_CUDA_LIBRARY, ANYGPU_NVRTC_LIBRARY, ANYGPU_VULKAN_LIBRARY, ANYGPU_EGL_LIBRARY
 //	                      explicit native library paths
 //	ANYGPU_METAL_STORAGE  Metal buffer storage: shared, private or auto (default)
+//	ANYGPU_OPENGL_API     OpenGL context: gl (desktop 4.3), gles (ES 3.1) or auto (default: gl, else gles)
 //
 // A profiler (WithProfiler) reads ANYGPU_NVTX_LIBRARY, the NVTX library its
 // ranges are also sent to (package profiling); package health reads
@@ -94,7 +95,9 @@
 // # Kernels
 //
 // A Source carries one program in several dialects (CUDA C++, SPIR-V, GLSL,
-// WGSL, MSL, Go); a backend compiles the one it runs. Arguments follow one
+// WGSL, MSL, Go); a backend compiles the one it runs. Write a kernel once, in
+// Go, with package github.com/anygpu/gpu/kernel: `go generate` (gpu kernels)
+// or kernel.Translate makes every dialect of it. Arguments follow one
 // portable ABI: buffers bind at 0..n-1 in argument order, scalars pack in order
 // into one parameter block. Source.Params declares each entry point's
 // parameters, so every backend rejects a wrong argument list the same way.
