@@ -322,22 +322,9 @@ func (f *fn) groupIf(n *groupIf) error {
 
 func (f *fn) groupFor(n *groupFor) error {
 	s := n.s
-	var init, cond, post string
-	var err error
-	if s.Init != nil {
-		if init, err = f.simpleStmt(s.Init); err != nil {
-			return err
-		}
-	}
-	if s.Cond != nil {
-		if cond, err = f.expr(s.Cond); err != nil {
-			return err
-		}
-	}
-	if s.Post != nil {
-		if post, err = f.simpleStmt(s.Post); err != nil {
-			return err
-		}
+	init, cond, post, err := f.forClauses(s)
+	if err != nil {
+		return err
 	}
 	flags := &loopFlags{id: n.id}
 	f.loops = append(f.loops, flags)

@@ -211,22 +211,9 @@ func (f *fn) ifStmt(s *ir.If) error {
 }
 
 func (f *fn) forStmt(s *ir.For) error {
-	var init, cond, post string
-	var err error
-	if s.Init != nil {
-		if init, err = f.simpleStmt(s.Init); err != nil {
-			return err
-		}
-	}
-	if s.Cond != nil {
-		if cond, err = f.expr(s.Cond); err != nil {
-			return err
-		}
-	}
-	if s.Post != nil {
-		if post, err = f.simpleStmt(s.Post); err != nil {
-			return err
-		}
+	init, cond, post, err := f.forClauses(s)
+	if err != nil {
+		return err
 	}
 	switch {
 	case init == "" && post == "" && cond == "":
@@ -300,4 +287,25 @@ func (f *fn) ret(s *ir.Return) error {
 	f.labelUsed = true
 	f.printf("continue %s\n", f.label)
 	return nil
+}
+
+// forClauses is the Go text of a For's init, condition and post ("" for
+// each that is absent).
+func (f *fn) forClauses(s *ir.For) (init, cond, post string, err error) {
+	if s.Init != nil {
+		if init, err = f.simpleStmt(s.Init); err != nil {
+			return "", "", "", err
+		}
+	}
+	if s.Cond != nil {
+		if cond, err = f.expr(s.Cond); err != nil {
+			return "", "", "", err
+		}
+	}
+	if s.Post != nil {
+		if post, err = f.simpleStmt(s.Post); err != nil {
+			return "", "", "", err
+		}
+	}
+	return init, cond, post, nil
 }
