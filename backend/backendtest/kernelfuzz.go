@@ -30,6 +30,13 @@ const EnvKernelFuzzSeed = "ANYGPU_KERNEL_FUZZ_SEED"
 // shrink a failure by hand: keep each kernel's signature, cut the body.
 const EnvKernelFuzzSource = "ANYGPU_KERNEL_FUZZ_SOURCE"
 
+// EnvKernelFuzzStart is the first seed of a timed run (default: from the
+// clock). CI names one, so that its runs go over the same seeds and a
+// failure there is a change's, not the luck of the clock: lavapipe can take
+// minutes to create the pipeline of some random kernels (seed 275202356 took
+// over 5 minutes in vkCreateComputePipeline), which no test can interrupt.
+const EnvKernelFuzzStart = "ANYGPU_KERNEL_FUZZ_START"
+
 // kernelFuzzDefaultSeeds is how many seeds run when EnvKernelFuzz is unset.
 const kernelFuzzDefaultSeeds = 10
 
@@ -70,7 +77,13 @@ func fuzzPlan() (plan kernelFuzzPlan, skip bool, err error) {
 	if d <= 0 {
 		return plan, true, nil
 	}
-	return kernelFuzzPlan{next: uint64(time.Now().UnixNano()) % 1_000_000_000, budget: d}, false, nil
+	next := uint64(time.Now().UnixNano()) % 1_000_000_000
+	if env := os.Getenv(EnvKernelFuzzStart); env != "" {
+		if next, err = strconv.ParseUint(env, 10, 64); err != nil {
+			return plan, false, fmt.Errorf("%s=%q: want a seed (an unsigned integer): %w", EnvKernelFuzzStart, env, err)
+		}
+	}
+	return kernelFuzzPlan{next: next, budget: d}, false, nil
 }
 
 // kernelFuzzOptions is the generator's options on a backend: everything,
