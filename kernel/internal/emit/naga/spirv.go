@@ -57,6 +57,11 @@ func (m *kernelModule) spirv(text string, s [3]uint32) ([]byte, error) {
 	}
 	opts := spirv.DefaultOptions()
 	opts.Version = spirvVersion
+	// No loop-bounding counters: they are naga's guard against infinite loops
+	// in untrusted shaders, and they stop drivers from unrolling a kernel's
+	// constant loops (register tiles then spill to memory). A kernel's loop
+	// is its author's, as in CUDA; the MSL has none either.
+	opts.ForceLoopBounding = false
 	blob, err := spirv.NewBackend(opts).Compile(mod)
 	if err != nil {
 		return nil, fmt.Errorf("kernel %q: naga cannot write SPIR-V: %w", m.name, err)
