@@ -16,9 +16,10 @@ import (
 )
 
 // EnvKernelFuzz sets how long the KernelFuzz subtest generates kernels, as
-// a Go duration (ANYGPU_KERNEL_FUZZ=2m), starting from a seed taken from
-// the clock; "0" or "off" skips it. Unset, it runs a fixed handful of
-// seeds so an ordinary test run stays fast.
+// a Go duration (ANYGPU_KERNEL_FUZZ=2m) or a number of seeds
+// (ANYGPU_KERNEL_FUZZ=200), starting from EnvKernelFuzzStart or a seed
+// taken from the clock; "0" or "off" skips it. Unset, it runs a fixed
+// handful of seeds so an ordinary test run stays fast.
 const EnvKernelFuzz = "ANYGPU_KERNEL_FUZZ"
 
 // EnvKernelFuzzSeed replays one seed of the KernelFuzz subtest (the one a
@@ -30,11 +31,12 @@ const EnvKernelFuzzSeed = "ANYGPU_KERNEL_FUZZ_SEED"
 // shrink a failure by hand: keep each kernel's signature, cut the body.
 const EnvKernelFuzzSource = "ANYGPU_KERNEL_FUZZ_SOURCE"
 
-// EnvKernelFuzzStart is the first seed of a timed run (default: from the
-// clock). CI names one, so that its runs go over the same seeds and a
-// failure there is a change's, not the luck of the clock: lavapipe can take
-// minutes to create the pipeline of some random kernels (seed 275202356 took
-// over 5 minutes in vkCreateComputePipeline), which no test can interrupt.
+// EnvKernelFuzzStart is the first seed of a timed or counted run (default:
+// from the clock). CI names fixed ranges, so that a failure there is a
+// change's, not the luck of the clock: lavapipe can take minutes to create
+// the pipeline of some random kernels (seed 275202356 took over 5 minutes in
+// vkCreateComputePipeline, seed 1000323 as long on WebGPU), which no test
+// can interrupt.
 const EnvKernelFuzzStart = "ANYGPU_KERNEL_FUZZ_START"
 
 // kernelFuzzDefaultSeeds is how many seeds run when EnvKernelFuzz is unset.
@@ -70,18 +72,25 @@ func fuzzPlan() (plan kernelFuzzPlan, skip bool, err error) {
 	case "0", "off":
 		return plan, true, nil
 	}
-	d, err := time.ParseDuration(env)
-	if err != nil {
-		return plan, false, fmt.Errorf("%s=%q: want a Go duration (40s, 2m) or off: %w", EnvKernelFuzz, env, err)
-	}
-	if d <= 0 {
-		return plan, true, nil
-	}
 	next := uint64(time.Now().UnixNano()) % 1_000_000_000
 	if env := os.Getenv(EnvKernelFuzzStart); env != "" {
 		if next, err = strconv.ParseUint(env, 10, 64); err != nil {
 			return plan, false, fmt.Errorf("%s=%q: want a seed (an unsigned integer): %w", EnvKernelFuzzStart, env, err)
 		}
+	}
+	if count, err := strconv.ParseUint(env, 10, 32); err == nil {
+		// A number of seeds, from next on.
+		for seed := next; seed < next+count; seed++ {
+			plan.seeds = append(plan.seeds, seed)
+		}
+		return plan, count == 0, nil
+	}
+	d, err := time.ParseDuration(env)
+	if err != nil {
+		return plan, false, fmt.Errorf("%s=%q: want a Go duration (40s, 2m), a number of seeds, or off: %w", EnvKernelFuzz, env, err)
+	}
+	if d <= 0 {
+		return plan, true, nil
 	}
 	return kernelFuzzPlan{next: next, budget: d}, false, nil
 }
