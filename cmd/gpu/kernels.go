@@ -92,14 +92,12 @@ var translateKernels = func(name string, files []kernelFile, goPrefix string) (k
 		}
 		return kernelDialects{}, err
 	}
-	d := kernelDialects{
+	return kernelDialects{
 		CUDA: p.Source.CUDA, WGSL: p.Source.WGSL, SPIRVKernels: p.Source.SPIRVKernels,
-		GLSL: p.Source.GLSL, GLSLES: p.Source.GLSLES,
+		GLSL: p.Source.GLSL, GLSLES: p.Source.GLSLES, MSL: p.Source.MSL,
 		Go: p.Go, GoImports: p.GoImports, GoFuncs: p.GoFuncs, Params: p.Source.Params,
 		Unsupported: p.Source.Unsupported,
-	}
-	d.MSL = p.Source.MSL // assigned, not keyed: mslcheck's repository scan checks MSL: fields holding text
-	return d, nil
+	}, nil
 }
 
 func runKernels(_ context.Context, args []string, stdout, stderr io.Writer) int {
