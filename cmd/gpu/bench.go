@@ -23,6 +23,7 @@ var kernelSets = map[string]func() gpu.Source{
 }
 
 const benchUsage = `usage: gpu bench [--backend NAME[,NAME...]|all] [--metrics NAME[,NAME...]] [--kernels SET] [--json] [--quick]
+                 [--peers] [--baseline FILE [--tolerance PCT]]
 
 Measures, on each chosen backend: h2d_pinned_gbps d2h_pinned_gbps
 h2d_pageable_gbps d2h_pageable_gbps d2d_gbps launch_us saxpy_gbps reduce_gbps
@@ -39,16 +40,29 @@ flags:
                    gpu.Open picks, which honours ANYGPU_BACKEND and ANYGPU_DEVICE)
   --metrics NAMES  measure only these metrics (comma-separated names from the
                    list above; default: all of them)
-  --json           print JSON with the metric names of cmd/gpu/testdata/peers.py
-                   (python3 compare.py ours.json peers.json lines them up)
+  --json           print JSON: the metrics by name (the names peers.py uses),
+                   one object per backend
   --quick          small sizes and few runs: finishes in seconds
   --kernels SET    the built-in kernels the kernel metrics time:
-                   "handwritten" (default: kernels.Source, one text per
-                   dialect) or "generated" (kernels.Generated, translated
-                   from one Go source by the kernel language)
+                   "generated" (default: kernels.Generated, translated from
+                   one Go source by the kernel language) or "handwritten"
+                   (kernels.Source, one text per dialect)
+  --peers          then run the peers, with the same sizes, and print each
+                   metric beside theirs: PyTorch and CuPy for GPU backends
+                   (needs torch and cupy with CUDA), NumPy for the CPU backend
+                   (needs numpy). The script is built into this tool (gpu
+                   bench --peers-script prints it); $ANYGPU_PYTHON names the
+                   interpreter (default python3)
+  --peers-script   print the peers script and exit
+  --baseline FILE  compare with an earlier 'gpu bench --json' run saved in
+                   FILE: every metric more than --tolerance percent worse
+                   (a lower throughput, a longer time) is listed and the
+                   exit status is 1
+  --tolerance PCT  the regression threshold of --baseline (default 5)
 
-The exit status is 1 when a device cannot be opened or a metric fails (the
-other metrics are still reported), 2 on a usage error.
+The exit status is 1 when a device cannot be opened, a metric fails (the
+other metrics are still reported), the peers cannot be run or a metric
+regressed against --baseline; 2 on a usage error.
 `
 
 // result is what bench measured on one backend.
@@ -87,8 +101,28 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	quick := fs.Bool("quick", false, "small sizes")
 	metricsFlag := fs.String("metrics", "", "metrics to measure (default: all)")
 	kernelsFlag := fs.String("kernels", "generated", "the built-in kernel set: generated or handwritten")
+	withPeers := fs.Bool("peers", false, "run the peers too")
+	printScript := fs.Bool("peers-script", false, "print the peers script")
+	baselineFile := fs.String("baseline", "", "an earlier gpu bench --json output")
+	tolerance := fs.Float64("tolerance", defaultTolerance, "regression threshold in percent")
 	if code, ok := parseFlags(fs, benchUsage, args, stdout, stderr); !ok {
 		return code
+	}
+	if *printScript {
+		_, _ = stdout.Write(peersScript)
+		return exitOK
+	}
+	if *tolerance < 0 {
+		fmt.Fprintf(stderr, "gpu bench: --tolerance %g: want a percentage of 0 or more\n%s", *tolerance, benchUsage)
+		return exitUsage
+	}
+	var base baseline
+	if *baselineFile != "" {
+		var err error
+		if base, err = loadBaseline(*baselineFile); err != nil {
+			fmt.Fprintf(stderr, "gpu bench: %v\n", err)
+			return exitUsage
+		}
 	}
 	chosen, err := selectMetrics(*metricsFlag)
 	if err != nil {
@@ -125,16 +159,48 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 	}
 	prog.done()
+	status := exitOK
+	extra := map[string]any{}
+	var peers *peerFigures
+	if *withPeers && ctx.Err() == nil {
+		if sz, ok := measuredSizes(results); ok {
+			prog.show("gpu bench: running the peers (peers.py)")
+			p, err := runPeers(ctx, *quick, sz, stderr)
+			prog.done()
+			if err != nil {
+				fmt.Fprintf(stderr, "gpu bench: %v\n", err)
+				status = exitFail
+			} else {
+				peers = p
+				extra["peers"] = p.Raw
+			}
+		}
+	}
+	var regs []regression
+	compared := 0
+	if base != nil {
+		regs, compared = compareBaseline(results, base, *tolerance)
+		extra["baseline"] = map[string]any{"file": *baselineFile, "tolerance_percent": *tolerance,
+			"compared": compared, "regressions": regs}
+		if len(regs) > 0 {
+			status = exitFail
+		}
+	}
 	if *asJSON {
-		if err := writeJSON(stdout, results); err != nil {
+		if err := writeJSON(stdout, results, extra); err != nil {
 			fmt.Fprintf(stderr, "gpu bench: %v\n", err)
 			return exitFail
 		}
 	} else {
 		fmt.Fprintf(stdout, "built-in kernels: %s\n", *kernelsFlag)
 		writeTable(stdout, results)
+		if peers != nil {
+			writePeerTable(stdout, results, peers)
+		}
+		if base != nil {
+			writeBaseline(stdout, *baselineFile, regs, compared, *tolerance)
+		}
 	}
-	status := exitOK
 	for _, r := range results {
 		if r.Err != nil {
 			if *asJSON { // the table shows it already
@@ -152,6 +218,16 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 	}
 	return status
+}
+
+// measuredSizes returns the sizes of the first backend that was measured.
+func measuredSizes(results []*result) (sizes, bool) {
+	for _, r := range results {
+		if r.Err == nil {
+			return r.Sizes, true
+		}
+	}
+	return sizes{}, false
 }
 
 func labelOf(r *result) string {

@@ -135,7 +135,7 @@ func TestTableRatioToCUDA(t *testing.T) {
 
 func TestJSONShape(t *testing.T) {
 	var b strings.Builder
-	require.NoError(t, writeJSON(&b, fakeResults()))
+	require.NoError(t, writeJSON(&b, fakeResults(), nil))
 	var got map[string]any
 	require.NoError(t, json.Unmarshal([]byte(b.String()), &got))
 	assert.Equal(t, "cuda", got["backend"], "cuda is the primary result")

@@ -95,12 +95,22 @@
 //
 // The human output is a table of metric × backend with the sizes used and,
 // when cuda is among the backends, a ratio-to-cuda column per other backend
-// (above 1 means faster than cuda). --json prints one flat JSON object with the
-// metric names as keys, the shape of testdata/peers.py (the PyTorch and CuPy
-// peers, in this directory with compare.py), so that
+// (above 1 means faster than cuda).
+//
+// --peers then runs peers.py (built into the tool: --peers-script prints it)
+// with the same sizes and prints every metric beside the peer's: PyTorch and
+// CuPy on the same GPU for the GPU backends, NumPy (its BLAS for sgemm) for the
+// CPU backend; $ANYGPU_PYTHON names the interpreter. A peer whose library is
+// missing is reported and left out. --baseline FILE compares the run with an
+// earlier --json output and exits 1 when a metric is more than --tolerance
+// percent (default 5) worse, listing each.
+//
+// --json prints one flat JSON object with the metric names as keys, the shape
+// of peers.py's output (compare.py in testdata lines two such files up), so
+// that
 //
 //	$ gpu bench --json > ours.json
-//	$ python3 cmd/gpu/testdata/peers.py > peers.json
+//	$ gpu bench --peers-script > peers.py && python3 peers.py > peers.json
 //	$ python3 cmd/gpu/testdata/compare.py ours.json peers.json
 //
 // lines the two up. The object holds:
@@ -116,7 +126,9 @@
 //	                                          when the device did not open
 //
 // With several backends the top level holds the first one's results (cuda
-// when present) and "results" lists every backend's object.
+// when present) and "results" lists every backend's object. --peers adds
+// "peers" (peers.py's object) and --baseline adds "baseline" (the file, the
+// tolerance, how many metrics were compared and the regressions).
 //
 // A metric whose error leaves the device unusable (a sticky CUDA fault, a lost
 // device) fails alone: the device is reopened for the metrics after it (at most

@@ -94,12 +94,16 @@ func primary(results []*result) *result {
 }
 
 // writeJSON prints the results as one JSON object: the primary backend's
-// flat object, and with several backends also "results", every backend's.
-func writeJSON(w io.Writer, results []*result) error {
+// flat object, with several backends also "results", every backend's, and
+// the extra keys ("peers", "baseline").
+func writeJSON(w io.Writer, results []*result, extra map[string]any) error {
 	if len(results) == 0 {
 		return fmt.Errorf("no results")
 	}
 	top := jsonObject(primary(results))
+	for k, v := range extra {
+		top[k] = v
+	}
 	if len(results) > 1 {
 		all := make([]map[string]any, len(results))
 		for i, r := range results {

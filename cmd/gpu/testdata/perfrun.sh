@@ -59,7 +59,7 @@ echo "gpu bench exit $?"; save
 /tmp/launch_loop > "$O/c_launch_after.json" 2>&1
 (cd "$O" && timeout 60 /tmp/devbundle-bin/pipeline -json -trace pipeline_trace.json > pipeline.json 2> pipeline.err)
 echo "pipeline exit $?"; save
-PYTHONUNBUFFERED=1 timeout 120 python3 cmd/gpu/testdata/peers.py > "$O/peers.json" 2> "$O/peers.err"
+PYTHONUNBUFFERED=1 timeout 120 python3 cmd/gpu/peers.py > "$O/peers.json" 2> "$O/peers.err"
 echo "peers exit $?"
 python3 cmd/gpu/testdata/compare.py "$O/all.json" "$O/peers.json" > "$O/compare.txt" 2>&1
 

@@ -4,7 +4,7 @@
 usage: python3 perftable.py all.json peers.json [c_launch.json] [pipeline.json] [launch_vs_c.json] [c_launch_after.json]
 
 all.json:      gpu bench --backend all --json (every backend; "results" lists them)
-peers.json:    ../shared/bench/peers.py (PyTorch / CuPy on the same GPU)
+peers.json:    cmd/gpu/peers.py (PyTorch / CuPy on the same GPU; gpu bench --peers-script prints it)
 c_launch.json: testdata/launch_loop.c's output (cuLaunchKernel from C)
 pipeline.json: go run ./examples/pipeline -json
 launch_vs_c.json: backend/cuda's TestLaunchVsC (the C loop and gpu.Stream.Launch
