@@ -46,7 +46,10 @@ flags:
   --kernels SET    the built-in kernels the kernel metrics time:
                    "generated" (default: kernels.Generated, translated from
                    one Go source by the kernel language) or "handwritten"
-                   (kernels.Source, one text per dialect)
+                   (kernels.Source, one text per dialect); both, separated
+                   by a comma, times the kernel metrics (saxpy, reduce,
+                   sgemm) with the second set too, backend by backend after
+                   the first, and prints the ratio
   --peers          then run the peers, with the same sizes, and print each
                    metric beside theirs: PyTorch and CuPy for GPU backends
                    (needs torch and cupy with CUDA), NumPy for the CPU backend
@@ -129,9 +132,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "gpu bench: %v\n%s", err, benchUsage)
 		return exitUsage
 	}
-	kernelSet, ok := kernelSets[*kernelsFlag]
-	if !ok {
-		fmt.Fprintf(stderr, "gpu bench: unknown --kernels %q: want generated or handwritten\n%s", *kernelsFlag, benchUsage)
+	setNames, err := parseKernelSets(*kernelsFlag)
+	if err != nil {
+		fmt.Fprintf(stderr, "gpu bench: %v\n%s", err, benchUsage)
 		return exitUsage
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -141,7 +144,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return code
 	}
 	for i := range targets {
-		targets[i].kernels, targets[i].kernelsName = kernelSet, *kernelsFlag
+		targets[i].kernels, targets[i].kernelsName = kernelSets[setNames[0]], setNames[0]
 	}
 	prog := newProgress(stderr)
 	results := make([]*result, 0, len(targets))
@@ -158,9 +161,31 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			break
 		}
 	}
+	// The other kernel sets: the kernel metrics again, backend by backend.
+	var others []*result
+	if kernelChosen := kernelMetricsOf(chosen); len(setNames) > 1 && len(kernelChosen) > 0 {
+		for _, name := range setNames[1:] {
+			for i, t := range targets {
+				if ctx.Err() != nil {
+					break
+				}
+				t.kernels, t.kernelsName = kernelSets[name], name
+				others = append(others, benchTarget(ctx, t, *quick, kernelChosen, func(metric string, m, n int) {
+					prog.show("gpu bench: %s kernels on %s (%d/%d)  %s  [%d/%d]", name, labelOf(results[i]), i+1, len(targets), metric, m, n)
+				}))
+			}
+		}
+	}
 	prog.done()
 	status := exitOK
 	extra := map[string]any{}
+	if len(others) > 0 {
+		all := make([]map[string]any, len(others))
+		for i, r := range others {
+			all[i] = jsonObject(r)
+		}
+		extra["kernel_sets"] = all
+	}
 	var peers *peerFigures
 	if *withPeers && ctx.Err() == nil {
 		if sz, ok := measuredSizes(results); ok {
@@ -192,8 +217,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return exitFail
 		}
 	} else {
-		fmt.Fprintf(stdout, "built-in kernels: %s\n", *kernelsFlag)
+		fmt.Fprintf(stdout, "built-in kernels: %s\n", setNames[0])
 		writeTable(stdout, results)
+		if len(others) > 0 {
+			writeKernelSets(stdout, results, others)
+		}
 		if peers != nil {
 			writePeerTable(stdout, results, peers)
 		}
@@ -201,23 +229,64 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			writeBaseline(stdout, *baselineFile, regs, compared, *tolerance)
 		}
 	}
-	for _, r := range results {
+	for i, r := range append(slices.Clone(results), others...) {
+		shown := !*asJSON && i < len(results) // the table shows the first set's errors
+		label := labelOf(r)
+		if i >= len(results) {
+			label += " (" + r.Kernels + " kernels)"
+		}
 		if r.Err != nil {
-			if *asJSON { // the table shows it already
-				fmt.Fprintf(stderr, "gpu bench: %s: %v\n", labelOf(r), r.Err)
+			if !shown {
+				fmt.Fprintf(stderr, "gpu bench: %s: %v\n", label, r.Err)
 			}
 			status = exitFail
 		}
 		for _, name := range metricNames() {
 			if msg, ok := r.Errors[name]; ok {
-				if *asJSON { // the table shows them already
-					fmt.Fprintf(stderr, "gpu bench: %s %s: %s\n", labelOf(r), name, msg)
+				if !shown {
+					fmt.Fprintf(stderr, "gpu bench: %s %s: %s\n", label, name, msg)
 				}
 				status = exitFail
 			}
 		}
 	}
 	return status
+}
+
+// parseKernelSets turns --kernels into set names: one, or a comma-separated
+// list whose first set is measured in full and the others on the kernel
+// metrics only, beside it.
+func parseKernelSets(spec string) ([]string, error) {
+	var out []string
+	for _, name := range strings.Split(spec, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" || slices.Contains(out, name) {
+			continue
+		}
+		if _, ok := kernelSets[name]; !ok {
+			return nil, fmt.Errorf("unknown --kernels %q: want generated or handwritten, or both separated by a comma", name)
+		}
+		out = append(out, name)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--kernels names no kernel set")
+	}
+	return out, nil
+}
+
+// kernelMetrics are the metrics that time the built-in kernels, so the only
+// ones that differ between kernel sets.
+var kernelMetrics = []string{mSaxpy, mReduce, mSgemm}
+
+// kernelMetricsOf returns the kernel metrics among chosen.
+func kernelMetricsOf(chosen []metric) []metric {
+	var out []metric
+	for _, m := range chosen {
+		if slices.Contains(kernelMetrics, m.name) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // measuredSizes returns the sizes of the first backend that was measured.

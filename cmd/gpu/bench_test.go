@@ -248,6 +248,28 @@ func TestBenchKernelsFlag(t *testing.T) {
 			}
 		})
 	}
+	t.Run("both", func(t *testing.T) {
+		code, stdout, stderr := runArgs(t, "bench", "--backend", "cpu", "--quick", "--kernels", "handwritten, generated",
+			"--metrics", "saxpy_gbps,sgemm_tflops,d2d_gbps", "--json")
+		require.Equal(t, exitOK, code, stderr)
+		var got map[string]any
+		require.NoError(t, json.Unmarshal([]byte(stdout), &got), stdout)
+		assert.Positive(t, got[mSaxpy], "the first set, in full")
+		assert.Positive(t, got[mD2D])
+		sets, ok := got["kernel_sets"].([]any)
+		require.True(t, ok, "the second set: %v", got["kernel_sets"])
+		require.Len(t, sets, 1)
+		second := sets[0].(map[string]any)
+		assert.Equal(t, "cpu", second["backend"])
+		assert.Positive(t, second[mSaxpy], "the kernel metrics again")
+		assert.Positive(t, second[mSgemm])
+		assert.Nil(t, second[mD2D], "not a kernel metric: measured once")
+
+		code, stdout, stderr = runArgs(t, "bench", "--backend", "cpu", "--quick", "--kernels", "generated,handwritten",
+			"--metrics", "saxpy_gbps")
+		require.Equal(t, exitOK, code, stderr)
+		assert.Regexp(t, `(?m)^cpu\s+saxpy_gbps\s+\S+\s+handwritten\s+\S+\s+\S+×$`, stdout)
+	})
 	code, stdout, stderr := runArgs(t, "bench", "--backend", "cpu", "--kernels", "fast")
 	assert.Equal(t, exitUsage, code)
 	assert.Empty(t, stdout)

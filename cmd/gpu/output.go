@@ -299,3 +299,45 @@ func measured(results []*result, name string) bool {
 	}
 	return false
 }
+
+// writeKernelSets prints the kernel metrics of every other kernel set beside
+// the first set's (results): per backend and metric, each set's value and
+// the first set's ratio to it (above 1: the first set is faster).
+func writeKernelSets(w io.Writer, results, others []*result) {
+	if len(results) == 0 || len(others) == 0 {
+		return
+	}
+	first := results[0].Kernels
+	fmt.Fprintf(w, "\nkernel sets (%s measured first, then each other set, backend by backend):\n", first)
+	rows := [][]string{{"backend", "metric", first, "set", "value", first + "/set"}}
+	for _, o := range others {
+		var base *result
+		for _, r := range results {
+			if r.Backend == o.Backend && r.Err == nil {
+				base = r
+			}
+		}
+		if base == nil || o.Err != nil {
+			continue
+		}
+		for _, metric := range kernelMetrics {
+			v, have := base.Values[metric]
+			ov, otherHas := o.Values[metric]
+			if !have && !otherHas {
+				continue
+			}
+			cell := func(x float64, ok bool) string {
+				if !ok {
+					return "-"
+				}
+				return formatValue(x)
+			}
+			r := "-"
+			if have && otherHas {
+				r = speedup(metric, v, ov)
+			}
+			rows = append(rows, []string{o.Backend, metric, cell(v, have), o.Kernels, cell(ov, otherHas), r})
+		}
+	}
+	writeColumns(w, rows)
+}
