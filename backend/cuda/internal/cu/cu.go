@@ -133,6 +133,8 @@ const (
 	SymOccupancyMaxActiveBlocksPerMultiprocessor
 	SymOccupancyMaxPotentialBlockSize
 	SymCtxSynchronize
+	SymLaunchCooperativeKernel
+	SymModuleLoadDataEx
 	numSyms
 )
 
@@ -193,6 +195,8 @@ var symNames = [numSyms][]string{
 	SymOccupancyMaxActiveBlocksPerMultiprocessor: {"cuOccupancyMaxActiveBlocksPerMultiprocessor"},
 	SymOccupancyMaxPotentialBlockSize:            {"cuOccupancyMaxPotentialBlockSize"},
 	SymCtxSynchronize:                            {"cuCtxSynchronize"},
+	SymLaunchCooperativeKernel:                   {"cuLaunchCooperativeKernel"},
+	SymModuleLoadDataEx:                          {"cuModuleLoadDataEx"},
 }
 
 // Name is the first (preferred) exported name of s.
