@@ -133,3 +133,12 @@ type KernelAttributer interface {
 type Simulator interface {
 	Simulate(backendName string, presets []string) (Driver, error)
 }
+
+// UncachedCompiler is implemented by a Module whose compile the backend's
+// kernel cache could neither serve nor keep (a CUDA program with a computed
+// #include, say): UncachedReason says why ("" when it was cached), and the
+// root package logs it, so a program that compiles on every run is
+// explained.
+type UncachedCompiler interface {
+	UncachedReason() string
+}

@@ -3,11 +3,14 @@
 // without the CUDA toolkit. It compiles nothing: the "PTX" of a program is
 // its source text followed by one line ".entry LOWERED" per name
 // expression, and a program whose source contains "#error" fails with
-// NVRTC_ERROR_COMPILATION and that line in the log. The lowered name of a
+// NVRTC_ERROR_COMPILATION and that line in the log, as does one with a name
+// expression whose identifier (up to '<') the source lacks. The lowered name of a
 // name expression is "_Z" followed by the expression's letters and digits
 // (a stand-in for a mangled name: distinct for distinct expressions of the
 // tests). The CUBIN, for an sm_XY architecture, is the same text. The
-// library reports NVRTC 13.0 and the architectures 75 to 120.
+// library reports NVRTC 99.0 (a version no real NVRTC has, so its results
+// never share kernel-cache keys with a real one's, even in a shared cache
+// directory) and the architectures 75 to 120.
 //
 // When $FAKENVRTC_LOG names a file, each nvrtcCompileProgram appends one line
 // to it: "compile NAME" and the options, separated by '|', for tests to read.
@@ -61,7 +64,7 @@ static const char *names[] = {"NVRTC_SUCCESS", "NVRTC_ERROR_OUT_OF_MEMORY", "NVR
 	"NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION", "NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID", "NVRTC_ERROR_INTERNAL_ERROR"};
 
 const char *nvrtcGetErrorString(int r) { return r >= 0 && r < 12 ? names[r] : "NVRTC_ERROR unknown"; }
-int nvrtcVersion(int *major, int *minor) { *major = 13; *minor = 0; return 0; }
+int nvrtcVersion(int *major, int *minor) { *major = 99; *minor = 0; return 0; }
 int nvrtcGetNumSupportedArchs(int *n) { *n = 6; return 0; }
 int nvrtcGetSupportedArchs(int *a) { int v[] = {75, 80, 86, 89, 90, 120}; memcpy(a, v, sizeof v); return 0; }
 
@@ -105,6 +108,15 @@ int nvrtcCompileProgram(prog *p, int n, const char *const *opts) {
 		const char *end = strchr(err, '\n'); size_t k = end ? (size_t)(end - err) : strlen(err);
 		p->log = malloc(k + 64); snprintf(p->log, k + 64, "%s(1): error: %.*s\n", p->name, (int)k, err);
 		return 6;
+	}
+	for (int i = 0; i < p->n; i++) {
+		size_t k = strcspn(p->exprs[i], "< ");
+		char id[256]; snprintf(id, sizeof id, "%.*s", (int)(k < 200 ? k : 200), p->exprs[i]);
+		if (!strstr(p->src, id)) {
+			p->log = malloc(512);
+			snprintf(p->log, 512, "%s(1): error: identifier \"%s\" is undefined\n", p->name, id);
+			return 6;
+		}
 	}
 	size_t size = strlen(p->src) + 2;
 	for (int i = 0; i < p->n; i++) size += strlen(p->lowered[i]) + 9;

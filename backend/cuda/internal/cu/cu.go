@@ -49,6 +49,9 @@ const (
 	ErrorPrimaryContextActive       Result = 708
 	ErrorUnsupportedPTXVersion      Result = 222
 	ErrorSharedObjectSymbolNotFound Result = 302
+	ErrorNoBinaryForGPU             Result = 209
+	ErrorInvalidPTX                 Result = 218
+	ErrorInvalidSource              Result = 300
 )
 
 // Err converts r to an error for operation op: nil for Success, else an

@@ -1,0 +1,232 @@
+package cuda
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anygpu/gpu"
+	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/internal/fakenvrtc"
+	"github.com/anygpu/gpu/nvrtc"
+	"github.com/stretchr/testify/require"
+)
+
+// The tests of this file run the backend over the fake libcuda and the fake
+// NVRTC (built with the C compiler; they skip without one): what reaches
+// the driver and the compiler, read from the fakes' logs.
+
+// fakeStack is a device over the fake driver and the fake NVRTC, with the
+// files the fakes log to.
+type fakeStack struct {
+	dev       *gpu.Device
+	cudaLog   string
+	nvrtcLog  string
+	cudaInc   string // the CUDA header directory NVRTC gets
+	stampLine string // makes this test's sources unlike any other's
+}
+
+func openFake(t *testing.T) *fakeStack {
+	t.Helper()
+	lib := fakeDriver(t)
+	dir := t.TempDir()
+	nv, err := fakenvrtc.Build(dir)
+	if err != nil {
+		t.Skipf("cannot build the fake NVRTC: %v", err)
+	}
+	s := &fakeStack{cudaLog: filepath.Join(dir, "cuda.log"), nvrtcLog: filepath.Join(dir, "nvrtc.log"),
+		cudaInc: filepath.Join(dir, "cuda-include"), stampLine: fmt.Sprintf("// %s %d\n", t.Name(), time.Now().UnixNano())}
+	require.NoError(t, os.MkdirAll(s.cudaInc, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(s.cudaInc, "cuda_fp16.h"), []byte("// half\n"), 0o644))
+	t.Setenv(EnvLibrary, lib)
+	t.Setenv(nvrtc.EnvLibrary, nv)
+	t.Setenv(nvrtc.EnvInclude, s.cudaInc)
+	t.Setenv("FAKECUDA_LOG", s.cudaLog)
+	t.Setenv("FAKENVRTC_LOG", s.nvrtcLog)
+	s.dev, err = gpu.OpenDriver(context.Background(), Driver{}, 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.dev.Close() })
+	return s
+}
+
+// lines returns the lines of a fake's log that start with prefix.
+func lines(t *testing.T, path, prefix string) []string {
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	require.NoError(t, err)
+	var out []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, prefix) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// TestKernelNamesOverFakes: C++ kernel names reach NVRTC as name
+// expressions, either listed at Compile (one compile) or asked for later
+// (one more compile per name), and the lowered name is what the driver is
+// asked for.
+func TestKernelNamesOverFakes(t *testing.T) {
+	s := openFake(t)
+	ctx := context.Background()
+	src := s.stampLine + `#include <cuda_fp16.h>
+template <typename T, int N> __global__ void softmax(T* x) {}
+extern "C" __global__ void plain(float* x) {}
+`
+	m, err := s.dev.Compile(ctx, gpu.Source{Name: "names", CUDA: src}, gpu.KernelNames("softmax<float, 128>"))
+	require.NoError(t, err)
+	defer m.Close()
+	require.Len(t, lines(t, s.nvrtcLog, "compile"), 1)
+	for _, tc := range []struct {
+		name, symbol string
+		compiles     int // NVRTC runs so far
+	}{
+		{"softmax<float, 128>", "_Zsoftmaxfloat128", 1},
+		{"plain", "plain", 1},
+		{"softmax<double, 64>", "_Zsoftmaxdouble64", 2}, // not listed: compiled again for it
+		{"softmax<double, 64>", "_Zsoftmaxdouble64", 2}, // the root keeps the kernel
+	} {
+		k, err := m.Kernel(tc.name)
+		require.NoError(t, err, tc.name)
+		require.Equal(t, tc.name, k.Name())
+		require.Len(t, lines(t, s.nvrtcLog, "compile"), tc.compiles, tc.name)
+		require.NotEmpty(t, lines(t, s.cudaLog, "getfunction "+tc.symbol), tc.name)
+	}
+	// A name that is in no form in the source.
+	_, err = m.Kernel("missing")
+	require.Equal(t, errors.InvalidArgument, errors.CategoryOf(err))
+	require.Contains(t, err.Error(), `no entry point "missing"`)
+	require.Contains(t, errors.Hint(err), "softmax<float, 128>")
+	require.Contains(t, errors.LogOf(err), `identifier "missing" is undefined`, "NVRTC's reason comes with it")
+}
+
+// TestModuleCacheOverFakes: a second Compile of the same source and options
+// is served by the device's module cache (no NVRTC run, no module load); a
+// changed option, source or header is a miss; closing a Module keeps the
+// cached code loaded for the next Compile.
+func TestModuleCacheOverFakes(t *testing.T) {
+	s := openFake(t)
+	ctx := context.Background()
+	user := t.TempDir()
+	hdr := filepath.Join(user, "scale.h")
+	require.NoError(t, os.WriteFile(hdr, []byte("#define SCALE 2\n"), 0o644))
+	src := gpu.Source{Name: "cached", CUDA: s.stampLine + "#include \"scale.h\"\nextern \"C\" __global__ void k(float* x) {}\n"}
+	loads := func() int { return len(lines(t, s.cudaLog, "load")) }
+	compile := func(opts ...gpu.CompileOption) {
+		t.Helper()
+		m, err := s.dev.Compile(ctx, src, opts...)
+		require.NoError(t, err)
+		_, err = m.Kernel("k")
+		require.NoError(t, err)
+		require.NoError(t, m.Close())
+	}
+	inc := gpu.IncludePath(user)
+	compile(inc)
+	require.Equal(t, 1, loads())
+	nv := len(lines(t, s.nvrtcLog, "compile"))
+	require.Equal(t, 1, nv)
+
+	for _, step := range []struct {
+		name   string
+		change func()
+		opts   []gpu.CompileOption
+		load   bool // a new module load
+	}{
+		{"same source and options: the cached module", func() {}, []gpu.CompileOption{inc}, false},
+		{"another option", func() {}, []gpu.CompileOption{inc, gpu.Define("X", "1")}, true},
+		{"back to the first options: still cached", func() {}, []gpu.CompileOption{inc}, false},
+		{"the included header changed", func() {
+			require.NoError(t, os.WriteFile(hdr, []byte("#define SCALE 3 // longer\n"), 0o644))
+		}, []gpu.CompileOption{inc}, true},
+		{"the CUDA header directory's contents do not matter when not included", func() {
+			require.NoError(t, os.WriteFile(filepath.Join(s.cudaInc, "cuda_bf16.h"), []byte("x"), 0o644))
+		}, []gpu.CompileOption{inc}, false},
+	} {
+		before := loads()
+		step.change()
+		compile(step.opts...)
+		if step.load {
+			require.Equal(t, before+1, loads(), step.name)
+		} else {
+			require.Equal(t, before, loads(), step.name)
+		}
+	}
+	require.Len(t, lines(t, s.cudaLog, "unload"), 1, "closing Modules leaves cached code loaded; only the module of the old header went")
+	require.NoError(t, s.dev.Close())
+	require.NotEmpty(t, lines(t, s.cudaLog, "unload"), "the device unloads its cache when it closes")
+}
+
+// TestSourceBinariesOverFakes: PTX, CUBIN and fatbin sources load without
+// NVRTC; PTX with launch bounds, a register cap or an optimisation level
+// loads through cuModuleLoadDataEx with the JIT options; a CUDA source with
+// them is compiled to PTX.
+func TestSourceBinariesOverFakes(t *testing.T) {
+	s := openFake(t)
+	ctx := context.Background()
+	ptx := s.stampLine + ".version 8.0\n.target sm_90\n.visible .entry scale(\n.param .u64 x\n)\n{\nret;\n}\n"
+	for _, tc := range []struct {
+		name string
+		src  gpu.Source
+		opts []gpu.CompileOption
+		log  string // the fake driver's line for the load
+	}{
+		{"PTX", gpu.Source{Name: "p", PTX: ptx}, nil, "load "},
+		{"CUBIN", gpu.Source{Name: "c", CUBIN: []byte(ptx + "cubin")}, nil, "load "},
+		{"fatbin", gpu.Source{Name: "f", Fatbin: []byte(ptx + "fatbin")}, nil, "load "},
+		{"PTX with JIT options", gpu.Source{Name: "j", PTX: ptx + "// j\n"},
+			[]gpu.CompileOption{gpu.MaxRegisters(64), gpu.LaunchBounds(256), gpu.OptimizationLevel(3)}, "loadex "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(lines(t, s.nvrtcLog, "compile"))
+			m, err := s.dev.Compile(ctx, tc.src, tc.opts...)
+			require.NoError(t, err)
+			defer m.Close()
+			_, err = m.Kernel("scale")
+			require.NoError(t, err)
+			require.Equal(t, before, len(lines(t, s.nvrtcLog, "compile")), "no NVRTC run")
+			got := lines(t, s.cudaLog, tc.log)
+			require.NotEmpty(t, got)
+			if tc.log == "loadex " {
+				require.True(t, strings.HasSuffix(got[len(got)-1], " 0=64 1=256 7=3"), got[len(got)-1])
+			}
+		})
+	}
+	t.Run("CUDA with launch bounds: PTX, loaded with the JIT options", func(t *testing.T) {
+		m, err := s.dev.Compile(ctx, gpu.Source{Name: "lb", CUDA: s.stampLine + `extern "C" __global__ void k() {}`},
+			gpu.LaunchBounds(128), gpu.MaxRegisters(32))
+		require.NoError(t, err)
+		defer m.Close()
+		c := lines(t, s.nvrtcLog, "compile")
+		require.Contains(t, c[len(c)-1], "--gpu-architecture=compute_90")
+		require.Contains(t, c[len(c)-1], "--maxrregcount=32")
+		l := lines(t, s.cudaLog, "loadex ")
+		require.True(t, strings.HasSuffix(l[len(l)-1], " 0=32 1=128"), l[len(l)-1])
+	})
+	for _, tc := range []struct {
+		name string
+		opt  gpu.CompileOption
+		want string
+	}{
+		{"registers", gpu.MaxRegisters(300), "MaxRegisters(300)"},
+		{"launch bounds beyond the device", gpu.LaunchBounds(4096), "LaunchBounds(4096) exceeds"},
+		{"optimisation level", gpu.OptimizationLevel(5), "OptimizationLevel(5)"},
+		{"empty include path", gpu.IncludePath(""), "IncludePath"},
+		{"empty kernel name", gpu.KernelNames(" "), "KernelNames"},
+	} {
+		t.Run("refused: "+tc.name, func(t *testing.T) {
+			_, err := s.dev.Compile(ctx, gpu.Source{Name: "bad", PTX: ptx}, tc.opt)
+			require.Equal(t, errors.InvalidArgument, errors.CategoryOf(err), "%v", err)
+			require.Contains(t, err.Error(), tc.want)
+		})
+	}
+	_, err := s.dev.Compile(ctx, gpu.Source{Name: "none", GLSL: "x"})
+	require.Equal(t, errors.NotSupported, errors.CategoryOf(err))
+	require.Contains(t, err.Error(), "Source.PTX")
+}
