@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/anygpu/gpu"
+	"github.com/anygpu/gpu/backend/cuda/internal/fakecuda"
 	"github.com/anygpu/gpu/errors"
 	"github.com/anygpu/gpu/internal/fakenvrtc"
 	"github.com/anygpu/gpu/nvrtc"
@@ -229,4 +230,62 @@ func TestSourceBinariesOverFakes(t *testing.T) {
 	_, err := s.dev.Compile(ctx, gpu.Source{Name: "none", GLSL: "x"})
 	require.Equal(t, errors.NotSupported, errors.CategoryOf(err))
 	require.Contains(t, err.Error(), "Source.PTX")
+}
+
+// BenchmarkCompileWarm is a second Compile of the same source and options
+// in one process (the issue's target: at most 0.05 ms): over the fake driver
+// and NVRTC here, on the GPU when one is present
+// (ANYGPU_BENCH_REAL=1 go test -run '^$' -bench CompileWarm ./backend/cuda).
+func BenchmarkCompileWarm(b *testing.B) {
+	var dev *gpu.Device
+	if os.Getenv("ANYGPU_BENCH_REAL") != "" {
+		dev = openGPU(b)
+	} else {
+		dev = openFakeB(b)
+	}
+	ctx := context.Background()
+	src := gpu.Source{Name: "warm", CUDA: `#include <cuda_fp16.h>
+extern "C" __global__ void saxpy(float* y, const float* x, float a, unsigned n) {
+	unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) y[i] = a * x[i] + y[i];
+}
+`}
+	m, err := dev.Compile(ctx, src, gpu.FastMath())
+	require.NoError(b, err)
+	require.NoError(b, m.Close())
+	b.ResetTimer()
+	for b.Loop() {
+		m, err := dev.Compile(ctx, src, gpu.FastMath())
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = m.Close()
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/compile")
+}
+
+// openFakeB is openFake for a benchmark.
+func openFakeB(b *testing.B) *gpu.Device {
+	b.Helper()
+	dir := b.TempDir()
+	lib, err := fakecuda.Build(dir)
+	if err != nil {
+		b.Skipf("cannot build the fake driver: %v", err)
+	}
+	nvdir := filepath.Join(dir, "nvrtc")
+	require.NoError(b, os.MkdirAll(nvdir, 0o755))
+	nv, err := fakenvrtc.Build(nvdir)
+	if err != nil {
+		b.Skipf("cannot build the fake NVRTC: %v", err)
+	}
+	inc := filepath.Join(dir, "include")
+	require.NoError(b, os.MkdirAll(inc, 0o755))
+	require.NoError(b, os.WriteFile(filepath.Join(inc, "cuda_fp16.h"), []byte("// half\n"), 0o644))
+	b.Setenv(EnvLibrary, lib)
+	b.Setenv(nvrtc.EnvLibrary, nv)
+	b.Setenv(nvrtc.EnvInclude, inc)
+	dev, err := gpu.OpenDriver(context.Background(), Driver{}, 0)
+	require.NoError(b, err)
+	b.Cleanup(func() { _ = dev.Close() })
+	return dev
 }
