@@ -142,3 +142,26 @@ type Simulator interface {
 type UncachedCompiler interface {
 	UncachedReason() string
 }
+
+// LaunchOptions are what a launch asks for beyond its geometry and
+// arguments.
+type LaunchOptions struct {
+	// SharedMemBytes is the dynamic shared (threadgroup) memory per block.
+	// The root has checked it against the device's limit
+	// (DeviceInfo.SharedMemPerBlockOptin, else SharedMemPerBlock) less the
+	// kernel's static shared memory, where it knows them.
+	SharedMemBytes int
+	// Cooperative asks that every block of the grid be resident at once, so
+	// that they may synchronise with each other (CUDA:
+	// cuLaunchCooperativeKernel).
+	Cooperative bool
+}
+
+// OptionLauncher is implemented by streams that launch with LaunchOptions.
+// LaunchWithOptions is Launch (with its guarantees) plus the options; an
+// option the device cannot honour is an error of category NotSupported, an
+// amount it cannot give InvalidArgument, never a fault. Without it, the root
+// refuses a launch with options with NotSupported.
+type OptionLauncher interface {
+	LaunchWithOptions(k Kernel, grid, block Dim3, args []Arg, opts LaunchOptions) error
+}

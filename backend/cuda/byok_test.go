@@ -289,3 +289,90 @@ func openFakeB(b *testing.B) *gpu.Device {
 	b.Cleanup(func() { _ = dev.Close() })
 	return dev
 }
+
+// TestLaunchOptionsOverFakes: dynamic shared memory reaches cuLaunchKernel,
+// the opt-in happens once above 48 KiB, too much is refused before the
+// launch, and cooperative launches go through cuLaunchCooperativeKernel or
+// are refused clearly.
+func TestLaunchOptionsOverFakes(t *testing.T) {
+	s := openFake(t)
+	ctx := context.Background()
+	m, err := s.dev.Compile(ctx, gpu.Source{Name: "smem", CUDA: s.stampLine + `extern "C" __global__ void tile(float* x) { extern __shared__ float t[]; }`})
+	require.NoError(t, err)
+	defer m.Close()
+	k, err := m.Kernel("tile")
+	require.NoError(t, err)
+	buf, err := s.dev.Alloc(1024)
+	require.NoError(t, err)
+	defer buf.Close()
+	st := s.dev.DefaultStream()
+	const optin = 232448 // the fake H200's shared memory per block, opted in
+	for _, tc := range []struct {
+		name    string
+		cfg     gpu.LaunchConfig
+		cat     errors.Category // 0: the launch succeeds
+		launch  string          // the fake driver's log line, for a launch
+		optIn   []string        // cuFuncSetAttribute lines this launch adds
+		message string
+	}{
+		{name: "no options: a plain launch", cfg: gpu.LaunchConfig{Grid: gpu.Dim3{X: 2}, Block: gpu.Dim3{X: 64}},
+			launch: "launch tile smem=0 grid=2,1,1 block=64,1,1"},
+		{name: "32 KiB: within the default", cfg: gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 128}, SharedMemBytes: 32 << 10},
+			launch: "launch tile smem=32768 grid=1,1,1 block=128,1,1"},
+		{name: "100 KiB: opted in first", cfg: gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 128}, SharedMemBytes: 100 << 10},
+			launch: "launch tile smem=102400", optIn: []string{"setattribute tile 8=102400", "setattribute tile 9=100"}},
+		{name: "90 KiB: within the opt-in already made", cfg: gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 128}, SharedMemBytes: 90 << 10},
+			launch: "launch tile smem=92160"},
+		{name: "all the device has", cfg: gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 32}, SharedMemBytes: optin},
+			launch: "launch tile smem=232448", optIn: []string{"setattribute tile 8=232448", "setattribute tile 9=100"}},
+		{name: "one byte more than the device has", cfg: gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 32}, SharedMemBytes: optin + 1},
+			cat: errors.InvalidArgument, message: "exceeds the device's 232448 bytes"},
+		{name: "negative", cfg: gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 32}, SharedMemBytes: -1},
+			cat: errors.InvalidArgument, message: "negative"},
+		{name: "cooperative", cfg: gpu.LaunchConfig{Grid: gpu.Dim3{X: 264}, Block: gpu.Dim3{X: 256}, Cooperative: true},
+			launch: "cooperative tile smem=0 grid=264,1,1 block=256,1,1"},
+		{name: "cooperative with shared memory", cfg: gpu.LaunchConfig{Grid: gpu.Dim3{X: 132}, Block: gpu.Dim3{X: 256}, SharedMemBytes: 200 << 10, Cooperative: true},
+			launch: "cooperative tile smem=204800"},
+		{name: "cooperative grid larger than the device holds at once", cfg: gpu.LaunchConfig{Grid: gpu.Dim3{X: 133}, Block: gpu.Dim3{X: 256}, SharedMemBytes: 200 << 10, Cooperative: true},
+			cat: errors.InvalidArgument, message: "only 132 (1 per SM × 132 SMs)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			launches := len(lines(t, s.cudaLog, "launch")) + len(lines(t, s.cudaLog, "cooperative"))
+			attrs := len(lines(t, s.cudaLog, "setattribute"))
+			err := st.LaunchWith(k, tc.cfg, gpu.Buf(buf))
+			if tc.cat != 0 {
+				require.Equal(t, tc.cat, errors.CategoryOf(err), "%v", err)
+				require.Contains(t, err.Error(), tc.message)
+				require.NotEmpty(t, errors.Hint(err))
+				require.Equal(t, launches, len(lines(t, s.cudaLog, "launch"))+len(lines(t, s.cudaLog, "cooperative")), "nothing reached the driver")
+				return
+			}
+			require.NoError(t, err)
+			all := append(lines(t, s.cudaLog, "launch"), lines(t, s.cudaLog, "cooperative")...)
+			require.Len(t, all, launches+1)
+			require.NotEmpty(t, lines(t, s.cudaLog, tc.launch))
+			if got := lines(t, s.cudaLog, "setattribute")[attrs:]; len(tc.optIn) == 0 {
+				require.Empty(t, got, "no opt-in")
+			} else {
+				require.Equal(t, tc.optIn, got, "opt-in calls")
+			}
+		})
+	}
+	require.NoError(t, st.Synchronize(ctx))
+}
+
+// TestCooperativeUnsupportedOverFakes: a device whose attribute says no
+// refuses a cooperative launch with NotSupported.
+func TestCooperativeUnsupportedOverFakes(t *testing.T) {
+	t.Setenv("FAKECUDA_ATTR_95", "0") // CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH
+	s := openFake(t)
+	m, err := s.dev.Compile(context.Background(), gpu.Source{Name: "c", CUDA: s.stampLine + `extern "C" __global__ void k() {}`})
+	require.NoError(t, err)
+	defer m.Close()
+	k, err := m.Kernel("k")
+	require.NoError(t, err)
+	err = s.dev.DefaultStream().LaunchWith(k, gpu.LaunchConfig{Grid: gpu.Dim3{X: 1}, Block: gpu.Dim3{X: 32}, Cooperative: true})
+	require.Equal(t, errors.NotSupported, errors.CategoryOf(err), "%v", err)
+	require.Contains(t, err.Error(), "cannot launch cooperatively")
+	require.Empty(t, lines(t, s.cudaLog, "cooperative"))
+}

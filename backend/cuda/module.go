@@ -483,6 +483,9 @@ type kernel struct {
 	attrOnce sync.Once
 	attrs    backend.KernelAttributes
 	attrErr  error
+
+	sharedMu  sync.Mutex
+	dynShared int // the dynamic shared memory the kernel was opted in to; 0 = the default
 }
 
 var (

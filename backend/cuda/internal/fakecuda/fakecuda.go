@@ -3,7 +3,8 @@
 // without an NVIDIA driver. The library exports every symbol the backend
 // resolves; cuInit returns $FAKECUDA_INIT (default 0), cuDeviceGetCount
 // $FAKECUDA_COUNT (default 1), cuDriverGetVersion $FAKECUDA_VERSION (default
-// 13000); attributes are an H200's; every other function returns
+// 13000); attributes are an H200's, each overridden by $FAKECUDA_ATTR_<n>
+// (n the CUdevice_attribute's value); every other function returns
 // $FAKECUDA_DEFAULT, read once (default 801, CUDA_ERROR_NOT_SUPPORTED), and
 // writes nothing.
 //
@@ -97,7 +98,7 @@ int cuDeviceGetAttribute(int *v, int a, int d) {
 	switch (a) {
 `)
 	for a, v := range Attributes {
-		fmt.Fprintf(&b, "\tcase %d: *v = %d; return 0;\n", int(a), v)
+		fmt.Fprintf(&b, "\tcase %d: *v = envint(\"FAKECUDA_ATTR_%d\", %d); return 0;\n", int(a), int(a), v)
 	}
 	b.WriteString("\t}\n\t*v = 0;\n\treturn 0;\n}\n")
 	done := map[string]bool{"cuInit": true, "cuDriverGetVersion": true, "cuDeviceGetCount": true, "cuDeviceGet": true,
@@ -207,7 +208,7 @@ int cuModuleGetFunction(ffunc **f, fmodule *m, const char *name) {
 `},
 	{"cuFuncSetAttribute", `int cuFuncSetAttribute(ffunc *f, int a, int v) {
 	flog("setattribute %s %d=%d", f->name, a, v);
-	if (a == 8) { if (v < 0 || v > 232448 - 1024) return 1; f->maxdyn = v; }
+	if (a == 8) { if (v < 0 || v > 232448) return 1; f->maxdyn = v; }
 	if (a == 9) f->carveout = v;
 	return 0;
 }
@@ -215,6 +216,13 @@ int cuModuleGetFunction(ffunc **f, fmodule *m, const char *name) {
 	{"cuLaunchKernel", `int cuLaunchKernel(ffunc *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem, void *s, void **params, void **extra) {
 	if ((int)smem > f->maxdyn) { flog("launch %s smem=%u refused", f->name, smem); return 1; }
 	flog("launch %s smem=%u grid=%u,%u,%u block=%u,%u,%u", f->name, smem, gx, gy, gz, bx, by, bz);
+	return 0;
+}
+`},
+	{"cuOccupancyMaxActiveBlocksPerMultiprocessor", `int cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, ffunc *f, int bs, size_t smem) {
+	*n = bs > 0 ? 2048 / bs : 0;
+	if (*n > 32) *n = 32;
+	if (smem) { int s = (int)(233472 / (smem + 1024)); if (s < *n) *n = s; }
 	return 0;
 }
 `},
