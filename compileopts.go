@@ -39,10 +39,11 @@ func MaxRegisters(n int) CompileOption {
 	return func(o *backend.CompileOptions) { o.MaxRegisters = n }
 }
 
-// LaunchBounds promises that no launch of the module's kernels uses blocks
-// of more than maxThreadsPerBlock threads, so the compiler can spend
-// registers accordingly (CUDA: the module is compiled to PTX and loaded with
-// CU_JIT_THREADS_PER_BLOCK). A launch with a larger block then fails.
+// LaunchBounds tells the compiler the block size the module's kernels are
+// launched with, so that it limits each thread's registers to what lets a
+// block of maxThreadsPerBlock threads run (CUDA: the module is compiled to
+// PTX and loaded with CU_JIT_THREADS_PER_BLOCK, which, unlike
+// __launch_bounds__ in the source, does not forbid larger blocks).
 func LaunchBounds(maxThreadsPerBlock int) CompileOption {
 	return func(o *backend.CompileOptions) { o.MaxThreadsPerBlock = maxThreadsPerBlock }
 }

@@ -130,8 +130,8 @@ type CompileOptions struct {
 	KernelNames []string
 	// MaxRegisters caps the registers per thread; 0 = no cap.
 	MaxRegisters int
-	// MaxThreadsPerBlock is the launch bound: no launch of the module's
-	// kernels uses larger blocks, and the compiler may assume it; 0 = none.
+	// MaxThreadsPerBlock is the launch bound: the compiler limits registers
+	// so that blocks of this many threads can run; 0 = none.
 	MaxThreadsPerBlock int
 	// OptLevel is the device code optimisation level, 0 (none) to 4 (the
 	// most, the default); nil = the compiler's default.
