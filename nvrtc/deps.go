@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -34,17 +35,39 @@ type Dependency struct {
 	Size    int64     // its size; 0 when missing
 	ModTime time.Time // its modification time; zero when missing
 	Hash    string    // SHA-256 of its contents (hex); "" when missing
+
+	// racy: the file was modified so shortly before it was read that an
+	// edit of the same size within the file system's timestamp granularity
+	// would keep its modification time: Changed compares contents then.
+	racy bool
 }
 
-// Changed reports whether the file at d.Path is no longer what d recorded
-// (by existence, size and modification time: a cheap check, for caches
-// that already hold the result of a compile).
+// racyWindow is the timestamp granularity the cheap checks allow for:
+// coarser than any common file system's (ext4 and APFS: 1 ns; HFS+ and
+// some network file systems: 1 s; FAT: 2 s).
+const racyWindow = 2 * time.Second
+
+// Changed reports whether the file at d.Path is no longer what d recorded:
+// by existence, size and modification time (a cheap check, for caches that
+// already hold the result of a compile), and by contents when the file had
+// been modified just before it was read.
 func (d Dependency) Changed() bool {
 	fi, err := os.Stat(d.Path)
 	if err != nil || fi.IsDir() {
 		return d.Exists
 	}
-	return !d.Exists || fi.Size() != d.Size || !fi.ModTime().Equal(d.ModTime)
+	if !d.Exists || fi.Size() != d.Size || !fi.ModTime().Equal(d.ModTime) {
+		return true
+	}
+	if !d.racy {
+		return false
+	}
+	data, err := os.ReadFile(d.Path)
+	if err != nil {
+		return true
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]) != d.Hash
 }
 
 // includeRE finds #include and #include_next directives: the delimiter and
@@ -132,27 +155,58 @@ func (w *depWalk) include(name string, quoted bool, dir string) {
 			}
 			continue
 		}
-		data, fi, err := readFile(p)
+		d, text, err := readHeader(p)
 		if err != nil {
 			w.deps[p] = Dependency{Path: p}
 			continue
 		}
-		sum := sha256.Sum256(data)
-		w.deps[p] = Dependency{Path: p, Exists: true, Size: fi.Size(), ModTime: fi.ModTime(), Hash: hex.EncodeToString(sum[:])}
-		w.text(string(data), filepath.Dir(p))
+		w.deps[p] = d
+		w.text(text, filepath.Dir(p))
 		return
 	}
 }
 
-// readFile reads a regular file with its metadata.
-func readFile(p string) ([]byte, os.FileInfo, error) {
+// header is a header file as read once: its dependency record and text.
+type header struct {
+	dep  Dependency
+	text string
+}
+
+// headers keeps the headers read in this process, by path, so that a
+// program's next compile (another option, another source including the same
+// CUDA headers) costs a stat per header instead of a read and a hash; an
+// entry is used only while the file's size and modification time are
+// unchanged.
+var headers sync.Map // path -> *header
+
+// readHeader returns the dependency record and text of the regular file p.
+func readHeader(p string) (Dependency, string, error) {
 	fi, err := os.Stat(p)
 	if err != nil {
-		return nil, nil, err
+		return Dependency{}, "", err
 	}
 	if fi.IsDir() {
-		return nil, nil, os.ErrNotExist
+		return Dependency{}, "", os.ErrNotExist
 	}
+	if v, ok := headers.Load(p); ok {
+		h := v.(*header)
+		if !h.dep.racy && h.dep.Size == fi.Size() && h.dep.ModTime.Equal(fi.ModTime()) {
+			return h.dep, h.text, nil
+		}
+	}
+	readAt := time.Now()
 	data, err := os.ReadFile(p)
-	return data, fi, err
+	if err != nil {
+		return Dependency{}, "", err
+	}
+	sum := sha256.Sum256(data)
+	h := &header{dep: Dependency{Path: p, Exists: true, Size: fi.Size(), ModTime: fi.ModTime(), Hash: hex.EncodeToString(sum[:]),
+		racy: readAt.Sub(fi.ModTime()) < racyWindow}, text: string(data)}
+	if int64(len(data)) != fi.Size() {
+		// Changed while being read: use it, but keep no memo of it.
+		h.dep.Size = -1
+		return h.dep, h.text, nil
+	}
+	headers.Store(p, h)
+	return h.dep, h.text, nil
 }

@@ -227,6 +227,19 @@ func TestDependencyChanged(t *testing.T) {
 	require.True(t, byPath[filepath.Join(dir, "absent.h")].Changed(), "created")
 	require.NoError(t, os.Chtimes(p, time.Now(), time.Now().Add(time.Hour)))
 	require.True(t, byPath[p].Changed())
+
+	// A same-size edit within the file system's timestamp granularity
+	// keeps the modification time: a record of a file modified just before
+	// it was read is checked by contents.
+	write(t, p, "ac")
+	recent, why := dependencies("#include <h.h>\n", nil, []string{dir})
+	require.Empty(t, why)
+	require.False(t, recent[0].Changed())
+	write(t, p, "ad")
+	require.NoError(t, os.Chtimes(p, recent[0].ModTime, recent[0].ModTime))
+	require.True(t, recent[0].Changed(), "caught by contents")
+	again, _ := dependencies("#include <h.h>\n// again\n", nil, []string{dir})
+	require.NotEqual(t, recent[0].Hash, again[0].Hash, "the process's memo of a racy file is not trusted either")
 }
 
 // TestFakeCompileErrors: the fake NVRTC's compile error reaches the caller
