@@ -165,3 +165,13 @@ type LaunchOptions struct {
 type OptionLauncher interface {
 	LaunchWithOptions(k Kernel, grid, block Dim3, args []Arg, opts LaunchOptions) error
 }
+
+// Borrower is implemented by devices that can use memory another library
+// allocated: Borrow wraps the native handle (a CUdeviceptr on CUDA) of size
+// bytes as a Buffer without copying, after checking what the native API can
+// tell (that it is memory of this device, at least size bytes long). The
+// Buffer's Close frees nothing; the device's Close leaves it alone. Without
+// it, the root's Device.Borrow is NotSupported.
+type Borrower interface {
+	Borrow(handle uintptr, size int64) (Buffer, error)
+}

@@ -380,3 +380,59 @@ func TestCooperativeUnsupportedOverFakes(t *testing.T) {
 	require.Contains(t, err.Error(), "cannot launch cooperatively")
 	require.Empty(t, lines(t, s.cudaLog, "cooperative"))
 }
+
+// TestBorrowOverFakes: device memory another library allocated is used in
+// place through a borrowed Buffer, checked against what the driver reports,
+// and never freed by it.
+func TestBorrowOverFakes(t *testing.T) {
+	s := openFake(t)
+	own, err := s.dev.Alloc(4096) // stands in for another library's allocation
+	require.NoError(t, err)
+	defer own.Close()
+	h, err := own.NativeHandle()
+	require.NoError(t, err)
+	live := s.dev.Stats()
+
+	b, err := s.dev.Borrow(h, 4096)
+	require.NoError(t, err)
+	require.True(t, b.Borrowed())
+	require.False(t, own.Borrowed())
+	got, err := b.NativeHandle()
+	require.NoError(t, err)
+	require.Equal(t, h, got, "the same device pointer: no copy")
+	data := []byte("written through the borrowed buffer")
+	_, err = b.WriteAt(data, 100)
+	require.NoError(t, err)
+	back := make([]byte, len(data))
+	_, err = own.ReadAt(back, 100)
+	require.NoError(t, err)
+	require.Equal(t, data, back, "the borrowed buffer is the owner's memory")
+	require.NoError(t, b.Close())
+	require.Empty(t, lines(t, s.cudaLog, fmt.Sprintf("free %x", h)), "closing a borrowed buffer frees nothing")
+	require.Equal(t, live.LiveBytes, s.dev.Stats().LiveBytes, "borrowed memory is not counted")
+	_, err = own.ReadAt(back, 0)
+	require.NoError(t, err, "the owner's memory is still there")
+
+	for _, tc := range []struct {
+		name   string
+		handle uintptr
+		size   int64
+		env    string
+		want   string
+	}{
+		{"zero handle", 0, 16, "", "non-zero handle"},
+		{"zero size", h, 0, "", "positive size"},
+		{"unknown to the driver", 0xdead000, 16, "", "does not know the address"},
+		{"past the allocation", h, 2 << 20, "", "run past its allocation"},
+		{"another GPU's memory", h, 16, "1", "memory of GPU 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.env != "" {
+				t.Setenv("FAKECUDA_POINTER_DEVICE", tc.env)
+			}
+			_, err := s.dev.Borrow(tc.handle, tc.size)
+			require.Equal(t, errors.InvalidArgument, errors.CategoryOf(err), "%v", err)
+			require.Contains(t, err.Error(), tc.want)
+		})
+	}
+}

@@ -416,3 +416,38 @@ func TestCorpus16Binaries(t *testing.T) {
 		t.Logf("attributes with launch bounds 128, 32 registers, -O3: %+v", a)
 	})
 }
+
+// TestCorpus16Borrow runs a kernel in place on memory borrowed by its
+// device pointer (here from another Buffer, as from another library).
+func TestCorpus16Borrow(t *testing.T) {
+	dev := openGPU(t)
+	ctx := context.Background()
+	const n = 4096
+	xs := make([]uint32, n)
+	for i := range xs {
+		xs[i] = uint32(i)
+	}
+	owner, err := gpu.FromSlice(ctx, dev, xs)
+	require.NoError(t, err)
+	defer owner.Close()
+	h, err := owner.NativeHandle()
+	require.NoError(t, err)
+	b, err := dev.Borrow(h, 4*n)
+	require.NoError(t, err)
+	mod, err := dev.Compile(ctx, gpu.Source{Name: "ptx", PTX: corpusPTX})
+	require.NoError(t, err)
+	defer mod.Close()
+	k, err := mod.Kernel("add_one")
+	require.NoError(t, err)
+	require.NoError(t, dev.DefaultStream().Launch(k, gpu.D1(n/128), gpu.D1(128), gpu.Buf(b), gpu.U32(n)))
+	require.NoError(t, dev.DefaultStream().Synchronize(ctx))
+	require.NoError(t, b.Close())
+	got, err := gpu.ToSlice[uint32](ctx, owner)
+	require.NoError(t, err)
+	for i := range got {
+		require.Equal(t, xs[i]+1, got[i], "element %d", i)
+	}
+	_, err = dev.Borrow(h, 4*n+(64<<20))
+	require.Error(t, err, "past the allocation")
+	t.Logf("borrowing past the allocation: %v", err)
+}

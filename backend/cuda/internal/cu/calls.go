@@ -396,6 +396,46 @@ func (l *Lib) ModuleLoadDataEx(image []byte, opts []JITOption, values []uintptr)
 	return Module(m), r
 }
 
+// PointerAttribute is a CUpointer_attribute.
+type PointerAttribute int32
+
+// Pointer attributes (the type each writes in parentheses).
+const (
+	PointerMemoryType    PointerAttribute = 2  // CUmemorytype (uint32)
+	PointerDeviceOrdinal PointerAttribute = 9  // int32
+	PointerRangeStart    PointerAttribute = 11 // CUdeviceptr
+	PointerRangeSize     PointerAttribute = 12 // size_t
+)
+
+// Memory types (CU_POINTER_ATTRIBUTE_MEMORY_TYPE).
+const (
+	MemoryTypeHost    = 1
+	MemoryTypeDevice  = 2
+	MemoryTypeUnified = 4
+)
+
+// PointerGetAttribute32 is cuPointerGetAttribute for attributes of 4 bytes
+// (MemoryType, DeviceOrdinal).
+func (l *Lib) PointerGetAttribute32(a PointerAttribute, p DevicePtr) (int32, Result) {
+	if l.fn[SymPointerGetAttribute] == 0 {
+		return 0, ErrorNotSupported
+	}
+	var v int32
+	r := Result(int32(dl.Call(l.fn[SymPointerGetAttribute], uintptr(unsafe.Pointer(&v)), uintptr(a), uintptr(p))))
+	return v, r
+}
+
+// PointerGetAttribute64 is cuPointerGetAttribute for attributes of 8 bytes
+// (RangeStart, RangeSize).
+func (l *Lib) PointerGetAttribute64(a PointerAttribute, p DevicePtr) (uint64, Result) {
+	if l.fn[SymPointerGetAttribute] == 0 {
+		return 0, ErrorNotSupported
+	}
+	var v uint64
+	r := Result(int32(dl.Call(l.fn[SymPointerGetAttribute], uintptr(unsafe.Pointer(&v)), uintptr(a), uintptr(p))))
+	return v, r
+}
+
 // FuncAttribute is a CUfunction_attribute.
 type FuncAttribute int32
 

@@ -138,6 +138,7 @@ const (
 	SymCtxSynchronize
 	SymLaunchCooperativeKernel
 	SymModuleLoadDataEx
+	SymPointerGetAttribute
 	numSyms
 )
 
@@ -200,6 +201,7 @@ var symNames = [numSyms][]string{
 	SymCtxSynchronize:                            {"cuCtxSynchronize"},
 	SymLaunchCooperativeKernel:                   {"cuLaunchCooperativeKernel"},
 	SymModuleLoadDataEx:                          {"cuModuleLoadDataEx"},
+	SymPointerGetAttribute:                       {"cuPointerGetAttribute"},
 }
 
 // Name is the first (preferred) exported name of s.

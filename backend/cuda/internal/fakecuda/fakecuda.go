@@ -19,7 +19,9 @@
 // the driver does. cuDevicePrimaryCtxRetain returns $FAKECUDA_RETAIN when it
 // is set and not 0. When $FAKECUDA_LOG names a file, the module, function
 // and launch calls append a line each to it ("launch NAME smem=N", ...), for
-// tests to read.
+// tests to read. cuPointerGetAttribute describes every address as the start
+// of 1 MiB of device memory of device $FAKECUDA_POINTER_DEVICE (default 0),
+// except 0xdead000, which it does not know (CUDA_ERROR_INVALID_VALUE).
 package fakecuda
 
 import (
@@ -145,7 +147,18 @@ static __thread void *current;
 	{"cuCtxSynchronize", "int cuCtxSynchronize(void) { return 0; }\n"},
 	{"cuMemGetInfo_v2", "int cuMemGetInfo_v2(size_t *f, size_t *t) { *f = 1UL << 34; *t = 150109880320ULL; return 0; }\n"},
 	{"cuMemAlloc_v2", "int cuMemAlloc_v2(unsigned long long *p, size_t n) { void *m = calloc(1, n ? n : 1); if (!m) return 2; *p = (unsigned long long)m; return 0; }\n"},
-	{"cuMemFree_v2", "int cuMemFree_v2(unsigned long long p) { free((void *)p); return 0; }\n"},
+	{"cuMemFree_v2", "int cuMemFree_v2(unsigned long long p) { flog(\"free %llx\", p); free((void *)p); return 0; }\n"},
+	{"cuPointerGetAttribute", `int cuPointerGetAttribute(void *v, int a, unsigned long long p) {
+	if (p == 0xdead000) return 1;
+	switch (a) {
+	case 2: *(unsigned *)v = 2; return 0;
+	case 9: *(int *)v = envint("FAKECUDA_POINTER_DEVICE", 0); return 0;
+	case 11: *(unsigned long long *)v = p; return 0;
+	case 12: *(size_t *)v = 1 << 20; return 0;
+	}
+	return 1;
+}
+`},
 	{"cuMemHostAlloc", "int cuMemHostAlloc(void **p, size_t n, unsigned f) { *p = calloc(1, n ? n : 1); return *p ? 0 : 2; }\n"},
 	{"cuMemFreeHost", "int cuMemFreeHost(void *p) { free(p); return 0; }\n"},
 	{"cuMemcpyHtoDAsync_v2", "int cuMemcpyHtoDAsync_v2(unsigned long long d, const void *s, size_t n, void *st) { memcpy((void *)d, s, n); return 0; }\n"},
