@@ -7,30 +7,47 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/anygpu/gpu"
-	_ "github.com/anygpu/gpu/backend/cpu"
-	_ "github.com/anygpu/gpu/backend/sim"
+	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/backend/cpu"
 	"github.com/anygpu/gpu/errors"
 	"github.com/anygpu/gpu/kernels"
 )
 
+// limitedDriver is the CPU backend reporting a CUDA device's shared memory
+// limit, so that the root's check against it shows.
+type limitedDriver struct{ cpu.Driver }
+
+func (limitedDriver) Open(ctx context.Context, ordinal int) (backend.Device, error) {
+	d, err := cpu.Driver{}.Open(ctx, ordinal)
+	return limitedDevice{d}, err
+}
+
+type limitedDevice struct{ backend.Device }
+
+func (d limitedDevice) Info() backend.DeviceInfo {
+	i := d.Device.Info()
+	i.SharedMemPerBlock, i.SharedMemPerBlockOptin = 48<<10, 227<<10
+	return i
+}
+
 // TestLaunchWithOptions: on backends that cannot size shared memory at
-// launch or launch cooperatively (the CPU backend, and simulated devices
-// that have a CUDA device's limits), LaunchWith refuses with NotSupported,
+// launch or launch cooperatively (the CPU backend, also made to report a
+// CUDA device's limits), LaunchWith refuses with NotSupported,
 // or with InvalidArgument when the amount is beyond the device's limit;
 // without options it is Launch. (The CUDA backend's side is tested over the
 // fake driver in backend/cuda.)
 func TestLaunchWithOptions(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
-		name  string
-		opts  []gpu.Option
-		limit int // the device's shared memory per block (0: unknown)
+		name   string
+		driver backend.Driver
+		limit  int // the device's shared memory per block (0: unknown)
 	}{
-		{"cpu", []gpu.Option{gpu.WithBackends("cpu")}, 0},
-		{"simulated h100", []gpu.Option{gpu.WithFake("cuda:h100"), gpu.WithBackends("cuda")}, 227 << 10},
+		{"cpu", cpu.Driver{}, 0},
+		{"a device with a limit", limitedDriver{}, 227 << 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dev, err := gpu.Open(ctx, tc.opts...)
+			dev, err := gpu.OpenDriver(ctx, tc.driver, 0)
 			require.NoError(t, err)
 			defer dev.Close()
 			require.Equal(t, tc.limit, dev.Info().SharedMemPerBlockOptin)
