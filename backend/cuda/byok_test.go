@@ -436,3 +436,48 @@ func TestBorrowOverFakes(t *testing.T) {
 		})
 	}
 }
+
+// TestModuleCacheConcurrency: many goroutines compiling, looking up (also
+// by C++ names, which recompiles) and closing modules of the same and of
+// different sources share the cache safely; every module the device loaded
+// is unloaded once by the end.
+func TestModuleCacheConcurrency(t *testing.T) {
+	s := openFake(t)
+	ctx := context.Background()
+	srcs := []gpu.Source{
+		{Name: "a", CUDA: s.stampLine + "template <int N> __global__ void t(float* x) {}\nextern \"C\" __global__ void k(float* x) {}\n"},
+		{Name: "b", CUDA: s.stampLine + "// b\ntemplate <int N> __global__ void t(float* x) {}\nextern \"C\" __global__ void k(float* x) {}\n"},
+	}
+	const workers, rounds = 8, 20
+	errs := make(chan error, workers)
+	for w := 0; w < workers; w++ {
+		go func(w int) {
+			errs <- func() error {
+				for i := 0; i < rounds; i++ {
+					m, err := s.dev.Compile(ctx, srcs[(w+i)%len(srcs)])
+					if err != nil {
+						return err
+					}
+					if _, err := m.Kernel("k"); err != nil {
+						return err
+					}
+					if _, err := m.Kernel(fmt.Sprintf("t<%d>", i%3)); err != nil {
+						return err
+					}
+					if err := m.Close(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}()
+		}(w)
+	}
+	for w := 0; w < workers; w++ {
+		require.NoError(t, <-errs)
+	}
+	require.NoError(t, s.dev.Close())
+	loads := len(lines(t, s.cudaLog, "load"))
+	require.Equal(t, loads, len(lines(t, s.cudaLog, "unload")), "every loaded module unloaded exactly once")
+	require.LessOrEqual(t, loads, 2*(1+3)+workers*rounds/4, "the cache served most compiles")
+	t.Logf("%d compiles and %d template lookups: %d module loads", workers*rounds, workers*rounds, loads)
+}
