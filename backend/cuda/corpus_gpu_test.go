@@ -9,6 +9,7 @@ import (
 
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/backend/backendtest"
+	"github.com/anygpu/gpu/errors"
 	"github.com/anygpu/gpu/nvrtc"
 )
 
@@ -137,6 +138,16 @@ $L__done:
 }
 `
 
+// compileCorpus compiles src with no options but opts, failing with the
+// compiler's log, and closes the module when the test ends.
+func compileCorpus(t *testing.T, dev *gpu.Device, src gpu.Source, opts ...gpu.CompileOption) *gpu.Module {
+	t.Helper()
+	mod, err := dev.Compile(context.Background(), src, opts...)
+	require.NoError(t, err, "compile log:\n%s", errors.LogOf(err))
+	t.Cleanup(func() { _ = mod.Close() })
+	return mod
+}
+
 // requireNVRTCForGPU skips (or fails, under ANYGPU_TEST_REQUIRE=cuda)
 // without NVRTC.
 func requireNVRTCForGPU(t *testing.T) {
@@ -153,9 +164,7 @@ func TestCorpus16Templates(t *testing.T) {
 	dev := openGPU(t)
 	requireNVRTCForGPU(t)
 	ctx := context.Background()
-	mod, err := dev.Compile(ctx, gpu.Source{Name: "templates", CUDA: corpusTemplates}, gpu.KernelNames("block_sum<double, 128>"))
-	require.NoError(t, err)
-	defer mod.Close()
+	mod := compileCorpus(t, dev, gpu.Source{Name: "templates", CUDA: corpusTemplates}, gpu.KernelNames("block_sum<double, 128>"))
 	s := dev.DefaultStream()
 
 	const n = 100000
@@ -213,7 +222,7 @@ func TestCorpus16Templates(t *testing.T) {
 			}
 		})
 	}
-	_, err = mod.Kernel("block_sum<int, no_such_thing>")
+	_, err := mod.Kernel("block_sum<int, no_such_thing>")
 	require.Error(t, err)
 	t.Logf("an unresolvable name: %v", err)
 }
@@ -222,9 +231,7 @@ func TestCorpus16CooperativeGroupsReduce(t *testing.T) {
 	dev := openGPU(t)
 	requireNVRTCForGPU(t)
 	ctx := context.Background()
-	mod, err := dev.Compile(ctx, gpu.Source{Name: "cg", CUDA: corpusCG})
-	require.NoError(t, err)
-	defer mod.Close()
+	mod := compileCorpus(t, dev, gpu.Source{Name: "cg", CUDA: corpusCG})
 	k, err := mod.Kernel("warp_sums") // C++ linkage: found through a name expression
 	require.NoError(t, err)
 	const n = 1 << 16
@@ -254,9 +261,7 @@ func TestCorpus16HalfTypes(t *testing.T) {
 	dev := openGPU(t)
 	requireNVRTCForGPU(t)
 	ctx := context.Background()
-	mod, err := dev.Compile(ctx, gpu.Source{Name: "half", CUDA: corpusHalf})
-	require.NoError(t, err)
-	defer mod.Close()
+	mod := compileCorpus(t, dev, gpu.Source{Name: "half", CUDA: corpusHalf})
 	k, err := mod.Kernel("half_math")
 	require.NoError(t, err)
 	const n = 4096
@@ -288,9 +293,7 @@ func TestCorpus16DynamicSharedOver64KiB(t *testing.T) {
 	dev := openGPU(t)
 	requireNVRTCForGPU(t)
 	ctx := context.Background()
-	mod, err := dev.Compile(ctx, gpu.Source{Name: "shared", CUDA: corpusShared})
-	require.NoError(t, err)
-	defer mod.Close()
+	mod := compileCorpus(t, dev, gpu.Source{Name: "shared", CUDA: corpusShared})
 	k, err := mod.Kernel("reverse_blocks")
 	require.NoError(t, err)
 	const smem = 96 << 10 // above 64 KiB: needs the opt-in
@@ -328,9 +331,7 @@ func TestCorpus16CooperativeGridSync(t *testing.T) {
 	dev := openGPU(t)
 	requireNVRTCForGPU(t)
 	ctx := context.Background()
-	mod, err := dev.Compile(ctx, gpu.Source{Name: "gridsync", CUDA: corpusGridSync})
-	require.NoError(t, err)
-	defer mod.Close()
+	mod := compileCorpus(t, dev, gpu.Source{Name: "gridsync", CUDA: corpusGridSync})
 	k, err := mod.Kernel("rotate_after_sync")
 	require.NoError(t, err)
 	blocks, block := dev.Info().Units, 256 // one block per SM: always resident at once
@@ -434,9 +435,7 @@ func TestCorpus16Borrow(t *testing.T) {
 	require.NoError(t, err)
 	b, err := dev.Borrow(h, 4*n)
 	require.NoError(t, err)
-	mod, err := dev.Compile(ctx, gpu.Source{Name: "ptx", PTX: corpusPTX})
-	require.NoError(t, err)
-	defer mod.Close()
+	mod := compileCorpus(t, dev, gpu.Source{Name: "ptx", PTX: corpusPTX})
 	k, err := mod.Kernel("add_one")
 	require.NoError(t, err)
 	require.NoError(t, dev.DefaultStream().Launch(k, gpu.D1(n/128), gpu.D1(128), gpu.Buf(b), gpu.U32(n)))
