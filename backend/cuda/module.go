@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -201,7 +202,9 @@ type loadedModule struct {
 const moduleCacheSize = 256
 
 // moduleKey names what determines a loaded module: the code in every CUDA
-// dialect, the options, the name expressions and the architecture.
+// dialect, the options, the name expressions, the architecture and, for a
+// program that includes files, the working directory. (The contents of the
+// files are checked apart: loadedModule.deps.)
 func moduleKey(src backend.Source, opts backend.CompileOptions, names []string, arch string) string {
 	h := sha256.New()
 	put := func(s string) {
@@ -224,6 +227,12 @@ func moduleKey(src backend.Source, opts backend.CompileOptions, names []string, 
 		}
 	}
 	put(arch)
+	if strings.Contains(src.CUDA, "include") {
+		// Relative include paths and "..." includes of the program resolve
+		// against the working directory.
+		wd, _ := os.Getwd()
+		put(wd)
+	}
 	put(src.Name)
 	put(src.CUDA)
 	put(src.PTX)
