@@ -1,8 +1,10 @@
 package cuda
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,7 +33,7 @@ type fakeStack struct {
 	stampLine string // makes this test's sources unlike any other's
 }
 
-func openFake(t *testing.T) *fakeStack {
+func openFake(t *testing.T, opts ...gpu.Option) *fakeStack {
 	t.Helper()
 	lib := fakeDriver(t)
 	dir := t.TempDir()
@@ -48,10 +50,28 @@ func openFake(t *testing.T) *fakeStack {
 	t.Setenv(nvrtc.EnvInclude, s.cudaInc)
 	t.Setenv("FAKECUDA_LOG", s.cudaLog)
 	t.Setenv("FAKENVRTC_LOG", s.nvrtcLog)
-	s.dev, err = gpu.OpenDriver(context.Background(), Driver{}, 0)
+	s.dev, err = gpu.OpenDriver(context.Background(), Driver{}, 0, opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.dev.Close() })
 	return s
+}
+
+// TestUncachedCompileLogged: a program the kernel cache cannot vouch for
+// (a computed #include) is compiled every time, by neither cache served,
+// and the device's logger says why.
+func TestUncachedCompileLogged(t *testing.T) {
+	var logged bytes.Buffer
+	s := openFake(t, gpu.WithLogger(slog.New(slog.NewTextHandler(&logged, nil))))
+	src := gpu.Source{Name: "computed", CUDA: s.stampLine + "#define HDR <cuda_fp16.h>\n#include HDR\nextern \"C\" __global__ void k() {}\n"}
+	for i := 0; i < 2; i++ {
+		m, err := s.dev.Compile(context.Background(), src)
+		require.NoError(t, err)
+		require.NoError(t, m.Close())
+	}
+	require.Len(t, lines(t, s.nvrtcLog, "compile"), 2, "compiled each time")
+	require.Len(t, lines(t, s.cudaLog, "load"), 2, "loaded each time")
+	require.Contains(t, logged.String(), "compiled without the kernel cache")
+	require.Contains(t, logged.String(), "computed #include HDR")
 }
 
 // lines returns the lines of a fake's log that start with prefix.
@@ -84,7 +104,9 @@ extern "C" __global__ void plain(float* x) {}
 	m, err := s.dev.Compile(ctx, gpu.Source{Name: "names", CUDA: src}, gpu.KernelNames("softmax<float, 128>"))
 	require.NoError(t, err)
 	defer m.Close()
-	require.Len(t, lines(t, s.nvrtcLog, "compile"), 1)
+	c := lines(t, s.nvrtcLog, "compile")
+	require.Len(t, c, 1)
+	require.Contains(t, c[0], "|--include-path="+s.cudaInc, "the CUDA headers reach NVRTC with no options")
 	for _, tc := range []struct {
 		name, symbol string
 		compiles     int // NVRTC runs so far
