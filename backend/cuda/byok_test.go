@@ -10,9 +10,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/backend/cuda/internal/fakecuda"
+	"github.com/anygpu/gpu/dlpack"
 	"github.com/anygpu/gpu/errors"
 	"github.com/anygpu/gpu/internal/fakenvrtc"
 	"github.com/anygpu/gpu/nvrtc"
@@ -502,4 +504,66 @@ func TestModuleCacheConcurrency(t *testing.T) {
 	require.Equal(t, loads, len(lines(t, s.cudaLog, "unload")), "every loaded module unloaded exactly once")
 	require.LessOrEqual(t, loads, 2*(1+3)+workers*rounds/4, "the cache served most compiles")
 	t.Logf("%d compiles and %d template lookups: %d module loads", workers*rounds, workers*rounds, loads)
+}
+
+// TestDLPackOverFakes: a buffer exported as a DLManagedTensor and imported
+// back is the same device memory; closing the import calls the producer's
+// deleter; tensors of another device type or GPU are refused.
+func TestDLPackOverFakes(t *testing.T) {
+	s := openFake(t)
+	own, err := s.dev.Alloc(4096)
+	require.NoError(t, err)
+	defer own.Close()
+	h, err := own.NativeHandle()
+	require.NoError(t, err)
+
+	_, err = dlpack.Export(own, dlpack.Float32, []int64{33, 32})
+	if errors.CategoryOf(err) == errors.NotSupported {
+		t.Skipf("built without cgo: %v", err)
+	}
+	require.Equal(t, errors.InvalidArgument, errors.CategoryOf(err), "larger than the buffer: %v", err)
+
+	exp, err := dlpack.Export(own, dlpack.Float32, []int64{32, 32})
+	require.NoError(t, err)
+	p := exp.Pointer()
+	deviceType, deviceID := (*int32)(unsafe.Add(p, 8)), (*int32)(unsafe.Add(p, 12))
+	require.Equal(t, int32(dlpack.CUDA), *deviceType)
+	require.Equal(t, int32(0), *deviceID)
+	for _, tc := range []struct {
+		name  string
+		poke  func()
+		unset func()
+		want  string
+	}{
+		{"host memory", func() { *deviceType = int32(dlpack.CPU) }, func() { *deviceType = int32(dlpack.CUDA) }, "not CUDA memory"},
+		{"another GPU", func() { *deviceID = 3 }, func() { *deviceID = 0 }, "on GPU 3"},
+	} {
+		tc.poke()
+		_, err := dlpack.Import(s.dev, p)
+		tc.unset()
+		require.Equal(t, errors.InvalidArgument, errors.CategoryOf(err), "%s: %v", tc.name, err)
+		require.Contains(t, err.Error(), tc.want)
+	}
+	require.False(t, exp.Deleted(), "a refused import leaves the tensor to its owner")
+
+	in, err := dlpack.Import(s.dev, p)
+	require.NoError(t, err)
+	require.Equal(t, []int64{32, 32}, in.Shape)
+	require.Equal(t, dlpack.Float32, in.DType)
+	require.Equal(t, "float32", in.DType.String())
+	got, err := in.Buffer.NativeHandle()
+	require.NoError(t, err)
+	require.Equal(t, h, got, "the same device memory: no copy")
+	require.True(t, in.Buffer.Borrowed())
+	data := []byte("through DLPack")
+	_, err = in.Buffer.WriteAt(data, 0)
+	require.NoError(t, err)
+	back := make([]byte, len(data))
+	_, err = own.ReadAt(back, 0)
+	require.NoError(t, err)
+	require.Equal(t, data, back)
+	require.NoError(t, in.Close())
+	require.True(t, exp.Deleted(), "closing the import called the producer's deleter")
+	require.NoError(t, in.Close(), "once")
+	require.Empty(t, lines(t, s.cudaLog, fmt.Sprintf("free %x", h)), "nothing was freed but by its owner")
 }
