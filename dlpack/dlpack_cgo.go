@@ -55,6 +55,7 @@ var (
 // exportState is what an exported tensor keeps alive: its Buffer.
 type exportState struct {
 	buf     *gpu.Buffer
+	owned   bool // the deleter closes buf
 	deleted atomic.Bool
 }
 
@@ -80,6 +81,16 @@ func (e *Exported) Deleted() bool { return e.st.deleted.Load() }
 // tensor must fit in b. The Buffer must stay open until the consumer calls
 // the deleter (Exported.Deleted).
 func Export(b *gpu.Buffer, dtype DataType, shape []int64) (*Exported, error) {
+	return export(b, dtype, shape, false)
+}
+
+// ExportOwned is Export handing b over: the consumer's deleter closes it
+// (a result buffer returned to PyTorch, say). The caller must not close b.
+func ExportOwned(b *gpu.Buffer, dtype DataType, shape []int64) (*Exported, error) {
+	return export(b, dtype, shape, true)
+}
+
+func export(b *gpu.Buffer, dtype DataType, shape []int64, owned bool) (*Exported, error) {
 	const op = "export"
 	handle, err := b.NativeHandle()
 	if err != nil {
@@ -115,7 +126,7 @@ func Export(b *gpu.Buffer, dtype DataType, shape []int64) (*Exported, error) {
 	t.dl_tensor.device = C.DLDevice{device_type: C.int32_t(CUDA), device_id: C.int32_t(dev.Info().Ordinal)}
 	t.dl_tensor.ndim = C.int32_t(len(shape))
 	t.dl_tensor.dtype = C.DLDataType{code: C.uint8_t(dtype.Code), bits: C.uint8_t(dtype.Bits), lanes: C.uint16_t(dtype.Lanes)}
-	st := &exportState{buf: b}
+	st := &exportState{buf: b, owned: owned}
 	C.anygpu_dlpack_set(t, C.uintptr_t(handle), C.uintptr_t(cgo.NewHandle(st)))
 	return &Exported{p: t, st: st}, nil
 }

@@ -42,3 +42,8 @@ func Export(b *gpu.Buffer, dtype DataType, shape []int64) (*Exported, error) {
 func Import(dev *gpu.Device, p unsafe.Pointer) (*Imported, error) {
 	return nil, noCgo("import")
 }
+
+// ExportOwned needs cgo: NotSupported.
+func ExportOwned(b *gpu.Buffer, dtype DataType, shape []int64) (*Exported, error) {
+	return nil, noCgo("export")
+}

@@ -41,6 +41,9 @@ func anygpuDLPackDelete(t *C.DLManagedTensor) {
 	h := cgo.Handle(uintptr(t.manager_ctx))
 	if st, ok := h.Value().(*exportState); ok {
 		st.deleted.Store(true)
+		if st.owned {
+			_ = st.buf.Close()
+		}
 	}
 	h.Delete()
 	C.free(unsafe.Pointer(t.dl_tensor.shape))

@@ -566,4 +566,18 @@ func TestDLPackOverFakes(t *testing.T) {
 	require.True(t, exp.Deleted(), "closing the import called the producer's deleter")
 	require.NoError(t, in.Close(), "once")
 	require.Empty(t, lines(t, s.cudaLog, fmt.Sprintf("free %x", h)), "nothing was freed but by its owner")
+
+	// Handed over: the consumer's deleter closes the buffer.
+	result, err := s.dev.Alloc(256)
+	require.NoError(t, err)
+	owned, err := dlpack.ExportOwned(result, dlpack.Int32, []int64{64})
+	require.NoError(t, err)
+	in, err = dlpack.Import(s.dev, owned.Pointer())
+	require.NoError(t, err)
+	_, err = result.NativeHandle()
+	require.NoError(t, err, "open until the consumer is done")
+	require.NoError(t, in.Close())
+	require.True(t, owned.Deleted())
+	_, err = result.NativeHandle()
+	require.Equal(t, errors.Closed, errors.CategoryOf(err), "the deleter closed it")
 }
