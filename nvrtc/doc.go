@@ -57,7 +57,10 @@
 //
 // Headers are part of the key. NVRTC does not report which files a compile
 // read, so the compiler follows the program's #include directives (and
-// __has_include probes) itself, resolving each as NVRTC does, and hashes
+// __has_include probes, and headers pre-included by Flags) itself,
+// resolving each as NVRTC does (in-memory Headers, the including file's
+// directory for "...", IncludePaths, the CUDA headers, then -I directories
+// in Flags), and hashes
 // every file found and every path where none was: an edited, added,
 // shadowing or removed header is a miss, never a stale binary
 // (Result.Dependencies lists them). A computed include (#include MACRO)

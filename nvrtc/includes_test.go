@@ -256,3 +256,43 @@ func TestFakeCompileErrors(t *testing.T) {
 	require.Equal(t, map[string]string{"k<1>": "_Zk1", "k<2>": "_Zk2"}, r.LoweredNames)
 	require.Contains(t, string(r.Image()), ".entry _Zk2")
 }
+
+// TestFlagIncludes: include directories and pre-included headers given as
+// raw flags are followed too, in every spelling NVRTC takes.
+func TestFlagIncludes(t *testing.T) {
+	for _, tc := range []struct {
+		flags     []string
+		dirs, pre []string
+	}{
+		{[]string{"--include-path=/a", "-I/b", "-I=/c", "-I", "/d", "--include-path", "/e"}, []string{"/a", "/b", "/c", "/d", "/e"}, nil},
+		{[]string{"--pre-include=p.h", "-include", "q.h", "-include=r.h", "--pre-include", "s.h"}, nil, []string{"p.h", "q.h", "r.h", "s.h"}},
+		{[]string{"-w", "--std=c++17", "-DINCLUDE=1", "-I"}, nil, nil},
+	} {
+		dirs, pre := flagIncludes(tc.flags)
+		require.Equal(t, tc.dirs, dirs, "%v", tc.flags)
+		require.Equal(t, tc.pre, pre, "%v", tc.flags)
+	}
+
+	log := fakeNVRTC(t)
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "flag.h"), "#define A 1\n")
+	write(t, filepath.Join(dir, "pre.h"), "#define B 1\n")
+	c := NewCompiler(OpenCache(t.TempDir()))
+	o := Options{Arch: "sm_90", NoCUDAIncludes: true, Flags: []string{"-I" + dir, "-include", "pre.h"}}
+	src := "#include <flag.h>\nextern \"C\" __global__ void k() {}\n"
+	for i, change := range []func(){
+		func() {},
+		func() { write(t, filepath.Join(dir, "flag.h"), "#define A 2 // edited\n") },
+		func() { write(t, filepath.Join(dir, "pre.h"), "#define B 2 // edited\n") },
+	} {
+		change()
+		c.Cache().ForgetMemory()
+		r, err := c.Compile(src, o)
+		require.NoError(t, err)
+		require.False(t, r.Cached, "step %d: a header found through Flags changed", i)
+		require.Len(t, compiles(t, log), i+1)
+	}
+	r, err := c.Compile(src, o)
+	require.NoError(t, err)
+	require.True(t, r.Cached)
+}

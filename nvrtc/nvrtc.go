@@ -147,13 +147,64 @@ func (o *Options) args(arch string, cudaIncludes []string) []string {
 }
 
 // includeDirs are the directories #include searches: o.IncludePaths, then
-// cudaIncludes unless o.NoCUDAIncludes.
+// cudaIncludes unless o.NoCUDAIncludes, then those of -I options in Flags.
 func (o *Options) includeDirs(cudaIncludes []string) []string {
 	dirs := append([]string(nil), o.IncludePaths...)
 	if !o.NoCUDAIncludes {
 		dirs = append(dirs, cudaIncludes...)
 	}
-	return dirs
+	flagDirs, _ := flagIncludes(o.Flags)
+	return append(dirs, flagDirs...)
+}
+
+// flagIncludes finds the include directories (-I, --include-path) and the
+// pre-included headers (-include, --pre-include) among NVRTC flags, in each
+// spelling NVRTC takes: "--include-path=d", "-Id", "-I=d", "-I d",
+// "--include-path d".
+func flagIncludes(flags []string) (dirs, pre []string) {
+	for i := 0; i < len(flags); i++ {
+		f := flags[i]
+		for _, o := range []struct {
+			long, short string
+			into        *[]string
+		}{{"--include-path", "-I", &dirs}, {"--pre-include", "-include", &pre}} {
+			var v string
+			switch {
+			case f == o.long || f == o.short:
+				if i+1 < len(flags) {
+					i++
+					v = flags[i]
+				}
+			case strings.HasPrefix(f, o.long+"="):
+				v = f[len(o.long)+1:]
+			case o.short == "-I" && strings.HasPrefix(f, "-I"):
+				v = strings.TrimPrefix(f[2:], "=")
+			case strings.HasPrefix(f, o.short+"="):
+				v = f[len(o.short)+1:]
+			default:
+				continue
+			}
+			if v != "" {
+				*o.into = append(*o.into, v)
+			}
+			break
+		}
+	}
+	return dirs, pre
+}
+
+// walkedSource is the text the dependency walk follows: src, after the
+// headers Flags pre-include.
+func (o *Options) walkedSource(src string) string {
+	_, pre := flagIncludes(o.Flags)
+	if len(pre) == 0 {
+		return src
+	}
+	var b strings.Builder
+	for _, h := range pre {
+		b.WriteString("#include \"" + h + "\"\n")
+	}
+	return b.String() + src
 }
 
 func sortedKeys(m map[string]string) []string {
@@ -248,7 +299,7 @@ func (c *Compiler) Compile(src string, o Options) (*Result, error) {
 		// a cache hit costs no library load.
 		if st, ok := c.cache.knownVersion(); ok {
 			inc := defaultSearchEnv().includeDirs(st.File)
-			if deps, why := dependencies(src, o.Headers, o.includeDirs(inc)); why == "" {
+			if deps, why := dependencies(o.walkedSource(src), o.Headers, o.includeDirs(inc)); why == "" {
 				if r, ok := c.cache.lookup(keyOf(st.Major, st.Minor, src, arch, o.args(arch, inc), o, deps)); ok {
 					r.Dependencies = deps
 					return r, nil
@@ -265,7 +316,7 @@ func (c *Compiler) Compile(src string, o Options) (*Result, error) {
 	if !useCache {
 		return compile(lib, src, arch, args, o)
 	}
-	deps, why := dependencies(src, o.Headers, o.includeDirs(inc))
+	deps, why := dependencies(o.walkedSource(src), o.Headers, o.includeDirs(inc))
 	if why != "" {
 		r, err := compile(lib, src, arch, args, o)
 		if r != nil {

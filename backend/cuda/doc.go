@@ -156,6 +156,14 @@
 // has more blocks than fit on the device at once
 // (cuOccupancyMaxActiveBlocksPerMultiprocessor × SMs).
 //
+// # Memory of other libraries
+//
+// gpu.Device.Borrow wraps a CUdeviceptr another library allocated as a
+// Buffer, without copying, after cuPointerGetAttribute confirms it is device
+// (or managed) memory of this GPU with the size within its allocation; its
+// Close frees nothing. Package github.com/anygpu/gpu/dlpack exchanges such
+// buffers, and the device's own, as DLPack tensors (PyTorch, CuPy, JAX).
+//
 // # Errors
 //
 // Every CUresult maps to an *errors.Error with category, flags and hint.
