@@ -124,12 +124,31 @@ extern "C" __global__ void plain(float* x) {}
 		require.Len(t, lines(t, s.nvrtcLog, "compile"), tc.compiles, tc.name)
 		require.NotEmpty(t, lines(t, s.cudaLog, "getfunction "+tc.symbol), tc.name)
 	}
-	// A name that is in no form in the source.
+	// A name that is in no form in the source: refused without a compile.
 	_, err = m.Kernel("missing")
 	require.Equal(t, errors.InvalidArgument, errors.CategoryOf(err))
 	require.Contains(t, err.Error(), `no entry point "missing"`)
 	require.Contains(t, errors.Hint(err), "softmax<float, 128>")
-	require.Contains(t, errors.LogOf(err), `identifier "missing" is undefined`, "NVRTC's reason comes with it")
+	require.Len(t, lines(t, s.nvrtcLog, "compile"), 2, "no compile for a name the source lacks")
+
+	// A name whose function is there but which NVRTC cannot resolve.
+	m2, err := s.dev.Compile(ctx, gpu.Source{Name: "plain", CUDA: s.stampLine + `extern "C" __global__ void plain(float* x) {}`})
+	require.NoError(t, err)
+	defer m2.Close()
+	_, err = m2.Kernel("plain<int>")
+	require.Equal(t, errors.InvalidArgument, errors.CategoryOf(err), "%v", err)
+	require.Len(t, lines(t, s.nvrtcLog, "compile"), 4, "compiled with the name expression")
+	require.Contains(t, errors.LogOf(err), "is not a template", "NVRTC's reason comes with it")
+}
+
+func TestMentions(t *testing.T) {
+	src := "namespace ops { template <typename T, int N> __global__ void softmax(T* x) {} }\nextern \"C\" __global__ void plain() {}\n"
+	for name, want := range map[string]bool{
+		"softmax<float, 128>": true, "ops::softmax<float, 128>": true, "plain": true, "(plain)": false,
+		"missing": false, "ops::missing<int>": false, "": false, "<int>": false,
+	} {
+		require.Equal(t, want, mentions(src, name), name)
+	}
 }
 
 // TestModuleCacheOverFakes: a second Compile of the same source and options

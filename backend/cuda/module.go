@@ -362,7 +362,7 @@ func (m *module) Kernel(name string) (backend.Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r == cu.ErrorNotFound && strings.TrimSpace(m.src.CUDA) != "" && m.lm.lowered[name] == "" {
+	if r == cu.ErrorNotFound && m.lm.lowered[name] == "" && mentions(m.src.CUDA, name) {
 		lm, err := m.loadFor(op, name)
 		if errors.Is(err, errors.Compilation) {
 			// NVRTC could not resolve the name in the source.
@@ -392,6 +392,22 @@ func (m *module) notFound(op, name string, r cu.Result) *errors.Error {
 	return &errors.Error{Backend: Name, Op: op, Category: errors.InvalidArgument, Code: int64(r), Name: r.String(),
 		Msg:  fmt.Sprintf("module %q has no entry point %q", m.name, name),
 		Hint: "name a __global__ function of the source: its extern \"C\" name, or its C++ name with template arguments (\"softmax<float, 128>\"); compiled code (PTX, CUBIN) is looked up by symbol"}
+}
+
+// mentions reports whether src has the function name of the C++ name
+// expression name ("softmax" of "ns::softmax<float, 128>"): only then can
+// compiling src with it as a name expression resolve it, so a name that is
+// nowhere in the source fails at once instead of after a compile.
+func mentions(src, name string) bool {
+	base := name
+	if i := strings.IndexAny(base, "<("); i >= 0 {
+		base = base[:i]
+	}
+	if i := strings.LastIndex(base, "::"); i >= 0 {
+		base = base[i+2:]
+	}
+	base = strings.TrimSpace(base)
+	return base != "" && strings.Contains(src, base)
 }
 
 // lookup finds name (through lm's lowered names) in lm.

@@ -4,7 +4,8 @@
 // its source text followed by one line ".entry LOWERED" per name
 // expression, and a program whose source contains "#error" fails with
 // NVRTC_ERROR_COMPILATION and that line in the log, as does one with a name
-// expression whose identifier (up to '<') the source lacks. The lowered name of a
+// expression whose identifier (up to '<') the source lacks, or with
+// template arguments when the source has no template. The lowered name of a
 // name expression is "_Z" followed by the expression's letters and digits
 // (a stand-in for a mangled name: distinct for distinct expressions of the
 // tests). The CUBIN, for an sm_XY architecture, is the same text. The
@@ -115,6 +116,11 @@ int nvrtcCompileProgram(prog *p, int n, const char *const *opts) {
 		if (!strstr(p->src, id)) {
 			p->log = malloc(512);
 			snprintf(p->log, 512, "%s(1): error: identifier \"%s\" is undefined\n", p->name, id);
+			return 6;
+		}
+		if (strchr(p->exprs[i], '<') && !strstr(p->src, "template")) {
+			p->log = malloc(512);
+			snprintf(p->log, 512, "%s(1): error: \"%s\" is not a template\n", p->name, id);
 			return 6;
 		}
 	}
