@@ -130,8 +130,8 @@
 // C++ name, template instantiations included ("softmax<float, 128>"):
 // those are NVRTC name expressions, looked up by their lowered (mangled)
 // names. Names listed with gpu.KernelNames at Compile are resolved by that
-// compile. A name not listed, not found as a symbol, makes Kernel compile the
-// source again with the name added as a name expression (through both
+// compile. A name not listed, not found as a symbol, whose function name the
+// source mentions, makes Kernel compile the source again with the name added as a name expression (through both
 // caches: once per name and process, a disk-cache hit in later processes)
 // and keep that module with the Module. Both, because listing names up front
 // costs one compile for all of them but needs the names at Compile, while
