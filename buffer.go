@@ -22,6 +22,7 @@ type Buffer struct {
 	impl      backend.Buffer
 	size      int64
 	class     int64 // pool size class; 0 when allocated directly
+	borrowed  bool  // another library's memory (Device.Borrow): not counted, not freed
 	closed    atomic.Bool
 	transfers transferCounters
 }
@@ -77,14 +78,17 @@ func (b *Buffer) usable(op string) error {
 	return b.dev.usableObject(op, &b.closed, func() string { return "buffer" })
 }
 
-// Close returns the buffer's memory to the device pool (or frees it). Work
-// still queued on a stream must not use the buffer: synchronize first, as
-// with cuMemFree. Closing twice is not an error.
+// Close returns the buffer's memory to the device pool (or frees it; a
+// borrowed buffer's memory is left to its owner). Work still queued on a
+// stream must not use the buffer: synchronize first, as with cuMemFree.
+// Closing twice is not an error.
 func (b *Buffer) Close() error {
 	if b == nil || b.dev == nil || !b.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	b.dev.stats.free(b.size)
+	if !b.borrowed {
+		b.dev.stats.free(b.size)
+	}
 	return b.dev.wrap(b.dev.closeChild(func() error { return b.dev.pool.put(b.impl, b.class) }), "free")
 }
 

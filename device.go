@@ -48,6 +48,9 @@ type Device struct {
 	gate     gate
 	streamID int
 	def      *Stream
+	// idle are native streams of closed Streams from Streams, for reuse
+	// (streampool.go).
+	idle []backend.Stream
 }
 
 // launchLimits are the device limits Launch checks, copied from DeviceInfo.
@@ -227,12 +230,17 @@ func (d *Device) newStream(isDefault bool) (*Stream, error) {
 	if err != nil {
 		return nil, err
 	}
+	return d.adoptStream(impl, isDefault, false), nil
+}
+
+// adoptStream makes impl a Stream of d.
+func (d *Device) adoptStream(impl backend.Stream, isDefault, pooled bool) *Stream {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	s := &Stream{dev: d, impl: impl, id: d.streamID, isDefault: isDefault, copiesArgs: launchCopiesArgs(impl)}
+	s := &Stream{dev: d, impl: impl, id: d.streamID, isDefault: isDefault, pooled: pooled, copiesArgs: launchCopiesArgs(impl)}
 	d.streamID++
 	d.streams[s] = struct{}{}
-	return s, nil
+	return s
 }
 
 // DefaultStream is the stream Buffer's ReadAt, WriteAt, ReadFrom and WriteTo
@@ -325,6 +333,15 @@ func (d *Device) Close() error {
 		}
 		s.closed.Store(true)
 		if err := s.impl.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	d.mu.Lock()
+	idle := d.idle
+	d.idle = nil
+	d.mu.Unlock()
+	for _, impl := range idle {
+		if err := impl.Close(); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -58,6 +58,12 @@ func (d *Device) Compile(ctx context.Context, src Source, opts ...CompileOption)
 			opt(&o)
 		}
 	}
+	if err := checkCompileOptions(&o); err != nil {
+		return nil, d.errorf(errors.InvalidArgument, op, "%v", err)
+	}
+	if lim := d.limits.maxThreads; lim > 0 && o.MaxThreadsPerBlock > lim {
+		return nil, d.errorf(errors.InvalidArgument, op, "LaunchBounds(%d) exceeds the device's %d threads per block", o.MaxThreadsPerBlock, lim)
+	}
 	for name, kinds := range src.Params {
 		for i, k := range kinds {
 			if k < backend.ArgBuffer || k > backend.ArgU64 {
@@ -73,6 +79,11 @@ func (d *Device) Compile(ctx context.Context, src Source, opts ...CompileOption)
 		"duration", time.Since(start), "ok", err == nil)
 	if err != nil {
 		return nil, d.wrap(err, op)
+	}
+	if u, ok := impl.(backend.UncachedCompiler); ok {
+		if why := u.UncachedReason(); why != "" {
+			d.logger.Info("anygpu: compiled without the kernel cache", "device", d.name, "backend", d.backend, "source", src.Name, "reason", why)
+		}
 	}
 	d.prof.host(profiling.KindCompile, src.Name, 0, start)
 	return &Module{dev: d, impl: impl, name: src.Name, params: src.Params, unsupported: maps.Clone(src.Unsupported),

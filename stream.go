@@ -27,6 +27,7 @@ type Stream struct {
 	impl      backend.Stream
 	id        int
 	isDefault bool
+	pooled    bool // from Device.Streams: Close hands the native stream back for reuse
 	closed    atomic.Bool
 	gate      gate // Close drains it: see gate
 
@@ -426,9 +427,15 @@ func (s *Stream) Close() error {
 		d.mu.Lock()
 		delete(d.streams, s)
 		d.mu.Unlock()
-		err := errors.Join(s.impl.Synchronize(context.Background()), s.impl.Close())
+		if err := s.impl.Synchronize(context.Background()); err != nil {
+			d.prof.collect()
+			return errors.Join(err, s.impl.Close())
+		}
 		d.prof.collect()
-		return err
+		if s.pooled && d.keepIdleStream(s.impl) {
+			return nil
+		}
+		return s.impl.Close()
 	})
 	return d.wrap(err, fmt.Sprintf("close stream %d", s.id))
 }

@@ -133,3 +133,45 @@ type KernelAttributer interface {
 type Simulator interface {
 	Simulate(backendName string, presets []string) (Driver, error)
 }
+
+// UncachedCompiler is implemented by a Module whose compile the backend's
+// kernel cache could neither serve nor keep (a CUDA program with a computed
+// #include, say): UncachedReason says why ("" when it was cached), and the
+// root package logs it, so a program that compiles on every run is
+// explained.
+type UncachedCompiler interface {
+	UncachedReason() string
+}
+
+// LaunchOptions are what a launch asks for beyond its geometry and
+// arguments.
+type LaunchOptions struct {
+	// SharedMemBytes is the dynamic shared (threadgroup) memory per block.
+	// The root has checked it against the device's limit
+	// (DeviceInfo.SharedMemPerBlockOptin, else SharedMemPerBlock) less the
+	// kernel's static shared memory, where it knows them.
+	SharedMemBytes int
+	// Cooperative asks that every block of the grid be resident at once, so
+	// that they may synchronise with each other (CUDA:
+	// cuLaunchCooperativeKernel).
+	Cooperative bool
+}
+
+// OptionLauncher is implemented by streams that launch with LaunchOptions.
+// LaunchWithOptions is Launch (with its guarantees) plus the options; an
+// option the device cannot honour is an error of category NotSupported, an
+// amount it cannot give InvalidArgument, never a fault. Without it, the root
+// refuses a launch with options with NotSupported.
+type OptionLauncher interface {
+	LaunchWithOptions(k Kernel, grid, block Dim3, args []Arg, opts LaunchOptions) error
+}
+
+// Borrower is implemented by devices that can use memory another library
+// allocated: Borrow wraps the native handle (a CUdeviceptr on CUDA) of size
+// bytes as a Buffer without copying, after checking what the native API can
+// tell (that it is memory of this device, at least size bytes long). The
+// Buffer's Close frees nothing; the device's Close leaves it alone. Without
+// it, the root's Device.Borrow is NotSupported.
+type Borrower interface {
+	Borrow(handle uintptr, size int64) (Buffer, error)
+}

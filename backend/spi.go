@@ -118,4 +118,22 @@ type CompileOptions struct {
 	Debug    bool              // line information, no optimisation where the compiler allows
 	Arch     string            // target architecture ("sm_90"); the device's when empty
 	Flags    []string          // native compiler flags
+
+	// IncludePaths are searched by #include, in order, before the
+	// compiler's own directories (CUDA: before the CUDA headers).
+	IncludePaths []string
+	// Headers are in-memory headers: include name -> content.
+	Headers map[string]string
+	// KernelNames are C++ names of entry points (template instantiations
+	// such as "softmax<float, 128>", functions not declared extern "C")
+	// that Module.Kernel will be asked for (CUDA: NVRTC name expressions).
+	KernelNames []string
+	// MaxRegisters caps the registers per thread; 0 = no cap.
+	MaxRegisters int
+	// MaxThreadsPerBlock is the launch bound: the compiler limits registers
+	// so that blocks of this many threads can run; 0 = none.
+	MaxThreadsPerBlock int
+	// OptLevel is the device code optimisation level, 0 (none) to 4 (the
+	// most, the default); nil = the compiler's default.
+	OptLevel *int
 }

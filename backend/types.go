@@ -230,8 +230,15 @@ type GoKernel func(g Group, args []Arg)
 // A Source without Params and with a single-entry dialect (GLSL without
 // sections, one SPIR-V entry point) has one kernel, named Source.Name.
 type Source struct {
-	Name         string
-	CUDA         string            // CUDA C++ with extern "C" __global__ entry points (NVRTC)
+	Name string
+	CUDA string // CUDA C++ with extern "C" __global__ entry points (NVRTC)
+	// PTX, CUBIN and Fatbin are CUDA device code compiled elsewhere (nvcc,
+	// Triton, a PTX emitter): the CUDA backend loads the first of CUBIN,
+	// Fatbin, PTX and CUDA that the source has and the device runs. Kernels
+	// are looked up by their symbol names (mangled, unless extern "C").
+	PTX          string            // PTX assembly (the driver compiles it when the module loads)
+	CUBIN        []byte            // a CUBIN (ELF) for the device's architecture
+	Fatbin       []byte            // a fat binary (CUBINs and PTX for several architectures)
 	SPIRV        []byte            // Vulkan: one module, an entry point per kernel
 	SPIRVKernels map[string][]byte // Vulkan: one module per kernel, entry point "main"
 	GLSL         string            // OpenGL 4.3 compute, #version 430

@@ -225,28 +225,28 @@ type versionStamp struct {
 // that decide which library the search finds.
 func (c *Cache) stampPath() string {
 	h := sha256.New()
-	for _, v := range []string{EnvLibrary, "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "VIRTUAL_ENV", "CONDA_PREFIX", "PATH"} {
+	for _, v := range []string{EnvLibrary, EnvInclude, "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "VIRTUAL_ENV", "CONDA_PREFIX", "PATH"} {
 		fmt.Fprintf(h, "%s=%s\x00", v, os.Getenv(v))
 	}
 	return filepath.Join(c.dir, "version-"+hex.EncodeToString(h.Sum(nil))[:16]+".json")
 }
 
-// knownVersion returns the NVRTC version of the stamp when the library file
-// it names is unchanged (same size and modification time).
-func (c *Cache) knownVersion() (major, minor int, ok bool) {
+// knownVersion returns the stamp when the library file it names is
+// unchanged (same size and modification time).
+func (c *Cache) knownVersion() (versionStamp, bool) {
+	var st versionStamp
 	data, err := os.ReadFile(c.stampPath())
 	if err != nil {
-		return 0, 0, false
+		return st, false
 	}
-	var st versionStamp
 	if json.Unmarshal(data, &st) != nil || st.File == "" || st.Major <= 0 {
-		return 0, 0, false
+		return st, false
 	}
 	fi, err := os.Stat(st.File)
 	if err != nil || fi.Size() != st.Size || fi.ModTime().UnixNano() != st.ModTime {
-		return 0, 0, false
+		return st, false
 	}
-	return st.Major, st.Minor, true
+	return st, true
 }
 
 // rememberVersion writes the stamp for lib once per Cache (when it differs).
@@ -259,7 +259,7 @@ func (c *Cache) rememberVersion(lib *library) {
 		return
 	}
 	st := versionStamp{File: lib.file, Size: fi.Size(), ModTime: fi.ModTime().UnixNano(), Major: lib.major, Minor: lib.minor}
-	if major, minor, ok := c.knownVersion(); ok && major == st.Major && minor == st.Minor {
+	if old, ok := c.knownVersion(); ok && old == st {
 		return
 	}
 	data, _ := json.Marshal(st)
@@ -421,12 +421,11 @@ func decodeEntry(data []byte, key string) (*Result, error) {
 	return r, nil
 }
 
-// cacheKey hashes everything that determines a compile's result.
-func cacheKey(lib *library, src, arch string, args []string, o Options) string {
-	return keyOf(lib.major, lib.minor, src, arch, args, o)
-}
-
-func keyOf(major, minor int, src, arch string, args []string, o Options) string {
+// keyOf hashes everything that determines a compile's result: the NVRTC
+// version, the architecture, the options, the in-memory headers, the name
+// expressions, the source, and every header file the source's includes
+// reach (deps, with the paths where none was found).
+func keyOf(major, minor int, src, arch string, args []string, o Options, deps []Dependency) string {
 	h := sha256.New()
 	put := func(s string) {
 		var n [8]byte
@@ -434,7 +433,7 @@ func keyOf(major, minor int, src, arch string, args []string, o Options) string 
 		h.Write(n[:])
 		h.Write([]byte(s))
 	}
-	put("anygpu nvrtc cache v1")
+	put("anygpu nvrtc cache v2")
 	put(strconv.Itoa(major) + "." + strconv.Itoa(minor))
 	put(arch)
 	put(strconv.Itoa(o.DriverVersion))
@@ -453,5 +452,10 @@ func keyOf(major, minor int, src, arch string, args []string, o Options) string 
 		put(e)
 	}
 	put(src)
+	put(strconv.Itoa(len(deps)))
+	for _, d := range deps {
+		put(d.Path)
+		put(d.Hash) // "" for a path where no file was
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }

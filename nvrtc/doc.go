@@ -18,6 +18,20 @@
 // loaded on first use; a missing one is an error of category Unavailable,
 // never a crash.
 //
+// # CUDA headers
+//
+// Programs include <cuda_fp16.h>, <cuda_bf16.h>, <cooperative_groups.h> and,
+// with CUDA 13, <cuda/std/...> with no options: after Options.IncludePaths
+// the compiler passes the CUDA header directory of the NVRTC it loaded
+// (<lib>/../include; for the CUDA 12 wheels nvidia/cuda_runtime/include),
+// else the first of $CUDA_HOME/include, $CUDA_PATH/include,
+// /usr/local/cuda/include, /usr/local/cuda-X.Y/include (newest first), and
+// the wheels' site-packages/nvidia/cu13/include and
+// nvidia/cuda_runtime/include that holds cuda_fp16.h, with its CCCL
+// directory (<dir>/cccl, or the CUDA 12 wheel nvidia/cuda_cccl/include).
+// $ANYGPU_CUDA_INCLUDE (a path list) replaces the search;
+// Options.NoCUDAIncludes turns it off. CUDAIncludePaths reports the result.
+//
 // # Options
 //
 // Options.Arch is required: "sm_XY" compiles to CUBIN for compute capability
@@ -39,7 +53,19 @@
 // tampered entry is detected and rebuilt. A warm hit in a new process costs
 // a file read (well under a millisecond) instead of a compile (tens to
 // hundreds of milliseconds). Cache.Stats counts hits, misses, rebuilt
-// entries and compile time. Programs using IncludePaths are not cached.
+// entries and compile time.
+//
+// Headers are part of the key. NVRTC does not report which files a compile
+// read, so the compiler follows the program's #include directives (and
+// __has_include probes, and headers pre-included by Flags) itself,
+// resolving each as NVRTC does (in-memory Headers, the including file's
+// directory for "...", IncludePaths, the CUDA headers, then -I directories
+// in Flags), and hashes
+// every file found and every path where none was: an edited, added,
+// shadowing or removed header is a miss, never a stale binary
+// (Result.Dependencies lists them). A computed include (#include MACRO)
+// cannot be followed: such a program is compiled every time and
+// Result.Uncached says why.
 //
 // # Errors
 //

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/anygpu/gpu/errors"
@@ -66,6 +67,9 @@ type library struct {
 	file         string // the library file, when known (for the version stamp)
 	fn           [numSyms]uintptr
 	major, minor int
+
+	incOnce sync.Once
+	inc     []string // the CUDA header directories (includes)
 }
 
 // has reports whether the library exports s.

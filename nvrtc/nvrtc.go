@@ -36,8 +36,12 @@ type Options struct {
 	Debug bool
 	// Defines are preprocessor macros: NAME -> value, "" for a bare define.
 	Defines map[string]string
-	// IncludePaths are searched by #include (--include-path).
+	// IncludePaths are searched by #include (--include-path), before the
+	// CUDA header directories (CUDAIncludePaths).
 	IncludePaths []string
+	// NoCUDAIncludes leaves out the CUDA header directories the compiler
+	// otherwise adds after IncludePaths.
+	NoCUDAIncludes bool
 	// Headers are in-memory headers: include name -> content.
 	Headers map[string]string
 	// NameExpressions are C++ names (template instantiations, kernels not
@@ -63,6 +67,12 @@ type Result struct {
 	Arch         string            // the architecture compiled for
 	Duration     time.Duration     // time taken: compiling, or reading the cache on a hit
 	Cached       bool              // served by the kernel cache
+	// Dependencies are the paths the program's #include directives looked
+	// at (see Dependency); nil when it includes nothing from disk.
+	Dependencies []Dependency
+	// Uncached says why the kernel cache did not serve or store the
+	// program ("" when it did, or was not asked to).
+	Uncached string
 }
 
 // Image is what cuModuleLoadData takes: the CUBIN, else the PTX with its
@@ -104,8 +114,9 @@ func (o *Options) targetArch() (string, error) {
 }
 
 // args returns the NVRTC options for arch, in a fixed order (the cache key
-// depends on it).
-func (o *Options) args(arch string) []string {
+// depends on it); cudaIncludes are the CUDA header directories that follow
+// o.IncludePaths.
+func (o *Options) args(arch string, cudaIncludes []string) []string {
 	a := []string{"--gpu-architecture=" + arch}
 	if o.Std != "" {
 		a = append(a, "--std="+o.Std)
@@ -129,10 +140,71 @@ func (o *Options) args(arch string) []string {
 			a = append(a, "--define-macro="+k)
 		}
 	}
-	for _, p := range o.IncludePaths {
+	for _, p := range o.includeDirs(cudaIncludes) {
 		a = append(a, "--include-path="+p)
 	}
 	return append(a, o.Flags...)
+}
+
+// includeDirs are the directories #include searches: o.IncludePaths, then
+// cudaIncludes unless o.NoCUDAIncludes, then those of -I options in Flags.
+func (o *Options) includeDirs(cudaIncludes []string) []string {
+	dirs := append([]string(nil), o.IncludePaths...)
+	if !o.NoCUDAIncludes {
+		dirs = append(dirs, cudaIncludes...)
+	}
+	flagDirs, _ := flagIncludes(o.Flags)
+	return append(dirs, flagDirs...)
+}
+
+// flagIncludes finds the include directories (-I, --include-path) and the
+// pre-included headers (-include, --pre-include) among NVRTC flags, in each
+// spelling NVRTC takes: "--include-path=d", "-Id", "-I=d", "-I d",
+// "--include-path d".
+func flagIncludes(flags []string) (dirs, pre []string) {
+	for i := 0; i < len(flags); i++ {
+		f := flags[i]
+		for _, o := range []struct {
+			long, short string
+			into        *[]string
+		}{{"--include-path", "-I", &dirs}, {"--pre-include", "-include", &pre}} {
+			var v string
+			switch {
+			case f == o.long || f == o.short:
+				if i+1 < len(flags) {
+					i++
+					v = flags[i]
+				}
+			case strings.HasPrefix(f, o.long+"="):
+				v = f[len(o.long)+1:]
+			case o.short == "-I" && strings.HasPrefix(f, "-I"):
+				v = strings.TrimPrefix(f[2:], "=")
+			case strings.HasPrefix(f, o.short+"="):
+				v = f[len(o.short)+1:]
+			default:
+				continue
+			}
+			if v != "" {
+				*o.into = append(*o.into, v)
+			}
+			break
+		}
+	}
+	return dirs, pre
+}
+
+// walkedSource is the text the dependency walk follows: src, after the
+// headers Flags pre-include.
+func (o *Options) walkedSource(src string) string {
+	_, pre := flagIncludes(o.Flags)
+	if len(pre) == 0 {
+		return src
+	}
+	var b strings.Builder
+	for _, h := range pre {
+		b.WriteString("#include \"" + h + "\"\n")
+	}
+	return b.String() + src
 }
 
 func sortedKeys(m map[string]string) []string {
@@ -211,24 +283,27 @@ func SupportedArchs() ([]int, error) {
 // Compile compiles src for o.Arch. A program that does not compile is an
 // error of category Compilation whose Log (errors.LogOf) is the compiler's
 // output; a missing NVRTC is Unavailable. Results are served from and stored
-// in the compiler's cache unless o.NoCache is set or o.IncludePaths is not
-// empty (included files are not part of the cache key).
+// in the compiler's cache unless o.NoCache is set; the key covers the
+// contents of every header the program's #include directives reach (see
+// Dependency). A program the cache cannot vouch for (a computed #include) is
+// compiled every time, and Result.Uncached says why.
 func (c *Compiler) Compile(src string, o Options) (*Result, error) {
 	arch, err := o.targetArch()
 	if err != nil {
 		return nil, err
 	}
-	args := o.args(arch)
-	// Files found through include paths may change without the key seeing
-	// it: such programs are not cached (in-memory Headers are).
-	cacheable := c.cache != nil && !o.NoCache && len(o.IncludePaths) == 0
-	if cacheable && !loaded() {
+	useCache := c.cache != nil && !o.NoCache
+	if useCache && !loaded() {
 		// A process that has not loaded NVRTC yet takes its version from
 		// the stamp the cache keeps (checked against the library file), so
 		// a cache hit costs no library load.
-		if major, minor, ok := c.cache.knownVersion(); ok {
-			if r, ok := c.cache.lookup(keyOf(major, minor, src, arch, args, o)); ok {
-				return r, nil
+		if st, ok := c.cache.knownVersion(); ok {
+			inc := defaultSearchEnv().includeDirs(st.File)
+			if deps, why := dependencies(o.walkedSource(src), o.Headers, o.includeDirs(inc)); why == "" {
+				if r, ok := c.cache.lookup(keyOf(st.Major, st.Minor, src, arch, o.args(arch, inc), o, deps)); ok {
+					r.Dependencies = deps
+					return r, nil
+				}
 			}
 		}
 	}
@@ -236,12 +311,26 @@ func (c *Compiler) Compile(src string, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !cacheable {
+	inc := lib.includes()
+	args := o.args(arch, inc)
+	if !useCache {
 		return compile(lib, src, arch, args, o)
 	}
+	deps, why := dependencies(o.walkedSource(src), o.Headers, o.includeDirs(inc))
+	if why != "" {
+		r, err := compile(lib, src, arch, args, o)
+		if r != nil {
+			r.Uncached = why
+		}
+		return r, err
+	}
 	c.cache.rememberVersion(lib)
-	key := cacheKey(lib, src, arch, args, o)
-	return c.cache.Do(key, func() (*Result, error) { return compile(lib, src, arch, args, o) })
+	key := keyOf(lib.major, lib.minor, src, arch, args, o, deps)
+	r, err := c.cache.Do(key, func() (*Result, error) { return compile(lib, src, arch, args, o) })
+	if r != nil {
+		r.Dependencies = deps
+	}
+	return r, err
 }
 
 // compile runs NVRTC once.

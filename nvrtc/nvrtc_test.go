@@ -112,8 +112,8 @@ func TestOptions(t *testing.T) {
 	require.Equal(t, "sm_90", arch)
 	require.Equal(t, []string{"--gpu-architecture=sm_90", "--std=c++20", "--use_fast_math", "--maxrregcount=64",
 		"--generate-line-info", "--device-debug", "--define-macro=A", "--define-macro=B=2", "--define-macro=C=x y",
-		"--include-path=/inc", "-w"}, o.args(arch))
-	require.Equal(t, []string{"--gpu-architecture=compute_90"}, (&Options{}).args("compute_90"))
+		"--include-path=/inc", "-w"}, o.args(arch, nil))
+	require.Equal(t, []string{"--gpu-architecture=compute_90"}, (&Options{}).args("compute_90", nil))
 
 	for arch, want := range map[string]string{"sm_90": "sm_90", "sm_90a": "sm_90a", "compute_80": "compute_80", " sm_75 ": "sm_75", "sm_100f": "sm_100f"} {
 		got, err := (&Options{Arch: arch}).targetArch()
@@ -152,7 +152,7 @@ func sampleResult(i int) *Result {
 }
 
 func key(i int) string {
-	return keyOf(13, 0, fmt.Sprint("src", i), "sm_90", nil, Options{DriverVersion: 13000})
+	return keyOf(13, 0, fmt.Sprint("src", i), "sm_90", nil, Options{DriverVersion: 13000}, nil)
 }
 
 func TestEntryRoundTrip(t *testing.T) {
@@ -181,31 +181,31 @@ func TestEntryRoundTrip(t *testing.T) {
 
 func TestKeyCoversEverything(t *testing.T) {
 	base := Options{DriverVersion: 13000, Name: "p", Headers: map[string]string{"h.h": "x"}, NameExpressions: []string{"k<1>"}}
-	k0 := keyOf(13, 0, "src", "sm_90", []string{"-a"}, base)
+	k0 := keyOf(13, 0, "src", "sm_90", []string{"-a"}, base, nil)
 	variants := []string{
-		keyOf(13, 1, "src", "sm_90", []string{"-a"}, base),
-		keyOf(12, 0, "src", "sm_90", []string{"-a"}, base),
-		keyOf(13, 0, "src2", "sm_90", []string{"-a"}, base),
-		keyOf(13, 0, "src", "sm_80", []string{"-a"}, base),
-		keyOf(13, 0, "src", "sm_90", []string{"-b"}, base),
-		keyOf(13, 0, "src", "sm_90", []string{"-a", ""}, base),
+		keyOf(13, 1, "src", "sm_90", []string{"-a"}, base, nil),
+		keyOf(12, 0, "src", "sm_90", []string{"-a"}, base, nil),
+		keyOf(13, 0, "src2", "sm_90", []string{"-a"}, base, nil),
+		keyOf(13, 0, "src", "sm_80", []string{"-a"}, base, nil),
+		keyOf(13, 0, "src", "sm_90", []string{"-b"}, base, nil),
+		keyOf(13, 0, "src", "sm_90", []string{"-a", ""}, base, nil),
 	}
 	o := base
 	o.DriverVersion = 12080
-	variants = append(variants, keyOf(13, 0, "src", "sm_90", []string{"-a"}, o))
+	variants = append(variants, keyOf(13, 0, "src", "sm_90", []string{"-a"}, o, nil))
 	o = base
 	o.Headers = map[string]string{"h.h": "y"}
-	variants = append(variants, keyOf(13, 0, "src", "sm_90", []string{"-a"}, o))
+	variants = append(variants, keyOf(13, 0, "src", "sm_90", []string{"-a"}, o, nil))
 	o = base
 	o.NameExpressions = []string{"k<2>"}
-	variants = append(variants, keyOf(13, 0, "src", "sm_90", []string{"-a"}, o))
+	variants = append(variants, keyOf(13, 0, "src", "sm_90", []string{"-a"}, o, nil))
 	seen := map[string]bool{k0: true}
 	for i, k := range variants {
 		require.Len(t, k, 64)
 		require.False(t, seen[k], "variant %d has the key of another", i)
 		seen[k] = true
 	}
-	require.Equal(t, k0, keyOf(13, 0, "src", "sm_90", []string{"-a"}, base), "the key is deterministic")
+	require.Equal(t, k0, keyOf(13, 0, "src", "sm_90", []string{"-a"}, base, nil), "the key is deterministic")
 }
 
 func TestCacheHitMissAndCorruption(t *testing.T) {
@@ -413,14 +413,14 @@ func TestWarmHitWithoutLoading(t *testing.T) {
 	t.Setenv(EnvLibrary, filepath.Join(dir, "missing", "libnvrtc.so.13"))
 	c := NewCompiler(OpenCache(filepath.Join(dir, "cache")))
 	c.Cache().rememberVersion(&library{file: fakeLib, major: 13, minor: 0})
-	major, minor, ok := c.Cache().knownVersion()
+	st, ok := c.Cache().knownVersion()
 	require.True(t, ok)
-	require.Equal(t, [2]int{13, 0}, [2]int{major, minor})
+	require.Equal(t, [2]int{13, 0}, [2]int{st.Major, st.Minor})
 
 	o := Options{Arch: "sm_90", DriverVersion: 13000}
 	src := `extern "C" __global__ void k() {}`
 	arch, _ := o.targetArch()
-	key := keyOf(13, 0, src, arch, o.args(arch), o)
+	key := keyOf(13, 0, src, arch, o.args(arch, nil), o, nil)
 	require.NoError(t, c.Cache().write(key, sampleResult(5)))
 	r, err := c.Compile(src, o)
 	require.NoError(t, err, "served from the cache without NVRTC")
@@ -430,7 +430,7 @@ func TestWarmHitWithoutLoading(t *testing.T) {
 	// A changed library file invalidates the stamp: NVRTC must load (and
 	// here cannot).
 	require.NoError(t, os.WriteFile(fakeLib, []byte("another library"), 0o644))
-	_, _, ok = c.Cache().knownVersion()
+	_, ok = c.Cache().knownVersion()
 	require.False(t, ok)
 	c.Cache().ForgetMemory()
 	_, err = c.Compile(src, o)

@@ -25,9 +25,10 @@ type device struct {
 	buffers map[*buffer]struct{}
 	hosts   map[*hostBuffer]struct{}
 	streams map[*stream]struct{}
-	modules map[*module]struct{}
-	events  []cu.Event   // recorded-and-closed events, for reuse (event.go)
-	staging []*stagePair // free staging buffers for pageable transfers (staging.go)
+	loaded  map[*loadedModule]struct{} // every loaded CUmodule (module.go)
+	mcache  map[string]*loadedModule   // the module cache, by moduleKey
+	events  []cu.Event                 // recorded-and-closed events, for reuse (event.go)
+	staging []*stagePair               // free staging buffers for pageable transfers (staging.go)
 	peers   map[cu.Context]bool
 
 	// anchor is a small allocation held for the device's lifetime (0 if it
@@ -67,7 +68,7 @@ func openDevice(st *driverState, ordinal int) (*device, error) {
 		st: st, ord: o, lib: lib, dev: o.dev, ctx: ctx, info: info,
 		arch:    fmt.Sprintf("sm_%d%d", info.ComputeMajor, info.ComputeMinor),
 		buffers: map[*buffer]struct{}{}, hosts: map[*hostBuffer]struct{}{},
-		streams: map[*stream]struct{}{}, modules: map[*module]struct{}{},
+		streams: map[*stream]struct{}{}, loaded: map[*loadedModule]struct{}{}, mcache: map[string]*loadedModule{},
 		peers: map[cu.Context]bool{},
 	}
 	_ = d.bound("open", func(*cu.Frame) {
@@ -169,9 +170,10 @@ func release[T comparable](d *device, set map[T]struct{}, x T, op string, free f
 // the driver resets the context when its last reference goes.
 func (d *device) Close() error {
 	d.mu.Lock()
-	streams, modules, buffers, hosts := keys(d.streams), keys(d.modules), keys(d.buffers), keys(d.hosts)
+	streams, modules, buffers, hosts := keys(d.streams), keys(d.loaded), keys(d.buffers), keys(d.hosts)
 	clear(d.streams)
-	clear(d.modules)
+	clear(d.loaded)
+	clear(d.mcache)
 	clear(d.buffers)
 	clear(d.hosts)
 	events, staging := d.events, d.staging

@@ -4,7 +4,8 @@
 // and without the CUDA toolkit, and a machine without the driver reports the
 // backend Unavailable with the reason and a hint. Kernels are CUDA C++
 // (Source.CUDA), compiled by NVRTC (package github.com/anygpu/gpu/nvrtc) to
-// CUBIN for the device's architecture and kept in the on-disk kernel cache.
+// CUBIN for the device's architecture and kept in the on-disk kernel cache,
+// or device code compiled elsewhere (Source.PTX, CUBIN, Fatbin).
 //
 // Importing the package registers the "cuda" driver; nothing else happens
 // until the first Probe or Open, which loads the library and calls cuInit.
@@ -89,6 +90,80 @@
 // registers, shared, local and constant memory and maximum block size
 // (KernelAttributer), which the profiler's occupancy calculation uses.
 //
+// # Compiling and loading
+//
+// Compile loads the first of Source.CUBIN, Fatbin, PTX and CUDA the source
+// has; a binary the device cannot run (another architecture, newer PTX)
+// falls through to the next. CUDA C++ is compiled by NVRTC with the CUDA
+// headers on the include path (<cuda_fp16.h>, <cuda_bf16.h>,
+// <cooperative_groups.h>, CUDA 13's <cuda/std/...>: found next to the NVRTC
+// loaded, or in $CUDA_HOME, $CUDA_PATH, /usr/local/cuda*, the Python wheels;
+// $ANYGPU_CUDA_INCLUDE overrides: see package nvrtc), after the directories
+// of gpu.IncludePath and the in-memory gpu.Header files. The kernel cache's
+// key covers every header the program's includes reach, so an edited header
+// is never served stale; a program with a computed #include is compiled
+// every time, and the root package logs why.
+//
+// Options: gpu.Define (-D), gpu.FastMath (--use_fast_math), gpu.DebugInfo
+// (-lineinfo), gpu.Arch, gpu.MaxRegisters (--maxrregcount; for PTX, the JIT's
+// CU_JIT_MAX_REGISTERS), gpu.CompilerFlags (verbatim). gpu.LaunchBounds and
+// gpu.OptimizationLevel have no NVRTC flag in every version, so with either
+// the program is compiled to PTX and loaded by cuModuleLoadDataEx with
+// CU_JIT_THREADS_PER_BLOCK and CU_JIT_OPTIMIZATION_LEVEL: documented driver
+// options, at the price of a JIT compile when the module loads (the driver
+// caches those too).
+//
+// Every loaded CUmodule is kept in the device's module cache (256 entries),
+// keyed by the source's code in every CUDA dialect, the options and the
+// architecture: a second Compile of the same source and options returns the
+// loaded module with no NVRTC call and no module load (5 to 16 µs over the
+// fake driver on a busy 2-core machine, BenchmarkCompileWarm; the issue's
+// target is 50 µs), once it
+// has checked that no header the program included changed (a stat of each).
+// Closing a Module leaves the code loaded for the next Compile; it is
+// unloaded when the cache lets it go (a changed header, more than 256
+// entries) and no Module uses it, or when the Device closes.
+//
+// # Kernel names
+//
+// Module.Kernel takes an extern "C" name, a symbol of compiled code, or any
+// C++ name, template instantiations included ("softmax<float, 128>"):
+// those are NVRTC name expressions, looked up by their lowered (mangled)
+// names. Names listed with gpu.KernelNames at Compile are resolved by that
+// compile. A name not listed, not found as a symbol, whose function name the
+// source mentions, makes Kernel compile the source again with the name added as a name expression (through both
+// caches: once per name and process, a disk-cache hit in later processes)
+// and keep that module with the Module. Both, because listing names up front
+// costs one compile for all of them but needs the names at Compile, while
+// the lazy path lets Module.Kernel take any name the way CuPy's
+// RawModule.get_function does; NVRTC cannot add name expressions to a
+// program already compiled. A name NVRTC cannot resolve is InvalidArgument
+// with NVRTC's log.
+//
+// # Dynamic shared memory and cooperative launches
+//
+// gpu.Stream.LaunchWith takes a LaunchConfig: SharedMemBytes is the
+// sharedMemBytes of cuLaunchKernel. A kernel asked for more than it may use
+// by default (48 KiB less its static shared memory) is opted in first, once
+// per size: cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) and the
+// carveout preference CU_SHAREDMEM_CARVEOUT_MAX_SHARED. More than the
+// device's CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN less the
+// static shared memory is InvalidArgument before anything reaches the
+// driver (the root package checks it too), so a kernel is never launched
+// with less shared memory than it indexes. Cooperative is
+// cuLaunchCooperativeKernel: NotSupported where
+// CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0, InvalidArgument when the grid
+// has more blocks than fit on the device at once
+// (cuOccupancyMaxActiveBlocksPerMultiprocessor × SMs).
+//
+// # Memory of other libraries
+//
+// gpu.Device.Borrow wraps a CUdeviceptr another library allocated as a
+// Buffer, without copying, after cuPointerGetAttribute confirms it is device
+// (or managed) memory of this GPU with the size within its allocation; its
+// Close frees nothing. Package github.com/anygpu/gpu/dlpack exchanges such
+// buffers, and the device's own, as DLPack tensors (PyTorch, CuPy, JAX).
+//
 // # Errors
 //
 // Every CUresult maps to an *errors.Error with category, flags and hint.
@@ -111,8 +186,9 @@
 //
 // The files follow the backends' common map: driver.go (loading the library,
 // Probe, Open), device.go (the context, binding it to threads, Close),
-// memory.go, stream.go, event.go, module.go (NVRTC compile, modules,
-// kernels), errors.go (what becomes of a CUresult: the code table itself is
+// memory.go, stream.go, event.go, module.go (NVRTC compile, loading, the
+// module cache, kernels and their names), launchopts.go (dynamic shared
+// memory, cooperative launches), errors.go (what becomes of a CUresult: the code table itself is
 // the errors package's), info.go (DeviceInfo from the device attributes), and
 // internal/cu for the foreign calls. Three files hold what only CUDA has:
 // launchargs.go (the parameter block launches pass their arguments in),

@@ -520,7 +520,7 @@ func compileHelper(t *testing.T) {
 	dev := d.(*device)
 	src := kernels.Source()
 	start := time.Now()
-	res, err := compileCUDA(context.Background(), src, backend.CompileOptions{}, dev.arch, dev.lib.Version)
+	res, err := compileCUDA(context.Background(), src, backend.CompileOptions{}, nil, dev.arch, dev.lib.Version)
 	require.NoError(t, err)
 	compiled := time.Since(start)
 	m, err := dev.Compile(context.Background(), src, backend.CompileOptions{}) // a memory hit now: measures the module load
@@ -623,7 +623,7 @@ func TestNullStoreIsDeleted(t *testing.T) {
 		{"backendtest's", `extern "C" __global__ void fault(float* x, unsigned n) { ((float*)0)[threadIdx.x + n] = 1.0f; }`},
 		{"proposed", strings.ReplaceAll(faultKernel, "oob", "fault")},
 	} {
-		r, err := compileCUDA(context.Background(), backend.Source{Name: "fault", CUDA: tc.src}, backend.CompileOptions{}, d.arch, d.lib.Version)
+		r, err := compileCUDA(context.Background(), backend.Source{Name: "fault", CUDA: tc.src}, backend.CompileOptions{}, nil, d.arch, d.lib.Version)
 		require.NoError(t, err)
 		body := r.PTX[strings.Index(r.PTX, ".entry"):]
 		t.Logf("%s fault kernel: stores in its PTX: %d\n%s", tc.name, strings.Count(body, "st."), body)
@@ -646,7 +646,7 @@ func TestCompileTiming(t *testing.T) {
 		}
 		opts := backend.CompileOptions{Defines: map[string]string{"ANYGPU_TIMING_STAMP": strconv.FormatInt(time.Now().UnixNano(), 10)}}
 		start := time.Now()
-		r, err := compileCUDA(ctx, kernels.Source(), opts, d.arch, d.lib.Version)
+		r, err := compileCUDA(ctx, kernels.Source(), opts, nil, d.arch, d.lib.Version)
 		require.NoError(t, err)
 		compiled := time.Since(start)
 		m, err := d.Compile(ctx, kernels.Source(), opts)

@@ -58,11 +58,12 @@ func (d *device) AllocHost(size int64) (backend.HostBuffer, error) {
 	return track(d, d.hosts, &hostBuffer{dev: d, ptr: p, size: size}), nil
 }
 
-// buffer is device memory from cuMemAlloc.
+// buffer is device memory from cuMemAlloc, or borrowed (Borrow).
 type buffer struct {
-	dev  *device
-	ptr  cu.DevicePtr
-	size int64
+	dev      *device
+	ptr      cu.DevicePtr
+	size     int64
+	borrowed bool // another library's: never freed here
 }
 
 var (
@@ -76,8 +77,11 @@ func (b *buffer) Size() int64 { return b.size }
 // NativeHandle is the CUdeviceptr.
 func (b *buffer) NativeHandle() uintptr { return uintptr(b.ptr) }
 
-// Close frees the memory (cuMemFree).
+// Close frees the memory (cuMemFree); a borrowed buffer's is left alone.
 func (b *buffer) Close() error {
+	if b.borrowed {
+		return nil
+	}
 	d := b.dev
 	return release(d, d.buffers, b, "free", func() cu.Result { return d.lib.MemFree(b.ptr) })
 }
@@ -104,4 +108,52 @@ func (h *hostBuffer) NativeHandle() uintptr { return uintptr(h.ptr) }
 func (h *hostBuffer) Close() error {
 	d := h.dev
 	return release(d, d.hosts, h, "free host", func() cu.Result { return d.lib.MemFreeHost(h.ptr) })
+}
+
+var _ backend.Borrower = (*device)(nil)
+
+// Borrow wraps a CUdeviceptr another library allocated. It checks, where
+// the driver has cuPointerGetAttribute, that the address is device (or
+// managed) memory of this GPU and that size bytes from it lie within its
+// allocation. The buffer is not tracked: neither its Close nor the
+// device's frees the memory.
+func (d *device) Borrow(handle uintptr, size int64) (backend.Buffer, error) {
+	p := cu.DevicePtr(handle)
+	op := fmt.Sprintf("borrow %#x", handle)
+	var kind, ordinal int32
+	var start, length uint64
+	var r cu.Result
+	if err := d.bound(op, func(*cu.Frame) {
+		if kind, r = d.lib.PointerGetAttribute32(cu.PointerMemoryType, p); r != cu.Success {
+			return
+		}
+		if ordinal, r = d.lib.PointerGetAttribute32(cu.PointerDeviceOrdinal, p); r != cu.Success {
+			return
+		}
+		if start, r = d.lib.PointerGetAttribute64(cu.PointerRangeStart, p); r != cu.Success {
+			return
+		}
+		length, r = d.lib.PointerGetAttribute64(cu.PointerRangeSize, p)
+	}); err != nil {
+		return nil, err
+	}
+	bad := func(format string, a ...any) error {
+		e := errors.E(errors.InvalidArgument, Name, op, format, a...)
+		e.Code, e.Name = int64(r), r.String()
+		e.Hint = "pass a device pointer of this GPU (cuMemAlloc, torch.Tensor.data_ptr(), cupy.ndarray.data.ptr) and a size within its allocation"
+		return e
+	}
+	switch {
+	case r == cu.ErrorNotSupported && !d.lib.Has(cu.SymPointerGetAttribute):
+		// An old driver: nothing to check with.
+	case r != cu.Success:
+		return nil, bad("the driver does not know the address as CUDA memory (%s)", r)
+	case kind != cu.MemoryTypeDevice && kind != cu.MemoryTypeUnified:
+		return nil, bad("the address is not device memory (CUmemorytype %d)", kind)
+	case int(ordinal) != int(d.dev):
+		return nil, bad("the address is memory of GPU %d, this device is GPU %d", ordinal, int(d.dev))
+	case uint64(handle)+uint64(size) > start+length:
+		return nil, bad("%s from the address run past its allocation (%s from %#x)", byteSize(size), byteSize(int64(length)), start)
+	}
+	return &buffer{dev: d, ptr: p, size: size, borrowed: true}, nil
 }

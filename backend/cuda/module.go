@@ -2,7 +2,13 @@ package cuda
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -15,17 +21,26 @@ import (
 // compileCUDA compiles src.CUDA with NVRTC through the default kernel cache.
 // The device's architecture is the target unless opts.Arch names another;
 // Debug adds line information (-lineinfo), FastMath is --use_fast_math,
-// Defines become -D, Flags go to NVRTC verbatim. A compile that outlives ctx
-// is abandoned (it finishes in the background and is cached).
-func compileCUDA(ctx context.Context, src backend.Source, opts backend.CompileOptions, arch string, driverVersion int) (*nvrtc.Result, error) {
+// Defines become -D, IncludePaths -I (before the CUDA headers, which NVRTC
+// gets without options), Headers in-memory headers, KernelNames name
+// expressions, MaxRegisters --maxrregcount, Flags go to NVRTC verbatim; with
+// a launch bound or an optimisation level the result is PTX, for the driver
+// to compile with those (jitOptions). A compile that outlives ctx is
+// abandoned (it finishes in the background and is cached).
+func compileCUDA(ctx context.Context, src backend.Source, opts backend.CompileOptions, names []string, arch string, driverVersion int) (*nvrtc.Result, error) {
 	o := nvrtc.Options{
-		Arch:          arch,
-		FastMath:      opts.FastMath,
-		LineInfo:      opts.Debug,
-		Defines:       opts.Defines,
-		Flags:         opts.Flags,
-		Name:          src.Name + ".cu",
-		DriverVersion: driverVersion,
+		Arch:            arch,
+		PTX:             opts.MaxThreadsPerBlock > 0 || opts.OptLevel != nil,
+		FastMath:        opts.FastMath,
+		LineInfo:        opts.Debug,
+		MaxRegisters:    opts.MaxRegisters,
+		Defines:         opts.Defines,
+		IncludePaths:    opts.IncludePaths,
+		Headers:         opts.Headers,
+		NameExpressions: names,
+		Flags:           opts.Flags,
+		Name:            src.Name + ".cu",
+		DriverVersion:   driverVersion,
 	}
 	if opts.Arch != "" {
 		o.Arch = opts.Arch
@@ -53,47 +68,352 @@ func compileCUDA(ctx context.Context, src backend.Source, opts backend.CompileOp
 	}
 }
 
-// Compile compiles src.CUDA with NVRTC for the device (or opts.Arch) through
-// the kernel cache, and loads it.
+// jitOptions are the cuModuleLoadDataEx options for PTX that opts asks for.
+func jitOptions(opts backend.CompileOptions) ([]cu.JITOption, []uintptr) {
+	var keys []cu.JITOption
+	var vals []uintptr
+	if opts.MaxRegisters > 0 {
+		keys, vals = append(keys, cu.JITMaxRegisters), append(vals, uintptr(opts.MaxRegisters))
+	}
+	if opts.MaxThreadsPerBlock > 0 {
+		keys, vals = append(keys, cu.JITThreadsPerBlock), append(vals, uintptr(opts.MaxThreadsPerBlock))
+	}
+	if opts.OptLevel != nil {
+		keys, vals = append(keys, cu.JITOptimizationLevel), append(vals, uintptr(*opts.OptLevel))
+	}
+	return keys, vals
+}
+
+// Compile loads the device code of src: the first of CUBIN, Fatbin, PTX and
+// CUDA (compiled with NVRTC for the device, or opts.Arch, through the kernel
+// cache) that the source has and the device takes. A binary for another
+// architecture falls through to the next. The loaded module is kept in the
+// device's module cache: compiling the same source with the same options
+// again, while no header it included changed, returns it at once.
 func (d *device) Compile(ctx context.Context, src backend.Source, opts backend.CompileOptions) (backend.Module, error) {
 	op := fmt.Sprintf("compile %q", src.Name)
-	if strings.TrimSpace(src.CUDA) == "" {
+	if strings.TrimSpace(src.CUDA) == "" && strings.TrimSpace(src.PTX) == "" && len(src.CUBIN) == 0 && len(src.Fatbin) == 0 {
 		return nil, &errors.Error{Backend: Name, Op: op, Category: errors.NotSupported,
-			Msg:  "the source has no CUDA dialect (Source.CUDA is empty)",
-			Hint: "write the kernel in CUDA C++ (extern \"C\" __global__) in Source.CUDA, or use a backend whose dialect the source has"}
+			Msg:  "the source has no CUDA dialect (Source.CUDA, PTX, CUBIN and Fatbin are empty)",
+			Hint: "write the kernel in CUDA C++ (extern \"C\" __global__) in Source.CUDA, give compiled code in Source.PTX, CUBIN or Fatbin, or use a backend whose dialect the source has"}
 	}
-	res, err := compileCUDA(ctx, src, opts, d.arch, d.lib.Version)
-	if err != nil {
-		return nil, errors.Wrap(err, Name, op)
+	key := moduleKey(src, opts, opts.KernelNames, d.arch)
+	if lm := d.cachedModule(key); lm != nil {
+		return &module{dev: d, lm: lm, name: src.Name, src: src, opts: opts}, nil
 	}
-	var h cu.Module
-	err = d.do(op+": load module", func(*cu.Frame) cu.Result {
-		var r cu.Result
-		h, r = d.lib.ModuleLoadData(res.Image())
-		return r
-	})
+	lm, err := d.load(ctx, op, src, opts, opts.KernelNames)
 	if err != nil {
 		return nil, err
 	}
-	return track(d, d.modules, &module{dev: d, h: h, name: src.Name, lowered: res.LoweredNames}), nil
+	lm = d.keepModule(key, lm)
+	return &module{dev: d, lm: lm, name: src.Name, src: src, opts: opts}, nil
 }
 
-// module is a loaded CUmodule.
+// load compiles and loads src (see Compile) with names as NVRTC name
+// expressions; the result has one reference.
+func (d *device) load(ctx context.Context, op string, src backend.Source, opts backend.CompileOptions, names []string) (*loadedModule, error) {
+	type image struct {
+		what string
+		data []byte
+		jit  bool // PTX: the driver compiles it, with the JIT options
+	}
+	var images []image
+	if len(src.CUBIN) > 0 {
+		images = append(images, image{"Source.CUBIN", src.CUBIN, false})
+	}
+	if len(src.Fatbin) > 0 {
+		images = append(images, image{"Source.Fatbin", src.Fatbin, false})
+	}
+	if strings.TrimSpace(src.PTX) != "" {
+		images = append(images, image{"Source.PTX", append([]byte(src.PTX), 0), true})
+	}
+	hasCUDA := strings.TrimSpace(src.CUDA) != ""
+	var lastErr error
+	for i, im := range images {
+		h, err := d.loadImage(op+": load "+im.what, im.data, im.jit, opts)
+		if err == nil {
+			return &loadedModule{h: h, refs: 1}, nil
+		}
+		if !wrongImage(err) || (i == len(images)-1 && !hasCUDA) {
+			return nil, err
+		}
+		lastErr = err
+	}
+	if !hasCUDA {
+		return nil, lastErr
+	}
+	res, err := compileCUDA(ctx, src, opts, names, d.arch, d.lib.Version)
+	if err != nil {
+		return nil, errors.Wrap(err, Name, op)
+	}
+	h, err := d.loadImage(op+": load module", res.Image(), len(res.CUBIN) == 0, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &loadedModule{h: h, refs: 1, lowered: res.LoweredNames, deps: res.Dependencies, uncached: res.Uncached}, nil
+}
+
+// wrongImage reports whether a load failed because the image is not for
+// this device (another architecture, a newer PTX), so another dialect of
+// the source may still load.
+func wrongImage(err error) bool {
+	var e *errors.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch cu.Result(e.Code) {
+	case cu.ErrorNoBinaryForGPU, cu.ErrorInvalidImage, cu.ErrorInvalidPTX, cu.ErrorUnsupportedPTXVersion, cu.ErrorInvalidSource:
+		return true
+	}
+	return false
+}
+
+// loadImage is cuModuleLoadData, or for PTX with JIT options
+// cuModuleLoadDataEx.
+func (d *device) loadImage(op string, data []byte, jit bool, opts backend.CompileOptions) (cu.Module, error) {
+	var h cu.Module
+	err := d.do(op, func(*cu.Frame) cu.Result {
+		var r cu.Result
+		if keys, vals := jitOptions(opts); jit && len(keys) > 0 {
+			h, r = d.lib.ModuleLoadDataEx(data, keys, vals)
+		} else {
+			h, r = d.lib.ModuleLoadData(data)
+		}
+		return r
+	})
+	return h, err
+}
+
+// loadedModule is a CUmodule, shared by the Modules compiled from one source
+// with the same options while the device's module cache holds it.
+type loadedModule struct {
+	h        cu.Module
+	lowered  map[string]string  // name expression -> mangled name
+	deps     []nvrtc.Dependency // the headers the program's includes reached
+	uncached string             // why the kernel cache could not keep it
+
+	// Under the device's mu:
+	refs   int  // Modules using it, plus one while cached
+	cached bool // held by the device's module cache
+}
+
+// moduleCacheSize bounds the device's module cache; beyond it, entries no
+// Module uses are unloaded.
+const moduleCacheSize = 256
+
+// moduleKey names what determines a loaded module: the code in every CUDA
+// dialect, the options, the name expressions, the architecture and, for a
+// program that includes files, the working directory. (The contents of the
+// files are checked apart: loadedModule.deps.)
+func moduleKey(src backend.Source, opts backend.CompileOptions, names []string, arch string) string {
+	h := sha256.New()
+	put := func(s string) {
+		var n [8]byte
+		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.Write([]byte(s))
+	}
+	putMap := func(m map[string]string) {
+		put(strconv.Itoa(len(m)))
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			put(k)
+			put(m[k])
+		}
+	}
+	putList := func(l []string) {
+		put(strconv.Itoa(len(l)))
+		for _, s := range l {
+			put(s)
+		}
+	}
+	put(arch)
+	if strings.Contains(src.CUDA, "include") {
+		// Relative include paths and "..." includes of the program resolve
+		// against the working directory.
+		wd, _ := os.Getwd()
+		put(wd)
+	}
+	put(src.Name)
+	put(src.CUDA)
+	put(src.PTX)
+	put(string(src.CUBIN))
+	put(string(src.Fatbin))
+	put(opts.Arch)
+	put(strconv.FormatBool(opts.FastMath))
+	put(strconv.FormatBool(opts.Debug))
+	putMap(opts.Defines)
+	putMap(opts.Headers)
+	putList(opts.Flags)
+	putList(opts.IncludePaths)
+	putList(names)
+	opt := -1
+	if opts.OptLevel != nil {
+		opt = *opts.OptLevel
+	}
+	put(fmt.Sprint(opts.MaxRegisters, opts.MaxThreadsPerBlock, opt))
+	return string(h.Sum(nil))
+}
+
+// cachedModule returns the cached module for key with a new reference, or
+// nil: none, or one whose headers changed (it leaves the cache).
+func (d *device) cachedModule(key string) *loadedModule {
+	d.mu.Lock()
+	lm := d.mcache[key]
+	d.mu.Unlock()
+	if lm == nil {
+		return nil
+	}
+	for _, dep := range lm.deps {
+		if dep.Changed() {
+			d.mu.Lock()
+			if d.mcache[key] == lm {
+				d.evictLocked(key, lm)
+			}
+			d.mu.Unlock()
+			return nil
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !lm.cached || d.mcache[key] != lm {
+		return nil // evicted meanwhile
+	}
+	lm.refs++
+	return lm
+}
+
+// keepModule records lm, just loaded with one reference, under key, and
+// returns the module to use: lm, or the one a concurrent Compile of the same
+// key stored first (lm is then unloaded). A module the kernel cache could not
+// keep is not cached here either.
+func (d *device) keepModule(key string, lm *loadedModule) *loadedModule {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.loaded[lm] = struct{}{}
+	if lm.uncached != "" {
+		return lm
+	}
+	if old := d.mcache[key]; old != nil {
+		d.evictLocked(key, old)
+	}
+	if len(d.mcache) >= moduleCacheSize {
+		for k, v := range d.mcache {
+			if v.refs == 1 { // only the cache's reference
+				d.evictLocked(k, v)
+				break
+			}
+		}
+	}
+	lm.cached = true
+	lm.refs++
+	d.mcache[key] = lm
+	return lm
+}
+
+// evictLocked drops the cache's reference to lm; d.mu is held.
+func (d *device) evictLocked(key string, lm *loadedModule) {
+	delete(d.mcache, key)
+	lm.cached = false
+	d.unrefLocked(lm)
+}
+
+// unrefLocked drops one reference to lm and unloads it with the last; d.mu
+// is held.
+func (d *device) unrefLocked(lm *loadedModule) {
+	if lm.refs--; lm.refs > 0 {
+		return
+	}
+	delete(d.loaded, lm)
+	if !d.broken() {
+		_ = d.bound("unload module", func(*cu.Frame) { _ = d.lib.ModuleUnload(lm.h) })
+	}
+}
+
+// module is a Module: a reference to a loaded CUmodule, plus those loaded
+// later for C++ names it did not resolve.
 type module struct {
-	dev     *device
-	h       cu.Module
-	name    string
-	lowered map[string]string // name expression -> mangled name
+	dev  *device
+	lm   *loadedModule
+	name string
+	src  backend.Source
+	opts backend.CompileOptions
+
+	extra  []*loadedModule // recompiled for names (Kernel); under dev.mu
+	closed bool            // under dev.mu
 }
 
-var _ backend.Module = (*module)(nil)
+var (
+	_ backend.Module           = (*module)(nil)
+	_ backend.UncachedCompiler = (*module)(nil)
+)
 
-// Kernel looks up an entry point: an extern "C" name, or a name expression
-// compiled with the module. The root package asks once per name.
+// UncachedReason says why the kernel cache could not keep the program.
+func (m *module) UncachedReason() string { return m.lm.uncached }
+
+// Kernel looks up an entry point: an extern "C" name, a symbol name of
+// compiled code, or a C++ name (a template instantiation such as
+// "softmax<float, 128>"). A C++ name not given to Compile (gpu.KernelNames)
+// compiles the CUDA source again with the name as an NVRTC name expression
+// (through the caches), and looks up its lowered name. The root package
+// asks once per name.
 func (m *module) Kernel(name string) (backend.Kernel, error) {
 	op := fmt.Sprintf("kernel %q", name)
+	k, r, err := m.lookup(op, m.lm, name)
+	if err != nil {
+		return nil, err
+	}
+	if r == cu.ErrorNotFound && m.lm.lowered[name] == "" && mentions(m.src.CUDA, name) {
+		lm, err := m.loadFor(op, name)
+		if errors.Is(err, errors.Compilation) {
+			// NVRTC could not resolve the name in the source.
+			e := m.notFound(op, name, r)
+			e.Log, e.Err = errors.LogOf(err), err
+			e.Msg += " (NVRTC could not resolve it as a name expression)"
+			return nil, e
+		}
+		if err != nil {
+			return nil, err
+		}
+		if k, r, err = m.lookup(op, lm, name); err != nil {
+			return nil, err
+		}
+	}
+	if r == cu.ErrorNotFound {
+		return nil, m.notFound(op, name, r)
+	}
+	if err := m.dev.check(r, op); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// notFound is the error of a name the module does not have.
+func (m *module) notFound(op, name string, r cu.Result) *errors.Error {
+	return &errors.Error{Backend: Name, Op: op, Category: errors.InvalidArgument, Code: int64(r), Name: r.String(),
+		Msg:  fmt.Sprintf("module %q has no entry point %q", m.name, name),
+		Hint: "name a __global__ function of the source: its extern \"C\" name, or its C++ name with template arguments (\"softmax<float, 128>\"); compiled code (PTX, CUBIN) is looked up by symbol"}
+}
+
+// mentions reports whether src has the function name of the C++ name
+// expression name ("softmax" of "ns::softmax<float, 128>"): only then can
+// compiling src with it as a name expression resolve it, so a name that is
+// nowhere in the source fails at once instead of after a compile.
+func mentions(src, name string) bool {
+	base := name
+	if i := strings.IndexAny(base, "<("); i >= 0 {
+		base = base[:i]
+	}
+	if i := strings.LastIndex(base, "::"); i >= 0 {
+		base = base[i+2:]
+	}
+	base = strings.TrimSpace(base)
+	return base != "" && strings.Contains(src, base)
+}
+
+// lookup finds name (through lm's lowered names) in lm.
+func (m *module) lookup(op string, lm *loadedModule, name string) (*kernel, cu.Result, error) {
 	sym := name
-	if l, ok := m.lowered[name]; ok {
+	if l, ok := lm.lowered[name]; ok {
 		sym = l
 	}
 	d := m.dev
@@ -101,22 +421,38 @@ func (m *module) Kernel(name string) (backend.Kernel, error) {
 	var params []int
 	var r cu.Result
 	err := d.bound(op, func(*cu.Frame) {
-		if f, r = d.lib.ModuleGetFunction(m.h, sym); r == cu.Success {
+		if f, r = d.lib.ModuleGetFunction(lm.h, sym); r == cu.Success {
 			params = paramSizes(d.lib, f)
 		}
 	})
-	if err != nil {
-		return nil, err
+	if err != nil || r != cu.Success {
+		return nil, r, err
 	}
-	if r == cu.ErrorNotFound {
-		return nil, &errors.Error{Backend: Name, Op: op, Category: errors.InvalidArgument, Code: int64(r), Name: r.String(),
-			Msg:  fmt.Sprintf("module %q has no entry point %q", m.name, name),
-			Hint: "CUDA entry points must be extern \"C\" __global__ functions of that name"}
+	return &kernel{mod: m, name: name, fn: f, params: params}, r, nil
+}
+
+// loadFor compiles the module's source again with name as a name expression
+// as well, and keeps the result with the module.
+func (m *module) loadFor(op, name string) (*loadedModule, error) {
+	d := m.dev
+	names := append(slices.Clone(m.opts.KernelNames), name)
+	key := moduleKey(m.src, m.opts, names, d.arch)
+	lm := d.cachedModule(key)
+	if lm == nil {
+		var err error
+		if lm, err = d.load(context.Background(), op+": compile with the name expression", m.src, m.opts, names); err != nil {
+			return nil, err
+		}
+		lm = d.keepModule(key, lm)
 	}
-	if err := d.check(r, op); err != nil {
-		return nil, err
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if m.closed {
+		d.unrefLocked(lm)
+		return nil, errors.E(errors.Closed, Name, op, "module %q is closed", m.name)
 	}
-	return &kernel{mod: m, name: name, fn: f, params: params}, nil
+	m.extra = append(m.extra, lm)
+	return lm, nil
 }
 
 // paramSizes returns the size of each parameter of f (cuFuncGetParamInfo,
@@ -140,10 +476,26 @@ func paramSizes(lib *cu.Lib, f cu.Function) []int {
 	return nil
 }
 
-// Close unloads the module.
+// Close releases the module's references to its loaded code; the code is
+// unloaded when no Module uses it and the module cache does not hold it.
 func (m *module) Close() error {
 	d := m.dev
-	return release(d, d.modules, m, fmt.Sprintf("close module %q", m.name), func() cu.Result { return d.lib.ModuleUnload(m.h) })
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if m.closed {
+		return nil
+	}
+	m.closed = true
+	if _, live := d.loaded[m.lm]; live {
+		d.unrefLocked(m.lm)
+	}
+	for _, lm := range m.extra {
+		if _, live := d.loaded[lm]; live {
+			d.unrefLocked(lm)
+		}
+	}
+	m.extra = nil
+	return nil
 }
 
 // kernel is a CUfunction.
@@ -156,6 +508,9 @@ type kernel struct {
 	attrOnce sync.Once
 	attrs    backend.KernelAttributes
 	attrErr  error
+
+	sharedMu  sync.Mutex
+	dynShared int // the dynamic shared memory the kernel was opted in to; 0 = the default
 }
 
 var (

@@ -127,7 +127,11 @@ func TestProbeFakeDriver(t *testing.T) {
 		require.Equal(t, "0000:3B:00.0", d.PCIBus)
 		require.Equal(t, "GPU-00112233-4455-6677-8899-aabbccddeeff", d.UUID)
 		require.Equal(t, "13.0", d.APIVersion)
-		// Opening needs a context, which the fake cannot give: a clean error.
+		dev, err := Driver{}.Open(ctx, 0)
+		require.NoError(t, err)
+		require.NoError(t, dev.Close())
+		// A context the driver will not give: a clean error.
+		t.Setenv("FAKECUDA_RETAIN", "801")
 		_, err = Driver{}.Open(ctx, 0)
 		require.Error(t, err)
 		require.Equal(t, errors.NotSupported, errors.CategoryOf(err), "%v", err)

@@ -569,13 +569,14 @@ func (s *stream) Launch(k backend.Kernel, grid, block backend.Dim3, args []backe
 				"argument %d is not a buffer of the Metal backend", i)
 		}
 	}
-	return s.enqueue(func() error { return s.encodeLaunch(kern, grid, block, args) })
+	return s.enqueue(func() error { return s.encodeLaunch(kern, grid, block, args, 0) })
 }
 
 // encodeLaunch commits the command buffer of a launch, which holds its own
 // reference to the pipeline state (ownership rule 5 in doc.go). Call inside
 // locked.
-func (s *stream) encodeLaunch(kern *kernel, grid, block backend.Dim3, args []backend.Arg) error {
+// smem is the dynamic threadgroup memory, at [[threadgroup(0)]] (0: none).
+func (s *stream) encodeLaunch(kern *kernel, grid, block backend.Dim3, args []backend.Arg, smem int) error {
 	op := "launch " + kern.name
 	layout, err := layoutArgs(args, s.params)
 	if err != nil {
@@ -613,6 +614,9 @@ func (s *stream) encodeLaunch(kern *kernel, grid, block backend.Dim3, args []bac
 			enc.Send3(objc.SelSetBuffer, uintptr(paramsBuf), 0, uintptr(layout.paramsIndex()))
 		case len(layout.params) > 0:
 			enc.SendBytes(objc.SelSetBytes, layout.params, uintptr(layout.paramsIndex()))
+		}
+		if smem > 0 {
+			enc.Send2(objc.SelSetThreadgroupMemoryLength, uintptr(smem), 0)
 		}
 		s.dims[0] = objc.Size{Width: uint64(grid.X), Height: uint64(grid.Y), Depth: uint64(grid.Z)}
 		s.dims[1] = objc.Size{Width: uint64(block.X), Height: uint64(block.Y), Depth: uint64(block.Z)}

@@ -358,6 +358,84 @@ func (l *Lib) LaunchKernel(fr *Frame, f Function, gx, gy, gz, bx, by, bz, smem u
 	return fr.call(l.fn[SymLaunchKernel], 11)
 }
 
+// LaunchCooperativeKernel is cuLaunchCooperativeKernel (the blocks of the
+// grid may synchronise with each other: every block must be resident at
+// once), with kernelParams as in LaunchKernel.
+func (l *Lib) LaunchCooperativeKernel(fr *Frame, f Function, gx, gy, gz, bx, by, bz, smem uint32, s Stream, params unsafe.Pointer) Result {
+	if l.fn[SymLaunchCooperativeKernel] == 0 {
+		return ErrorNotSupported
+	}
+	a := &fr.a
+	a[0], a[1], a[2], a[3], a[4], a[5], a[6] = uintptr(f), uintptr(gx), uintptr(gy), uintptr(gz), uintptr(bx), uintptr(by), uintptr(bz)
+	a[7], a[8], a[9] = uintptr(smem), uintptr(s), uintptr(params)
+	return fr.call(l.fn[SymLaunchCooperativeKernel], 10)
+}
+
+// JITOption is a CUjit_option of cuModuleLoadDataEx.
+type JITOption int32
+
+// JIT options (the value of each is an unsigned int, passed in the pointer).
+const (
+	JITMaxRegisters      JITOption = 0
+	JITThreadsPerBlock   JITOption = 1
+	JITOptimizationLevel JITOption = 7
+)
+
+// ModuleLoadDataEx is cuModuleLoadDataEx: ModuleLoadData with JIT options
+// for PTX (integer values only; options and values of equal length).
+func (l *Lib) ModuleLoadDataEx(image []byte, opts []JITOption, values []uintptr) (Module, Result) {
+	if len(image) == 0 || len(opts) != len(values) {
+		return 0, ErrorInvalidImage
+	}
+	if len(opts) == 0 || l.fn[SymModuleLoadDataEx] == 0 {
+		return l.ModuleLoadData(image)
+	}
+	var m uintptr
+	r := Result(int32(dl.Call(l.fn[SymModuleLoadDataEx], uintptr(unsafe.Pointer(&m)), uintptr(unsafe.Pointer(&image[0])),
+		uintptr(len(opts)), uintptr(unsafe.Pointer(&opts[0])), uintptr(unsafe.Pointer(&values[0])))))
+	return Module(m), r
+}
+
+// PointerAttribute is a CUpointer_attribute.
+type PointerAttribute int32
+
+// Pointer attributes (the type each writes in parentheses).
+const (
+	PointerMemoryType    PointerAttribute = 2  // CUmemorytype (uint32)
+	PointerDeviceOrdinal PointerAttribute = 9  // int32
+	PointerRangeStart    PointerAttribute = 11 // CUdeviceptr
+	PointerRangeSize     PointerAttribute = 12 // size_t
+)
+
+// Memory types (CU_POINTER_ATTRIBUTE_MEMORY_TYPE).
+const (
+	MemoryTypeHost    = 1
+	MemoryTypeDevice  = 2
+	MemoryTypeUnified = 4
+)
+
+// PointerGetAttribute32 is cuPointerGetAttribute for attributes of 4 bytes
+// (MemoryType, DeviceOrdinal).
+func (l *Lib) PointerGetAttribute32(a PointerAttribute, p DevicePtr) (int32, Result) {
+	if l.fn[SymPointerGetAttribute] == 0 {
+		return 0, ErrorNotSupported
+	}
+	var v int32
+	r := Result(int32(dl.Call(l.fn[SymPointerGetAttribute], uintptr(unsafe.Pointer(&v)), uintptr(a), uintptr(p))))
+	return v, r
+}
+
+// PointerGetAttribute64 is cuPointerGetAttribute for attributes of 8 bytes
+// (RangeStart, RangeSize).
+func (l *Lib) PointerGetAttribute64(a PointerAttribute, p DevicePtr) (uint64, Result) {
+	if l.fn[SymPointerGetAttribute] == 0 {
+		return 0, ErrorNotSupported
+	}
+	var v uint64
+	r := Result(int32(dl.Call(l.fn[SymPointerGetAttribute], uintptr(unsafe.Pointer(&v)), uintptr(a), uintptr(p))))
+	return v, r
+}
+
 // FuncAttribute is a CUfunction_attribute.
 type FuncAttribute int32
 

@@ -49,6 +49,9 @@ const (
 	ErrorPrimaryContextActive       Result = 708
 	ErrorUnsupportedPTXVersion      Result = 222
 	ErrorSharedObjectSymbolNotFound Result = 302
+	ErrorNoBinaryForGPU             Result = 209
+	ErrorInvalidPTX                 Result = 218
+	ErrorInvalidSource              Result = 300
 )
 
 // Err converts r to an error for operation op: nil for Success, else an
@@ -133,6 +136,9 @@ const (
 	SymOccupancyMaxActiveBlocksPerMultiprocessor
 	SymOccupancyMaxPotentialBlockSize
 	SymCtxSynchronize
+	SymLaunchCooperativeKernel
+	SymModuleLoadDataEx
+	SymPointerGetAttribute
 	numSyms
 )
 
@@ -193,6 +199,9 @@ var symNames = [numSyms][]string{
 	SymOccupancyMaxActiveBlocksPerMultiprocessor: {"cuOccupancyMaxActiveBlocksPerMultiprocessor"},
 	SymOccupancyMaxPotentialBlockSize:            {"cuOccupancyMaxPotentialBlockSize"},
 	SymCtxSynchronize:                            {"cuCtxSynchronize"},
+	SymLaunchCooperativeKernel:                   {"cuLaunchCooperativeKernel"},
+	SymModuleLoadDataEx:                          {"cuModuleLoadDataEx"},
+	SymPointerGetAttribute:                       {"cuPointerGetAttribute"},
 }
 
 // Name is the first (preferred) exported name of s.

@@ -3,9 +3,25 @@
 // without an NVIDIA driver. The library exports every symbol the backend
 // resolves; cuInit returns $FAKECUDA_INIT (default 0), cuDeviceGetCount
 // $FAKECUDA_COUNT (default 1), cuDriverGetVersion $FAKECUDA_VERSION (default
-// 13000); attributes are an H200's; every other function returns
+// 13000); attributes are an H200's, each overridden by $FAKECUDA_ATTR_<n>
+// (n the CUdevice_attribute's value); every other function returns
 // $FAKECUDA_DEFAULT, read once (default 801, CUDA_ERROR_NOT_SUPPORTED), and
 // writes nothing.
+//
+// Enough of a device works for the backend's compile and launch paths:
+// contexts, memory (host memory), streams, modules and functions. A module
+// is its image, kept as text; cuModuleGetFunction finds a name when the
+// image has ".entry NAME" or "void NAME(" in it (what the fake NVRTC's output
+// and a PTX source hold). Function attributes are stored per function:
+// cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) raises the dynamic shared
+// memory a launch may ask for above its default of 48 KiB, and
+// cuLaunchKernel refuses more than that with CUDA_ERROR_INVALID_VALUE, as
+// the driver does. cuDevicePrimaryCtxRetain returns $FAKECUDA_RETAIN when it
+// is set and not 0. When $FAKECUDA_LOG names a file, the module, function
+// and launch calls append a line each to it ("launch NAME smem=N", ...), for
+// tests to read. cuPointerGetAttribute describes every address as the start
+// of 1 MiB of device memory of device $FAKECUDA_POINTER_DEVICE (default 0),
+// except 0xdead000, which it does not know (CUDA_ERROR_INVALID_VALUE).
 package fakecuda
 
 import (
@@ -65,7 +81,9 @@ func BuildCustom(dir string, omit, extra []string) (string, error) {
 // source is the C text of the fake library.
 func source(omit, extra []string) string {
 	var b strings.Builder
-	b.WriteString(`#include <stdlib.h>
+	b.WriteString(`#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 static int envint(const char *n, int d) { const char *v = getenv(n); return v ? atoi(v) : d; }
 static int fallback = -1;
@@ -82,7 +100,7 @@ int cuDeviceGetAttribute(int *v, int a, int d) {
 	switch (a) {
 `)
 	for a, v := range Attributes {
-		fmt.Fprintf(&b, "\tcase %d: *v = %d; return 0;\n", int(a), v)
+		fmt.Fprintf(&b, "\tcase %d: *v = envint(\"FAKECUDA_ATTR_%d\", %d); return 0;\n", int(a), int(a), v)
 	}
 	b.WriteString("\t}\n\t*v = 0;\n\treturn 0;\n}\n")
 	done := map[string]bool{"cuInit": true, "cuDriverGetVersion": true, "cuDeviceGetCount": true, "cuDeviceGet": true,
@@ -91,6 +109,12 @@ int cuDeviceGetAttribute(int *v, int a, int d) {
 	for _, n := range omit {
 		done[n] = true
 	}
+	for _, f := range working {
+		if !done[f.name] {
+			done[f.name] = true
+			b.WriteString(f.body)
+		}
+	}
 	for _, n := range append(cu.AllSymbols(), extra...) {
 		if !done[n] {
 			done[n] = true
@@ -98,4 +122,127 @@ int cuDeviceGetAttribute(int *v, int a, int d) {
 		}
 	}
 	return b.String()
+}
+
+// working are the functions the fake implements, beyond the device queries.
+var working = []struct{ name, body string }{
+	{"", `
+static void flog(const char *fmt, ...) {
+	const char *p = getenv("FAKECUDA_LOG");
+	if (!p || !*p) return;
+	FILE *f = fopen(p, "a");
+	if (!f) return;
+	va_list ap; va_start(ap, fmt); vfprintf(f, fmt, ap); va_end(ap);
+	fputc('\n', f);
+	fclose(f);
+}
+typedef struct { char *image; } fmodule;
+typedef struct { char name[256]; int maxdyn; int carveout; } ffunc;
+static __thread void *current;
+`},
+	{"cuDevicePrimaryCtxRetain", "int cuDevicePrimaryCtxRetain(void **c, int d) { int r = envint(\"FAKECUDA_RETAIN\", 0); if (r) return r; *c = (void *)(0x1000 + (unsigned long)d); return 0; }\n"},
+	{"cuDevicePrimaryCtxRelease_v2", "int cuDevicePrimaryCtxRelease_v2(int d) { return 0; }\n"},
+	{"cuCtxSetCurrent", "int cuCtxSetCurrent(void *c) { current = c; return 0; }\n"},
+	{"cuCtxGetCurrent", "int cuCtxGetCurrent(void **c) { *c = current; return 0; }\n"},
+	{"cuCtxSynchronize", "int cuCtxSynchronize(void) { return 0; }\n"},
+	{"cuMemGetInfo_v2", "int cuMemGetInfo_v2(size_t *f, size_t *t) { *f = 1UL << 34; *t = 150109880320ULL; return 0; }\n"},
+	{"cuMemAlloc_v2", "int cuMemAlloc_v2(unsigned long long *p, size_t n) { void *m = calloc(1, n ? n : 1); if (!m) return 2; *p = (unsigned long long)m; return 0; }\n"},
+	{"cuMemFree_v2", "int cuMemFree_v2(unsigned long long p) { flog(\"free %llx\", p); free((void *)p); return 0; }\n"},
+	{"cuPointerGetAttribute", `int cuPointerGetAttribute(void *v, int a, unsigned long long p) {
+	if (p == 0xdead000) return 1;
+	switch (a) {
+	case 2: *(unsigned *)v = 2; return 0;
+	case 9: *(int *)v = envint("FAKECUDA_POINTER_DEVICE", 0); return 0;
+	case 11: *(unsigned long long *)v = p; return 0;
+	case 12: *(size_t *)v = 1 << 20; return 0;
+	}
+	return 1;
+}
+`},
+	{"cuMemHostAlloc", "int cuMemHostAlloc(void **p, size_t n, unsigned f) { *p = calloc(1, n ? n : 1); return *p ? 0 : 2; }\n"},
+	{"cuMemFreeHost", "int cuMemFreeHost(void *p) { free(p); return 0; }\n"},
+	{"cuMemcpyHtoDAsync_v2", "int cuMemcpyHtoDAsync_v2(unsigned long long d, const void *s, size_t n, void *st) { memcpy((void *)d, s, n); return 0; }\n"},
+	{"cuMemcpyDtoHAsync_v2", "int cuMemcpyDtoHAsync_v2(void *d, unsigned long long s, size_t n, void *st) { memcpy(d, (void *)s, n); return 0; }\n"},
+	{"cuMemcpyDtoDAsync_v2", "int cuMemcpyDtoDAsync_v2(unsigned long long d, unsigned long long s, size_t n, void *st) { memmove((void *)d, (void *)s, n); return 0; }\n"},
+	{"cuMemsetD32Async", "int cuMemsetD32Async(unsigned long long d, unsigned v, size_t n, void *st) { unsigned *p = (unsigned *)d; for (size_t i = 0; i < n; i++) p[i] = v; return 0; }\n"},
+	{"cuStreamCreate", "int cuStreamCreate(void **s, unsigned f) { *s = malloc(8); return 0; }\n"},
+	{"cuStreamDestroy_v2", "int cuStreamDestroy_v2(void *s) { free(s); return 0; }\n"},
+	{"cuStreamSynchronize", "int cuStreamSynchronize(void *s) { return 0; }\n"},
+	{"cuStreamQuery", "int cuStreamQuery(void *s) { return 0; }\n"},
+	{"cuStreamWaitEvent", "int cuStreamWaitEvent(void *s, void *e, unsigned f) { return 0; }\n"},
+	{"cuEventCreate", "int cuEventCreate(void **e, unsigned f) { *e = malloc(8); return 0; }\n"},
+	{"cuEventRecord", "int cuEventRecord(void *e, void *s) { return 0; }\n"},
+	{"cuEventQuery", "int cuEventQuery(void *e) { return 0; }\n"},
+	{"cuEventSynchronize", "int cuEventSynchronize(void *e) { return 0; }\n"},
+	{"cuEventDestroy_v2", "int cuEventDestroy_v2(void *e) { free(e); return 0; }\n"},
+	{"cuEventElapsedTime_v2", "int cuEventElapsedTime_v2(float *ms, void *a, void *b) { *ms = 0.001f; return 0; }\n"},
+	{"cuModuleLoadData", `int cuModuleLoadData(fmodule **m, const char *image) {
+	fmodule *x = malloc(sizeof *x); x->image = strdup(image); *m = x;
+	flog("load %zu", strlen(image));
+	return 0;
+}
+`},
+	{"cuModuleLoadDataEx", `int cuModuleLoadDataEx(fmodule **m, const char *image, unsigned n, int *opts, void **vals) {
+	fmodule *x = malloc(sizeof *x); x->image = strdup(image); *m = x;
+	char buf[512] = ""; size_t k = 0;
+	for (unsigned i = 0; i < n && k < 400; i++) k += (size_t)snprintf(buf + k, sizeof buf - k, " %d=%lu", opts[i], (unsigned long)vals[i]);
+	flog("loadex %zu%s", strlen(image), buf);
+	return 0;
+}
+`},
+	{"cuModuleUnload", "int cuModuleUnload(fmodule *m) { flog(\"unload\"); free(m->image); free(m); return 0; }\n"},
+	{"cuModuleGetFunction", `static int has(const char *image, const char *pre, const char *name) {
+	size_t n = strlen(name), p = strlen(pre);
+	for (const char *s = strstr(image, pre); s; s = strstr(s + 1, pre)) {
+		const char *q = s + p;
+		if (strncmp(q, name, n) == 0) {
+			char c = q[n];
+			if (!(c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) return 1;
+		}
+	}
+	return 0;
+}
+int cuModuleGetFunction(ffunc **f, fmodule *m, const char *name) {
+	if (!has(m->image, ".entry ", name) && !has(m->image, "void ", name)) { flog("getfunction %s missing", name); return 500; }
+	ffunc *x = calloc(1, sizeof *x); strncpy(x->name, name, 255); x->maxdyn = 49152; x->carveout = -1; *f = x;
+	flog("getfunction %s", name);
+	return 0;
+}
+`},
+	{"cuFuncGetAttribute", `int cuFuncGetAttribute(int *v, int a, ffunc *f) {
+	switch (a) {
+	case 0: *v = 1024; return 0;
+	case 4: *v = 32; return 0;
+	case 8: *v = f->maxdyn; return 0;
+	case 9: *v = f->carveout; return 0;
+	}
+	*v = 0; return 0;
+}
+`},
+	{"cuFuncSetAttribute", `int cuFuncSetAttribute(ffunc *f, int a, int v) {
+	flog("setattribute %s %d=%d", f->name, a, v);
+	if (a == 8) { if (v < 0 || v > 232448) return 1; f->maxdyn = v; }
+	if (a == 9) f->carveout = v;
+	return 0;
+}
+`},
+	{"cuLaunchKernel", `int cuLaunchKernel(ffunc *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem, void *s, void **params, void **extra) {
+	if ((int)smem > f->maxdyn) { flog("launch %s smem=%u refused", f->name, smem); return 1; }
+	flog("launch %s smem=%u grid=%u,%u,%u block=%u,%u,%u", f->name, smem, gx, gy, gz, bx, by, bz);
+	return 0;
+}
+`},
+	{"cuOccupancyMaxActiveBlocksPerMultiprocessor", `int cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, ffunc *f, int bs, size_t smem) {
+	*n = bs > 0 ? 2048 / bs : 0;
+	if (*n > 32) *n = 32;
+	if (smem) { int s = (int)(233472 / (smem + 1024)); if (s < *n) *n = s; }
+	return 0;
+}
+`},
+	{"cuLaunchCooperativeKernel", `int cuLaunchCooperativeKernel(ffunc *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem, void *s, void **params) {
+	if ((int)smem > f->maxdyn) { flog("cooperative %s smem=%u refused", f->name, smem); return 1; }
+	flog("cooperative %s smem=%u grid=%u,%u,%u block=%u,%u,%u", f->name, smem, gx, gy, gz, bx, by, bz);
+	return 0;
+}
+`},
 }

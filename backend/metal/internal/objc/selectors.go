@@ -81,6 +81,7 @@ var (
 	SelSetComputePipelineState       Sel // setComputePipelineState:
 	SelSetBuffer                     Sel // setBuffer:offset:atIndex:
 	SelSetBytes                      Sel // setBytes:length:atIndex:
+	SelSetThreadgroupMemoryLength    Sel // setThreadgroupMemoryLength:atIndex:
 	SelEndEncoding                   Sel // endEncoding
 	SelCopyFromBuffer                Sel // copyFromBuffer:sourceOffset:toBuffer:destinationOffset:size:
 	SelSignaledValue                 Sel // signaledValue
@@ -155,6 +156,7 @@ var selectors = []struct {
 	{&SelSetComputePipelineState, "setComputePipelineState:"},
 	{&SelSetBuffer, "setBuffer:offset:atIndex:"},
 	{&SelSetBytes, "setBytes:length:atIndex:"},
+	{&SelSetThreadgroupMemoryLength, "setThreadgroupMemoryLength:atIndex:"},
 	{&selDispatchThreadgroups, "dispatchThreadgroups:threadsPerThreadgroup:"},
 	{&SelEndEncoding, "endEncoding"},
 	{&SelCopyFromBuffer, "copyFromBuffer:sourceOffset:toBuffer:destinationOffset:size:"},
