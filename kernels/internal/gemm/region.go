@@ -5,15 +5,39 @@ import (
 	"math/bits"
 )
 
-// The matrix C of a launch is cut into tiles of tileRows×tileCols, numbered
-// row by row; a group's share is a run of consecutive tiles. A tile is large
-// enough for the packing to cost little next to the micro-kernel (each packed
-// value is used tileRows or tileCols times) and small enough that a 512×512
-// C still gives every core of a small machine a few tiles.
+// The matrix C of a launch is cut into tiles, numbered row by row; a group's
+// share is a run of consecutive tiles. Tiles start at minTileRows×minTileCols
+// and double (rows first) up to maxTileRows×maxTileCols while C still has
+// at least minTiles of them: large tiles pack less (each packed value of B is
+// used by a tile's rows, of A by its columns, and every tile packs its own),
+// and minTiles keeps a few tiles per core for balance on small machines. The
+// tile size depends on m and n only, so every group of a launch sees the
+// same split.
 const (
-	tileRows = 128
-	tileCols = 256
+	minTileRows = 128
+	minTileCols = 256
+	maxTileRows = 512
+	maxTileCols = 1024
+	minTiles    = 32
 )
+
+// tileSize returns the tiles an m×n matrix is cut into.
+func tileSize(m, n int) (rows, cols int) {
+	rows, cols = minTileRows, minTileCols
+	count := func(r, c int) int { return ceilDiv(m, r) * ceilDiv(n, c) }
+	for {
+		switch {
+		case rows <= cols/2 && rows < maxTileRows && count(2*rows, cols) >= minTiles:
+			rows *= 2
+		case cols < maxTileCols && count(rows, 2*cols) >= minTiles:
+			cols *= 2
+		case rows < maxTileRows && count(2*rows, cols) >= minTiles:
+			rows *= 2
+		default:
+			return rows, cols
+		}
+	}
+}
 
 // Block is a rectangle of C: rows [I0, I1) and columns [J0, J1).
 type Block struct {
@@ -30,6 +54,7 @@ func Blocks(part, parts, m, n int) iter.Seq[Block] {
 		if part < 0 || part >= parts || m <= 0 || n <= 0 {
 			return
 		}
+		tileRows, tileCols := tileSize(m, n)
 		tilesDown, tilesAcross := ceilDiv(m, tileRows), ceilDiv(n, tileCols)
 		total := uint64(tilesDown) * uint64(tilesAcross) // ≤ m·n: no overflow
 		lo, hi := share(uint64(part), uint64(parts), total), share(uint64(part)+1, uint64(parts), total)

@@ -213,14 +213,16 @@ func TestSgemmBadArguments(t *testing.T) {
 // TestBlocksCoverOnce: for any number of parts, the blocks of all parts cover
 // every element of C exactly once.
 func TestBlocksCoverOnce(t *testing.T) {
-	for _, s := range [][2]int{{1, 1}, {17, 33}, {tileRows, tileCols}, {tileRows + 1, 3*tileCols - 1}, {512, 512}, {1000, 70}} {
+	for _, s := range [][2]int{{1, 1}, {17, 33}, {minTileRows, minTileCols}, {minTileRows + 1, 3*minTileCols - 1}, {512, 512}, {1000, 70}, {2049, 2047}} {
 		m, n := s[0], s[1]
-		for _, parts := range []int{1, 2, 3, 7, 8, 64, 1000, 1 << 20} {
+		for _, parts := range []int{1, 2, 3, 7, 64, 1000, 1 << 16} {
 			t.Run(fmt.Sprintf("%dx%d/parts=%d", m, n, parts), func(t *testing.T) {
 				hits := make([]uint8, m*n)
 				for part := range parts {
 					for b := range Blocks(part, parts, m, n) {
-						require.True(t, 0 <= b.I0 && b.I0 < b.I1 && b.I1 <= m && 0 <= b.J0 && b.J0 < b.J1 && b.J1 <= n, "block %+v", b)
+						if !(0 <= b.I0 && b.I0 < b.I1 && b.I1 <= m && 0 <= b.J0 && b.J0 < b.J1 && b.J1 <= n) {
+							t.Fatalf("part %d: block %+v outside C", part, b)
+						}
 						for i := b.I0; i < b.I1; i++ {
 							for j := b.J0; j < b.J1; j++ {
 								hits[i*n+j]++
@@ -229,7 +231,9 @@ func TestBlocksCoverOnce(t *testing.T) {
 					}
 				}
 				for x, h := range hits {
-					require.Equal(t, uint8(1), h, "element (%d,%d) covered %d times", x/n, x%n, h)
+					if h != 1 {
+						t.Fatalf("element (%d,%d) covered %d times", x/n, x%n, h)
+					}
 				}
 			})
 		}
@@ -252,4 +256,19 @@ func TestShareLargeProducts(t *testing.T) {
 	require.Equal(t, uint64(1<<39), share(1<<39, parts, total))
 	require.Equal(t, uint64(total), share(parts, parts, total))
 	require.Equal(t, uint64(1), share(1, parts, total))
+}
+
+// TestTileSize: tiles grow with C but leave at least minTiles of them, and
+// stay within the bounds.
+func TestTileSize(t *testing.T) {
+	for _, s := range [][2]int{{1, 1}, {512, 512}, {1024, 1024}, {2048, 2048}, {4096, 4096}, {100000, 3}, {3, 100000}} {
+		m, n := s[0], s[1]
+		rows, cols := tileSize(m, n)
+		require.True(t, minTileRows <= rows && rows <= maxTileRows && minTileCols <= cols && cols <= maxTileCols, "%dx%d: %dx%d", m, n, rows, cols)
+		if rows > minTileRows || cols > minTileCols {
+			require.GreaterOrEqual(t, ceilDiv(m, rows)*ceilDiv(n, cols), minTiles, "%dx%d: %dx%d", m, n, rows, cols)
+		}
+	}
+	rows, cols := tileSize(2048, 2048)
+	require.Equal(t, [2]int{256, 512}, [2]int{rows, cols}, "2048² is cut into 32 tiles")
 }
