@@ -27,13 +27,15 @@ func packA(dst, a []float32, lda, rows, kc, mr int) {
 // nr values b[p, q·nr+j] one after another. Columns past the end are zero.
 // dst holds ceil(cols/nr)·nr·kc floats.
 func packB(dst, b []float32, ldb, kc, cols, nr int) {
-	panels := (cols + nr - 1) / nr
-	for p := range kc {
-		row := b[p*ldb : p*ldb+cols]
-		for q := range panels {
-			j0 := q * nr
-			out := dst[(q*kc+p)*nr : (q*kc+p)*nr+nr]
-			n := copy(out, row[j0:])
+	for j0 := 0; j0 < cols; j0 += nr {
+		panel := dst[j0*kc : j0*kc+nr*kc]
+		w := min(nr, cols-j0)
+		if w == nr && packFullPanel(panel, b[j0:], ldb, kc, nr) {
+			continue
+		}
+		for p := range kc {
+			out := panel[p*nr : p*nr+nr]
+			n := copy(out, b[p*ldb+j0:p*ldb+j0+w])
 			clear(out[n:])
 		}
 	}
