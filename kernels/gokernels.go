@@ -266,10 +266,12 @@ func transposeTile(out, in []float32, rows, cols, r0, r1, c0, c1 int) {
 // A 16×16 tile per group is too small for them (packing a 16-wide panel of A
 // and B costs as much as the multiply), so the groups do not take the tiles
 // the launch's geometry names: gemm.Blocks splits C among the grid's groups
-// with z = 0 (numbered x-fastest) in tiles of 128×256, spread evenly over the
-// group numbers, so the consecutive groups the backend hands each core
-// carry equal work. Every element of C is still written by exactly one group
-// of the launch, whatever its grid and block.
+// with z = 0 (numbered x-fastest) in tiles of 128×256 to 512×1024 (larger
+// for a larger C), spread evenly over the group numbers, so the consecutive
+// groups the backend hands each core carry equal work. Every element of C is
+// still written by exactly one group of the launch, whatever its grid and
+// block (tested with grids larger and smaller than C in TestSgemm and
+// TestSgemmLargeTiles).
 func goSgemm(g backend.Group, args []backend.Arg) {
 	if len(args) < 8 {
 		return

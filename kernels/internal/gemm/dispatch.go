@@ -21,7 +21,3 @@ var kernels = append(archKernels(), generic)
 // active is the micro-kernel Sgemm uses: the fastest, unless a test forces
 // another with useKernel.
 var active = kernels[0]
-
-// KernelName names the micro-kernel in use ("avx512", "avx2" or "generic"),
-// for benchmark reports.
-func KernelName() string { return active.name }

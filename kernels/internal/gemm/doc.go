@@ -10,7 +10,8 @@
 // mr×kc panel of A by one kc×nr panel of B into an mr×nr tile of C held in
 // registers. The micro-kernel is chosen once at start-up from what the CPU
 // offers: AVX-512 (8×32) or AVX2 with FMA (6×16) in Go assembly on amd64,
-// and a pure-Go kernel (4×8) everywhere else.
+// and a pure-Go kernel (4×4) everywhere else. On amd64 the panels of B are
+// copied in assembly too, reading rows ahead into the cache.
 //
 // Region splits a matrix among the work groups of a launch so that each
 // group multiplies a block large enough for the micro-kernel to run near the
