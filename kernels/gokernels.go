@@ -2,9 +2,11 @@ package kernels
 
 import (
 	"maps"
+	"math"
 	"slices"
 
 	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/kernels/internal/gemm"
 )
 
 // Source returns the hand-written built-in ops as one backend.Source named
@@ -259,6 +261,17 @@ func transposeTile(out, in []float32, rows, cols, r0, r1, c0, c1 int) {
 	}
 }
 
+// goSgemm runs one group's share of sgemm with the packed, register-blocked
+// kernels of package gemm (assembly micro-kernels where the CPU has them).
+// A 16×16 tile per group is too small for them (packing a 16-wide panel of A
+// and B costs as much as the multiply), so the groups do not take the tiles
+// the launch's geometry names: gemm.Blocks splits C among the grid's groups
+// with z = 0 (numbered x-fastest) in tiles of 128×256 to 512×1024 (larger
+// for a larger C), spread evenly over the group numbers, so the consecutive
+// groups the backend hands each core carry equal work. Every element of C is
+// still written by exactly one group of the launch, whatever its grid and
+// block (tested with grids larger and smaller than C in TestSgemm and
+// TestSgemmLargeTiles).
 func goSgemm(g backend.Group, args []backend.Arg) {
 	if len(args) < 8 {
 		return
@@ -266,62 +279,20 @@ func goSgemm(g backend.Group, args []backend.Arg) {
 	c, a, b := args[0].Float32s(), args[1].Float32s(), args[2].Float32s()
 	m, n, k := int(args[3].U32()), int(args[4].U32()), int(args[5].U32())
 	alpha, beta := args[6].F32(), args[7].F32()
-	j0, i0, bx, by, sx, sy, ok := tiles2(g)
-	if !ok || m == 0 || n == 0 || !fits(len(c), m, n) || !fits(len(a), m, k) || !fits(len(b), k, n) {
+	if _, _, _, _, _, _, ok := tiles2(g); !ok || m == 0 || n == 0 || !fits(len(c), m, n) || !fits(len(a), m, k) || !fits(len(b), k, n) {
 		return // C is empty: nothing to walk over (m or n may be huge)
 	}
-	for ; i0 < m; i0 += sy {
-		i1 := min(i0+by, m)
-		for j := j0; j < n; j += sx {
-			sgemmTile(c, a, b, n, k, i0, i1, j, min(j+bx, n), alpha, beta)
-		}
+	grid := g.Grid.Norm()
+	if g.ID.X >= grid.X || g.ID.Y >= grid.Y || !fits(math.MaxInt, grid.X, grid.Y) {
+		return // not a group of this grid
 	}
-}
-
-// sgemmStrip is the widest run of C's columns sgemmTile accumulates at once:
-// its row buffer lives on the stack and stays in L1.
-const sgemmStrip = 256
-
-// sgemmTile computes rows [i0, i1) × columns [j0, j1) of C = alpha·A·B + beta·C
-// (row-major, C m×n, A m×k, B k×n). For each row i it accumulates A[i,:]·B in
-// a local row buffer in i-k-j order, four values of k per pass, so the inner
-// loops stream contiguous rows of B; alpha and beta are applied once at the
-// end, and C is not read when beta is 0.
-func sgemmTile(c, a, b []float32, n, k, i0, i1, j0, j1 int, alpha, beta float32) {
-	var buf [sgemmStrip]float32
-	for js := j0; js < j1; js += sgemmStrip {
-		je := min(js+sgemmStrip, j1)
-		acc := buf[:je-js]
-		for i := i0; i < i1; i++ {
-			clear(acc)
-			arow := a[i*k : i*k+k]
-			p := 0
-			for ; p+4 <= len(arow); p += 4 {
-				a0, a1, a2, a3 := arow[p], arow[p+1], arow[p+2], arow[p+3]
-				o := p*n + js
-				b0 := b[o:][:len(acc)]
-				b1 := b[o+n:][:len(acc)]
-				b2 := b[o+2*n:][:len(acc)]
-				b3 := b[o+3*n:][:len(acc)]
-				for j := range acc {
-					acc[j] += a0*b0[j] + a1*b1[j] + a2*b2[j] + a3*b3[j]
-				}
-			}
-			for ; p < len(arow); p++ {
-				o := p*n + js
-				axpyF32(acc, b[o:o+len(acc)], arow[p])
-			}
-			crow := c[i*n+js : i*n+js+len(acc)]
-			if beta == 0 {
-				for j := range acc {
-					crow[j] = alpha * acc[j]
-				}
-			} else {
-				for j := range acc {
-					crow[j] = alpha*acc[j] + beta*crow[j]
-				}
-			}
+	for blk := range gemm.Blocks(g.ID.Y*grid.X+g.ID.X, grid.X*grid.Y, m, n) {
+		ab, bb := a[blk.I0*k:], b
+		if k > 0 { // with k = 0, A and B may be empty
+			bb = b[blk.J0:]
 		}
+		// The sizes fit the buffers (checked above), so Sgemm cannot fail.
+		_ = gemm.Sgemm(blk.I1-blk.I0, blk.J1-blk.J0, k, alpha, ab, max(k, 1), bb, n, beta, c[blk.I0*n+blk.J0:], n)
 	}
 }
 

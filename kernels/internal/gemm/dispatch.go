@@ -1,0 +1,23 @@
+package gemm
+
+// microKernel is one register-blocked kernel: run multiplies an mr×kc panel
+// of packed A (kc groups of mr values of a column) by a kc×nr panel of packed
+// B (kc rows of nr values) and writes alpha·A·B, plus beta·C when loadC, to
+// the mr×nr tile of C at c[0], whose rows are ldc floats apart. C is not read
+// when loadC is false.
+type microKernel struct {
+	name   string
+	mr, nr int
+	run    func(kc int, a, b, c []float32, ldc int, alpha, beta float32, loadC bool)
+}
+
+// generic is the pure-Go micro-kernel, present on every architecture.
+var generic = microKernel{name: "generic", mr: genericMR, nr: genericNR, run: genericKernel}
+
+// kernels lists the micro-kernels this CPU runs, fastest first; the pure-Go
+// one is always last.
+var kernels = append(archKernels(), generic)
+
+// active is the micro-kernel Sgemm uses: the fastest, unless a test forces
+// another with useKernel.
+var active = kernels[0]

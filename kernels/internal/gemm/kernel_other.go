@@ -1,0 +1,7 @@
+//go:build !amd64
+
+package gemm
+
+// archKernels returns no assembly micro-kernel: on this architecture the
+// pure-Go kernel runs.
+func archKernels() []microKernel { return nil }
