@@ -7,14 +7,16 @@ import (
 	"github.com/anygpu/gpu/kernel/internal/ir"
 )
 
-// unrollBudget is the most IR nodes (statements and expressions) a fully
-// unrolled loop may hold. It is sized for register tiles: sgemm's 4×4
-// micro-tile update (acc[i][j] += av[i]*bv[j] over i and j) is about 200
-// nodes and an 8×8 one about 850, so both unroll, as do the loads that
-// fill av and bv; a 16-deep loop around them (some 4,500 nodes) stays a
-// loop, which costs a counter per 16 multiply-adds and keeps the code, and
-// the time software drivers (lavapipe, llvmpipe) take to compile it, small.
-const unrollBudget = 1024
+// unrollBudget is the most IR nodes (statements and expressions, about one
+// GPU instruction each) a fully unrolled loop may hold. It is sized for
+// register tiles: sgemm's 4×4 micro-tile update (acc[i][j] += av[i]*bv[j]
+// over i and j) is about 220 nodes and an 8×8 one about 900, so both
+// unroll, and so does the 16-deep loop around a 4×4 one with its loads (about
+// 6,300 nodes: straight-line code, as nvcc makes of #pragma unroll); an 8×8
+// one's (some 17,000) stays a loop. Kernels stay a few thousand instructions
+// at most, which every GPU compiler, and the software drivers here
+// (lavapipe, llvmpipe), compile in moments.
+const unrollBudget = 8192
 
 // unroller unrolls the loops of one function.
 type unroller struct {
