@@ -11,12 +11,13 @@ import (
 // GPU instruction each) a fully unrolled loop may hold. It is sized for
 // register tiles: sgemm's 4×4 micro-tile update (acc[i][j] += av[i]*bv[j]
 // over i and j) is about 220 nodes and an 8×8 one about 900, so both
-// unroll, and so does the 16-deep loop around a 4×4 one with its loads (about
-// 6,300 nodes: straight-line code, as nvcc makes of #pragma unroll); an 8×8
-// one's (some 17,000) stays a loop. Kernels stay a few thousand instructions
-// at most, which every GPU compiler, and the software drivers here
-// (lavapipe, llvmpipe), compile in moments.
-const unrollBudget = 8192
+// unroll, with the loops that load av and bv: every index into the tile is
+// then a constant, which is what keeps it in registers. The 16-deep loop
+// around them (some 6,300 nodes for 4×4) stays a loop: a counter per 16
+// multiply-adds, and code that stays small. Unrolling it too (a budget of
+// 8192) made the generated sgemm 20-50% slower on llvmpipe and lavapipe;
+// GPU compilers unroll such a loop themselves where its form lets them.
+const unrollBudget = 1024
 
 // unroller unrolls the loops of one function.
 type unroller struct {
