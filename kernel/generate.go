@@ -5,6 +5,7 @@ import (
 	"github.com/anygpu/gpu/kernel/internal/build"
 	"github.com/anygpu/gpu/kernel/internal/emit/gosrc"
 	"github.com/anygpu/gpu/kernel/internal/front"
+	"github.com/anygpu/gpu/kernel/internal/opt"
 )
 
 // File is one Go source file of a package, for TranslatePackage.
@@ -42,6 +43,7 @@ func TranslatePackage(name string, files []File, goPrefix string) (*Package, err
 	if err != nil {
 		return nil, translateError(err)
 	}
+	opt.Module(m) // constant loops unrolled, for every dialect and the CPU
 	src, unsupported, err := build.Source(name, m)
 	if err != nil {
 		return nil, translateError(err)

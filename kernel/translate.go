@@ -10,6 +10,7 @@ import (
 	"github.com/anygpu/gpu/kernel/internal/build"
 	"github.com/anygpu/gpu/kernel/internal/front"
 	"github.com/anygpu/gpu/kernel/internal/interp"
+	"github.com/anygpu/gpu/kernel/internal/opt"
 )
 
 // Translate translates the text of one Go source file, holding kernels
@@ -33,6 +34,7 @@ func Translate(goSource string) (backend.Source, error) {
 	if err != nil {
 		return backend.Source{}, translateError(err)
 	}
+	opt.Module(m) // constant loops unrolled, for every dialect and the CPU
 	src, _, err := build.Source(packageName(goSource), m)
 	if err != nil {
 		return backend.Source{}, translateError(err)

@@ -76,6 +76,10 @@
 // with wgpu's report as its log; WGSL or GLSL that is not text (not UTF-8,
 // or with a NUL byte) is refused before wgpu sees it, as the binding would
 // cut it at the NUL and naga aborts the process on some invalid UTF-8.
+// WGSL is compiled with bounds checks but without wgpu's loop-bounding
+// counters (wgpu-native's trusted shader modules), so that drivers unroll a
+// kernel's constant loops; a kernel whose loop never ends hangs the device,
+// as on the other backends.
 //
 // Launches follow the portable ABI: buffers at @group(0) @binding(0..n-1),
 // whole, as read_write storage (the same buffer may be bound twice); the

@@ -203,6 +203,15 @@ func glsl450(src string) string {
 	return src
 }
 
+// wgslChecks are the runtime checks wgpu compiles WGSL with: bounds checks
+// (indexing stays safe, as WebGPU promises), but no loop-bounding counters.
+// Those are wgpu's guard against shaders that never end; they stop the
+// driver from unrolling a kernel's constant loops (register tiles then spill
+// to memory), and a kernel's loops are its author's, as on CUDA and Vulkan.
+// WGSL that wgpu-native's trusted creation returns no module for is compiled
+// again the ordinary way, with every check.
+const wgslChecks = wgpu.ShaderRuntimeChecksBoundsChecks
+
 // createShaderLocked makes a shader module; a failure is a Compilation
 // error whose log is wgpu's report.
 func (d *device) createShaderLocked(op, dialect string, desc *wgpu.ShaderModuleDescriptor) (*wgpu.ShaderModule, error) {
@@ -221,6 +230,12 @@ func (d *device) createShaderLocked(op, dialect string, desc *wgpu.ShaderModuleD
 			}
 			sm = wgpuc.CreateShaderModuleSPIRV(d.dev, desc.SPIRVSource.Code)
 			return nil
+		}
+		if desc.WGSLSource != nil {
+			sm = wgpuc.CreateShaderModuleWGSL(d.dev, desc.Label, desc.WGSLSource.Code, wgslChecks)
+			if sm != nil {
+				return nil
+			}
 		}
 		var err error
 		sm, err = d.dev.TryCreateShaderModule(desc)

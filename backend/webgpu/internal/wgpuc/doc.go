@@ -10,6 +10,9 @@
 //     validation errors only, as text);
 //   - CreateShaderModuleSPIRV: SPIR-V shader modules (the binding passes the
 //     code size in bytes where webgpu.h wants 32-bit words);
+//   - CreateShaderModuleWGSL: WGSL shader modules with chosen runtime checks
+//     (wgpu.h's wgpuDeviceCreateShaderModuleTrusted; the binding turns every
+//     check on, the loop-bounding counters included);
 //   - Handle: the C handle a binding object wraps.
 //
 // The declarations mirror webgpu.h of wgpu-native 29 as shipped with the

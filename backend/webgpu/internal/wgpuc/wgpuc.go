@@ -163,6 +163,35 @@ static WGPUShaderModule ag_spirv(WGPUDevice d, uint32_t const* words, uint32_t n
 	return wgpuDeviceCreateShaderModule(d, &desc);
 }
 
+typedef struct WGPUShaderSourceWGSL {
+	WGPUChainedStruct chain;
+	WGPUStringView code;
+} WGPUShaderSourceWGSL;
+
+#if UINTPTR_MAX == 0xffffffffffffffffu
+_Static_assert(sizeof(WGPUShaderSourceWGSL) == 32, "WGPUShaderSourceWGSL layout");
+_Static_assert(offsetof(WGPUShaderSourceWGSL, code) == 16, "WGPUShaderSourceWGSL layout");
+#endif
+
+// WGPUShaderRuntimeChecks of wgpu.h (WGPUFlags).
+WGPUShaderModule wgpuDeviceCreateShaderModuleTrusted(WGPUDevice device, WGPUShaderModuleDescriptor const * descriptor, uint64_t runtimeChecks);
+
+// ag_wgsl_trusted creates a shader module from WGSL text (n bytes) with only
+// the runtime checks given (wgpu.h's WGPUShaderRuntimeChecks).
+static WGPUShaderModule ag_wgsl_trusted(WGPUDevice d, char const* code, size_t n, char const* label, size_t labelLen, uint64_t checks) {
+	WGPUShaderSourceWGSL src;
+	memset(&src, 0, sizeof src);
+	src.chain.sType = 2; // WGPUSType_ShaderSourceWGSL
+	src.code.data = code;
+	src.code.length = n;
+	WGPUShaderModuleDescriptor desc;
+	memset(&desc, 0, sizeof desc);
+	desc.nextInChain = &src.chain;
+	desc.label.data = label;
+	desc.label.length = labelLen;
+	return wgpuDeviceCreateShaderModuleTrusted(d, &desc, checks);
+}
+
 WGPUFuture wgpuAdapterRequestDevice(WGPUAdapter adapter, WGPUDeviceDescriptor const * descriptor, WGPURequestDeviceCallbackInfo callbackInfo);
 void wgpuDevicePushErrorScope(WGPUDevice device, uint32_t filter);
 WGPUFuture wgpuDevicePopErrorScope(WGPUDevice device, WGPUPopErrorScopeCallbackInfo callbackInfo);
@@ -488,6 +517,29 @@ func CreateShaderModuleSPIRV(dev *wgpu.Device, code []byte) *wgpu.ShaderModule {
 	defer C.free(words)
 	copy(unsafe.Slice((*byte)(words), 4*n), code[:4*n])
 	h := C.ag_spirv(C.WGPUDevice(rawHandle(dev)), (*C.uint32_t)(words), C.uint32_t(n))
+	if h == nil {
+		return nil
+	}
+	return wrap[wgpu.ShaderModule](unsafe.Pointer(h))
+}
+
+// CreateShaderModuleWGSL creates a shader module from WGSL text with only
+// the runtime checks given, through wgpu-native's
+// wgpuDeviceCreateShaderModuleTrusted (the binding's CreateShaderModule
+// turns every check on); nil when code is empty or wgpu returns none. Call
+// it inside error scopes, which catch wgpu's report.
+func CreateShaderModuleWGSL(dev *wgpu.Device, label, code string, checks wgpu.ShaderRuntimeChecks) *wgpu.ShaderModule {
+	if code == "" {
+		return nil
+	}
+	c := C.CBytes([]byte(code))
+	defer C.free(c)
+	var l unsafe.Pointer
+	if label != "" {
+		l = C.CBytes([]byte(label))
+		defer C.free(l)
+	}
+	h := C.ag_wgsl_trusted(C.WGPUDevice(rawHandle(dev)), (*C.char)(c), C.size_t(len(code)), (*C.char)(l), C.size_t(len(label)), C.uint64_t(checks))
 	if h == nil {
 		return nil
 	}

@@ -81,6 +81,7 @@ func (m *kernelModule) glsl(text string, s [3]uint32, version glsl.Version) (str
 	if err != nil {
 		return "", fmt.Errorf("kernel %q: naga cannot write GLSL: %w", m.name, err)
 	}
+	out = dropSharedInitGLSL(out) // shared arrays start undefined (kernel.Shared)
 	layout := fmt.Sprintf("layout(local_size_x = %d, local_size_y = %d, local_size_z = %d) in;", s[0], s[1], s[2])
 	if n := strings.Count(out, layout); n != 1 {
 		return "", fmt.Errorf("kernel %q: naga's GLSL has %d work-group size layouts of the block constants, want 1", m.name, n)

@@ -56,6 +56,7 @@ func (m *kernelModule) msl(text string, s [3]uint32) (string, error) {
 	opts.LangVersion = mslVersion
 	opts.BoundsCheckPolicies = msl.BoundsCheckPolicies{} // unchecked, as in every dialect: no sizes buffer
 	opts.ForceLoopBounding = false                       // as the other dialects' kernels: loops end by their own condition
+	opts.ZeroInitializeWorkgroupMemory = false           // shared arrays start undefined (kernel.Shared), as in the other dialects
 	opts.PerEntryPointMap = map[string]msl.EntryPointResources{m.name: {Resources: bufferSlots(mod)}}
 	out, info, err := msl.Compile(mod, opts)
 	if err != nil {

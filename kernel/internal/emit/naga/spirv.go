@@ -75,6 +75,9 @@ func (m *kernelModule) spirv(text string, s [3]uint32) ([]byte, error) {
 	if blob, err = keepSPIRV13(blob); err != nil {
 		return nil, fmt.Errorf("kernel %q: %w", m.name, err)
 	}
+	if blob, err = dropSharedInitSPIRV(blob); err != nil {
+		return nil, fmt.Errorf("kernel %q: %w", m.name, err)
+	}
 	blob, err = specializeBlock(blob, s, m.block)
 	if err != nil {
 		return nil, fmt.Errorf("kernel %q: making the work-group size specializable: %w", m.name, err)
