@@ -9,6 +9,7 @@ import (
 
 	"github.com/anygpu/gpu"
 	_ "github.com/anygpu/gpu/backend/all"
+	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/backend/backendtest"
 	"github.com/anygpu/gpu/kernels"
 )
@@ -17,8 +18,9 @@ import (
 // separated (default: every available one).
 const envBenchBackends = "ANYGPU_BENCH_BACKENDS"
 
-// BenchmarkBuiltins times every built-in op, generated (kernels.Source) and
-// hand-written (kernels.Source), on every available backend, launched
+// BenchmarkBuiltins times every built-in op, generated (kernels.Generated)
+// and hand-written (kernels.Source), on every available backend (on the CPU
+// also generated-untuned: the generated set without its hand-tuned sgemm), launched
 // as gpu bench launches saxpy, reduce and sgemm: 1-D ops over 4 Mi elements
 // in blocks of 256, a thread per 4 elements (reductions: 1024 groups),
 // transpose of 2048×2048 and sgemm of 512³ in blocks of 16×16, a group per
@@ -99,6 +101,14 @@ func benchBuiltins(b *testing.B, dev *gpu.Device) {
 		name string
 		src  gpu.Source
 	}{{"generated", kernels.Generated()}, {"handwritten", kernels.Source()}}
+	if dev.Info().Type == backend.TypeCPU {
+		// The generated set's CPU sgemm is the hand-tuned one; this set
+		// times the generated Go sgemm too (kernels.Generated says why).
+		sets = append(sets, struct {
+			name string
+			src  gpu.Source
+		}{"generated-untuned", kernels.GeneratedUntuned()})
+	}
 	mods := make([]*gpu.Module, len(sets))
 	for i, s := range sets {
 		mod, err := dev.Compile(ctx, s.src)
