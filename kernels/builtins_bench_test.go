@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/anygpu/gpu"
-	_ "github.com/anygpu/gpu/backend/all"
 	"github.com/anygpu/gpu/backend"
+	_ "github.com/anygpu/gpu/backend/all"
 	"github.com/anygpu/gpu/backend/backendtest"
 	"github.com/anygpu/gpu/kernels"
 )
