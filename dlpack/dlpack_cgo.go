@@ -3,24 +3,7 @@
 package dlpack
 
 /*
-#include <stdint.h>
-#include <stdlib.h>
-typedef struct { int32_t device_type; int32_t device_id; } DLDevice;
-typedef struct { uint8_t code; uint8_t bits; uint16_t lanes; } DLDataType;
-typedef struct {
-	void *data;
-	DLDevice device;
-	int32_t ndim;
-	DLDataType dtype;
-	int64_t *shape;
-	int64_t *strides;
-	uint64_t byte_offset;
-} DLTensor;
-typedef struct DLManagedTensor {
-	DLTensor dl_tensor;
-	void *manager_ctx;
-	void (*deleter)(struct DLManagedTensor *self);
-} DLManagedTensor;
+#include "dlpack.h"
 
 extern void anygpuDLPackDelete(DLManagedTensor *);
 static void anygpu_dlpack_deleter(DLManagedTensor *t) { anygpuDLPackDelete(t); }
