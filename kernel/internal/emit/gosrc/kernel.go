@@ -30,6 +30,7 @@ type fn struct {
 	remat      rematDecls
 	rematOrder []*ir.Decl
 	promoted   map[string]bool // per-thread slices read into locals in this phase
+	uni        *uniformPlan    // what the group computes once; nil in a helper
 }
 
 // loopFlags are the flags by which a phase breaks or continues the
@@ -96,16 +97,29 @@ const (
 )
 
 // kernel emits kernel irf as a group function.
-func (e *emitter) kernel(irf *ir.Func) (string, error) {
+func (e *emitter) kernel(orig *ir.Func) (string, error) {
+	uni, rest := planUniform(orig, orig.Body)
+	irf := new(ir.Func)
+	*irf = *orig
+	irf.Body = rest // without the leading guards, which the group runs
 	var sp splitter
 	tree := sp.split(irf.Body)
 	f := &fn{
-		e: e, f: irf, names: e.localNames(irf), w: &strings.Builder{},
+		e: e, f: irf, names: e.localNames(orig), w: &strings.Builder{},
 		an:    analyse(irf, tree, sp.phases),
 		hoist: map[string]bool{},
+		uni:   uni,
 	}
+	for v := range uni.isDecl {
+		f.an.kinds[v] = kindUniform
+	}
+	f.markGuardUses()
 	f.remat = f.markRemat(tree)
 	e.imports[importGPU] = true
+	header, err := f.uniformHeader()
+	if err != nil {
+		return "", err
+	}
 	body, err := f.sub(func() error { return f.group(tree) })
 	if err != nil {
 		return "", err
@@ -118,8 +132,8 @@ func (e *emitter) kernel(irf *ir.Func) (string, error) {
 		body = fast + body
 	}
 	w := f.w
-	fmt.Fprintf(w, "// %s runs one work group of the kernel %s.\n", e.funcNames[irf], irf.Name)
-	fmt.Fprintf(w, "func %s(g backend.Group, args []backend.Arg) {\n", e.funcNames[irf])
+	fmt.Fprintf(w, "// %s runs one work group of the kernel %s.\n", e.funcNames[orig], irf.Name)
+	fmt.Fprintf(w, "func %s(g backend.Group, args []backend.Arg) {\n", e.funcNames[orig])
 	if n := len(irf.Params); n > 0 {
 		fmt.Fprintf(w, "_ = args[%d]\n", n-1)
 	}
@@ -144,6 +158,7 @@ func (e *emitter) kernel(irf *ir.Func) (string, error) {
 	fmt.Fprintf(w, "%s := g.Size.Norm()\n", nameSize)
 	fmt.Fprintf(w, "agSx, agSy, agSz := uint32(%s.X), uint32(%s.Y), uint32(%s.Z)\n", nameSize, nameSize, nameSize)
 	w.WriteString(f.hoistDecls())
+	w.WriteString(header)
 	for _, v := range irf.Shared {
 		t, err := e.goType(v.Type, v.Pos)
 		if err != nil {
@@ -352,32 +367,53 @@ func (f *fn) phase(p *phase) error {
 	f.label = fmt.Sprintf("agThreads%d", p.id)
 	f.labelUsed, f.tidUsed, f.brkUsed, f.contUsed = false, false, false, false
 	f.depth = 0
-	promoted := f.promotable(p)
-	f.promoted = map[string]bool{}
-	for _, n := range promoted {
-		f.promoted[n] = true
-	}
-	body, err := f.sub(func() error { return f.stmts(p.stmts) })
-	if err == nil && f.labelUsed && len(promoted) > 0 {
-		// A thread may leave the phase early: no write-back at its end.
-		promoted, f.promoted = nil, nil
+	promoted, written := f.promotable(p)
+	emitBody := func() (string, error) {
+		f.promoted = map[string]bool{}
+		for _, n := range promoted {
+			f.promoted[n] = true
+		}
 		f.labelUsed, f.tidUsed, f.brkUsed, f.contUsed = false, false, false, false
-		body, err = f.sub(func() error { return f.stmts(p.stmts) })
+		return f.sub(func() error { return f.stmts(p.stmts) })
+	}
+	body, err := emitBody()
+	if err == nil && f.labelUsed && len(written) > 0 {
+		// A thread may leave the phase early: no write-back at its end, so
+		// the slices it writes are used in place.
+		var kept []string
+		for _, n := range promoted {
+			if !written[n] {
+				kept = append(kept, n)
+			}
+		}
+		promoted, written = kept, nil
+		body, err = emitBody()
 	}
 	var prologue string
 	if err == nil {
 		prologue, err = f.rematPrologue(p)
 	}
+	var rng *threadRange
+	if err == nil {
+		rng, err = f.phaseRange(p)
+	}
 	f.inPhase, f.promoted = false, nil
 	if err != nil {
 		return err
+	}
+	if strings.TrimSpace(body) == "" {
+		return nil // every statement was uniform: declared before the threads run
 	}
 	if len(promoted) > 0 {
 		f.tidUsed = true
 		var load, store strings.Builder
 		for _, n := range promoted {
 			fmt.Fprintf(&load, "%s := %s[%s]\n", promotedName(n), n, nameTid)
-			fmt.Fprintf(&store, "%s[%s] = %s\n", n, nameTid, promotedName(n))
+			if written[n] {
+				fmt.Fprintf(&store, "%s[%s] = %s\n", n, nameTid, promotedName(n))
+			} else {
+				fmt.Fprintf(&load, "_ = %s\n", promotedName(n))
+			}
 		}
 		prologue += load.String()
 		body += store.String()
@@ -386,12 +422,17 @@ func (f *fn) phase(p *phase) error {
 	if needDone {
 		f.tidUsed = true
 	}
-	f.printf("for agTz := uint32(0); agTz < agSz; agTz++ {\n")
-	f.printf("for agTy := uint32(0); agTy < agSy; agTy++ {\n")
-	if f.labelUsed {
-		f.printf("%s:\n", f.label)
+	if rng != nil {
+		f.printf("{\n")
+		f.rangeLoops(rng)
+	} else {
+		f.printf("for agTz := uint32(0); agTz < agSz; agTz++ {\n")
+		f.printf("for agTy := uint32(0); agTy < agSy; agTy++ {\n")
+		if f.labelUsed {
+			f.printf("%s:\n", f.label)
+		}
+		f.printf("for agTx := uint32(0); agTx < agSx; agTx++ {\n")
 	}
-	f.printf("for agTx := uint32(0); agTx < agSx; agTx++ {\n")
 	if f.tidUsed {
 		f.printf("%s := agTx + agSx*(agTy+agSy*agTz)\n", nameTid)
 	}
@@ -404,6 +445,9 @@ func (f *fn) phase(p *phase) error {
 		}
 	}
 	f.printf("%s%s}\n}\n}\n", prologue, body)
+	if rng != nil {
+		f.printf("}\n")
+	}
 	if len(f.loops) > 0 {
 		l := f.loops[len(f.loops)-1]
 		if f.brkUsed {

@@ -96,6 +96,7 @@ const (
 	kindSpill                 // a per-thread slice, indexed by the thread's linear index
 	kindCopied                // a scalar parameter the kernel assigns: each thread copies it
 	kindRemat                 // a pure local recomputed in each phase that reads it (promote.go)
+	kindUniform               // a pure uniform local, declared once per group (uniform.go)
 )
 
 // analysis is the result of analyse.
