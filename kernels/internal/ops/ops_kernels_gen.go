@@ -10808,6 +10808,90 @@ func gpugentileCount(x uint32) uint32 {
 	return x/16 + (x%16+16-1)/16
 }
 
+// gpugenfill_strips runs one work group of the kernel fill in strips, when the
+// group is 1-D; it reports false, having done nothing, for other groups.
+func gpugenfill_strips(g backend.Group, args []backend.Arg) bool {
+	_ = args[2]
+	y := args[0].Float32s()
+	n := args[1].U32()
+	value := args[2].F32()
+	agSize := g.Size.Norm()
+	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
+	agGrid := g.Grid.Norm()
+	agGx := uint32(g.ID.X)
+	agGy := uint32(g.ID.Y)
+	agGz := uint32(g.ID.Z)
+	agNx := uint32(agGrid.X)
+	var b uint32 = agSx
+	_ = b
+	var s uint32 = b * agNx
+	_ = s
+	var q uint32 = b / 4
+	_ = q
+	agRcp_q := gpugen_rcp(q)
+	_ = y
+	_ = n
+	_ = value
+	_ = agSx
+	_ = agSy
+	_ = agSz
+	_ = agGrid
+	_ = agGx
+	_ = agGy
+	_ = agGz
+	_ = agNx
+	_ = agRcp_q
+	if agSy == 1 && agSz == 1 && q >= 1 {
+		agTy, agTz := uint32(0), uint32(0)
+		_, _ = agTy, agTz
+		agSub := uint32(0)
+	agStrips:
+		for agS0 := uint32(0); agS0 < agSx; agS0, agSub = agS0+min(q, agSx-agS0), agSub+1 {
+			agS1 := agS0 + min(q, agSx-agS0)
+			_ = agS1
+			if agTy|agTz|agGy|agGz != 0 || n == 0 {
+				continue agStrips
+			}
+			if b%4 == 0 {
+				var sub uint32 = agSub
+				var v kernel.Float4 = kernel.Float4{X: value, Y: value, Z: value, W: value}
+				for base := agGx*b + sub*s; base < n; base = base + 4*s {
+					for agTx := agS0; agTx < agS1; agTx++ {
+						var t uint32 = agTx
+						_ = t
+						var lane uint32 = t - sub*q
+						_ = lane
+						var e uint32 = base + 4*lane
+						if e < n && n-e > 3 {
+							gpugen_store4(y, e/4, v)
+						} else {
+							for ; e < n; e = e + 1 {
+								y[e] = value
+							}
+						}
+					}
+					if gpugenlast(base, 4*s, n) {
+						break
+					}
+				}
+				continue agStrips
+			}
+			for agTx := agS0; agTx < agS1; agTx++ {
+				var t uint32 = agTx
+				_ = t
+				for i := agGx*b + t; i < n; i = i + s {
+					y[i] = value
+					if gpugenlast(i, s, n) {
+						break
+					}
+				}
+			}
+		}
+		return true
+	}
+	return false
+}
+
 // gpugenfill runs one work group of the kernel fill.
 func gpugenfill(g backend.Group, args []backend.Arg) {
 	_ = args[2]
@@ -10828,6 +10912,9 @@ func gpugenfill(g backend.Group, args []backend.Arg) {
 	var q uint32 = b / 4
 	_ = q
 	agRcp_q := gpugen_rcp(q)
+	if gpugenfill_strips(g, args) {
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 		agThreads0:
@@ -10866,6 +10953,89 @@ func gpugenfill(g backend.Group, args []backend.Arg) {
 	}
 }
 
+// gpugencopyOp_strips runs one work group of the kernel copyOp in strips, when the
+// group is 1-D; it reports false, having done nothing, for other groups.
+func gpugencopyOp_strips(g backend.Group, args []backend.Arg) bool {
+	_ = args[2]
+	y := args[0].Float32s()
+	x := args[1].Float32s()
+	n := args[2].U32()
+	agSize := g.Size.Norm()
+	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
+	agGrid := g.Grid.Norm()
+	agGx := uint32(g.ID.X)
+	agGy := uint32(g.ID.Y)
+	agGz := uint32(g.ID.Z)
+	agNx := uint32(agGrid.X)
+	var b uint32 = agSx
+	_ = b
+	var s uint32 = b * agNx
+	_ = s
+	var q uint32 = b / 4
+	_ = q
+	agRcp_q := gpugen_rcp(q)
+	_ = y
+	_ = x
+	_ = n
+	_ = agSx
+	_ = agSy
+	_ = agSz
+	_ = agGrid
+	_ = agGx
+	_ = agGy
+	_ = agGz
+	_ = agNx
+	_ = agRcp_q
+	if agSy == 1 && agSz == 1 && q >= 1 {
+		agTy, agTz := uint32(0), uint32(0)
+		_, _ = agTy, agTz
+		agSub := uint32(0)
+	agStrips:
+		for agS0 := uint32(0); agS0 < agSx; agS0, agSub = agS0+min(q, agSx-agS0), agSub+1 {
+			agS1 := agS0 + min(q, agSx-agS0)
+			_ = agS1
+			if agTy|agTz|agGy|agGz != 0 || n == 0 {
+				continue agStrips
+			}
+			if b%4 == 0 {
+				var sub uint32 = agSub
+				for base := agGx*b + sub*s; base < n; base = base + 4*s {
+					for agTx := agS0; agTx < agS1; agTx++ {
+						var t uint32 = agTx
+						_ = t
+						var lane uint32 = t - sub*q
+						_ = lane
+						var e uint32 = base + 4*lane
+						if e < n && n-e > 3 {
+							gpugen_store4(y, e/4, gpugen_load4(x, e/4))
+						} else {
+							for ; e < n; e = e + 1 {
+								y[e] = x[e]
+							}
+						}
+					}
+					if gpugenlast(base, 4*s, n) {
+						break
+					}
+				}
+				continue agStrips
+			}
+			for agTx := agS0; agTx < agS1; agTx++ {
+				var t uint32 = agTx
+				_ = t
+				for i := agGx*b + t; i < n; i = i + s {
+					y[i] = x[i]
+					if gpugenlast(i, s, n) {
+						break
+					}
+				}
+			}
+		}
+		return true
+	}
+	return false
+}
+
 // gpugencopyOp runs one work group of the kernel copyOp.
 func gpugencopyOp(g backend.Group, args []backend.Arg) {
 	_ = args[2]
@@ -10886,6 +11056,9 @@ func gpugencopyOp(g backend.Group, args []backend.Arg) {
 	var q uint32 = b / 4
 	_ = q
 	agRcp_q := gpugen_rcp(q)
+	if gpugencopyOp_strips(g, args) {
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 		agThreads0:
@@ -10923,6 +11096,92 @@ func gpugencopyOp(g backend.Group, args []backend.Arg) {
 	}
 }
 
+// gpugenscale_strips runs one work group of the kernel scale in strips, when the
+// group is 1-D; it reports false, having done nothing, for other groups.
+func gpugenscale_strips(g backend.Group, args []backend.Arg) bool {
+	_ = args[3]
+	y := args[0].Float32s()
+	x := args[1].Float32s()
+	n := args[2].U32()
+	a := args[3].F32()
+	agSize := g.Size.Norm()
+	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
+	agGrid := g.Grid.Norm()
+	agGx := uint32(g.ID.X)
+	agGy := uint32(g.ID.Y)
+	agGz := uint32(g.ID.Z)
+	agNx := uint32(agGrid.X)
+	var b uint32 = agSx
+	_ = b
+	var s uint32 = b * agNx
+	_ = s
+	var q uint32 = b / 4
+	_ = q
+	agRcp_q := gpugen_rcp(q)
+	_ = y
+	_ = x
+	_ = n
+	_ = a
+	_ = agSx
+	_ = agSy
+	_ = agSz
+	_ = agGrid
+	_ = agGx
+	_ = agGy
+	_ = agGz
+	_ = agNx
+	_ = agRcp_q
+	if agSy == 1 && agSz == 1 && q >= 1 {
+		agTy, agTz := uint32(0), uint32(0)
+		_, _ = agTy, agTz
+		agSub := uint32(0)
+	agStrips:
+		for agS0 := uint32(0); agS0 < agSx; agS0, agSub = agS0+min(q, agSx-agS0), agSub+1 {
+			agS1 := agS0 + min(q, agSx-agS0)
+			_ = agS1
+			if agTy|agTz|agGy|agGz != 0 || n == 0 {
+				continue agStrips
+			}
+			if b%4 == 0 {
+				var sub uint32 = agSub
+				for base := agGx*b + sub*s; base < n; base = base + 4*s {
+					for agTx := agS0; agTx < agS1; agTx++ {
+						var t uint32 = agTx
+						_ = t
+						var lane uint32 = t - sub*q
+						_ = lane
+						var e uint32 = base + 4*lane
+						if e < n && n-e > 3 {
+							var v kernel.Float4 = gpugen_load4(x, e/4)
+							gpugen_store4(y, e/4, kernel.Float4{X: float32(a * v.X), Y: float32(a * v.Y), Z: float32(a * v.Z), W: float32(a * v.W)})
+						} else {
+							for ; e < n; e = e + 1 {
+								y[e] = float32(a * x[e])
+							}
+						}
+					}
+					if gpugenlast(base, 4*s, n) {
+						break
+					}
+				}
+				continue agStrips
+			}
+			for agTx := agS0; agTx < agS1; agTx++ {
+				var t uint32 = agTx
+				_ = t
+				for i := agGx*b + t; i < n; i = i + s {
+					y[i] = float32(a * x[i])
+					if gpugenlast(i, s, n) {
+						break
+					}
+				}
+			}
+		}
+		return true
+	}
+	return false
+}
+
 // gpugenscale runs one work group of the kernel scale.
 func gpugenscale(g backend.Group, args []backend.Arg) {
 	_ = args[3]
@@ -10944,6 +11203,9 @@ func gpugenscale(g backend.Group, args []backend.Arg) {
 	var q uint32 = b / 4
 	_ = q
 	agRcp_q := gpugen_rcp(q)
+	if gpugenscale_strips(g, args) {
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 		agThreads0:
@@ -10982,6 +11244,93 @@ func gpugenscale(g backend.Group, args []backend.Arg) {
 	}
 }
 
+// gpugenaxpy_strips runs one work group of the kernel axpy in strips, when the
+// group is 1-D; it reports false, having done nothing, for other groups.
+func gpugenaxpy_strips(g backend.Group, args []backend.Arg) bool {
+	_ = args[3]
+	y := args[0].Float32s()
+	x := args[1].Float32s()
+	n := args[2].U32()
+	a := args[3].F32()
+	agSize := g.Size.Norm()
+	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
+	agGrid := g.Grid.Norm()
+	agGx := uint32(g.ID.X)
+	agGy := uint32(g.ID.Y)
+	agGz := uint32(g.ID.Z)
+	agNx := uint32(agGrid.X)
+	var b uint32 = agSx
+	_ = b
+	var s uint32 = b * agNx
+	_ = s
+	var q uint32 = b / 4
+	_ = q
+	agRcp_q := gpugen_rcp(q)
+	_ = y
+	_ = x
+	_ = n
+	_ = a
+	_ = agSx
+	_ = agSy
+	_ = agSz
+	_ = agGrid
+	_ = agGx
+	_ = agGy
+	_ = agGz
+	_ = agNx
+	_ = agRcp_q
+	if agSy == 1 && agSz == 1 && q >= 1 {
+		agTy, agTz := uint32(0), uint32(0)
+		_, _ = agTy, agTz
+		agSub := uint32(0)
+	agStrips:
+		for agS0 := uint32(0); agS0 < agSx; agS0, agSub = agS0+min(q, agSx-agS0), agSub+1 {
+			agS1 := agS0 + min(q, agSx-agS0)
+			_ = agS1
+			if agTy|agTz|agGy|agGz != 0 || n == 0 {
+				continue agStrips
+			}
+			if b%4 == 0 {
+				var sub uint32 = agSub
+				for base := agGx*b + sub*s; base < n; base = base + 4*s {
+					for agTx := agS0; agTx < agS1; agTx++ {
+						var t uint32 = agTx
+						_ = t
+						var lane uint32 = t - sub*q
+						_ = lane
+						var e uint32 = base + 4*lane
+						if e < n && n-e > 3 {
+							var v kernel.Float4 = gpugen_load4(x, e/4)
+							var w kernel.Float4 = gpugen_load4(y, e/4)
+							gpugen_store4(y, e/4, kernel.Float4{X: float32(a*v.X) + w.X, Y: float32(a*v.Y) + w.Y, Z: float32(a*v.Z) + w.Z, W: float32(a*v.W) + w.W})
+						} else {
+							for ; e < n; e = e + 1 {
+								y[e] = float32(a*x[e]) + y[e]
+							}
+						}
+					}
+					if gpugenlast(base, 4*s, n) {
+						break
+					}
+				}
+				continue agStrips
+			}
+			for agTx := agS0; agTx < agS1; agTx++ {
+				var t uint32 = agTx
+				_ = t
+				for i := agGx*b + t; i < n; i = i + s {
+					y[i] = float32(a*x[i]) + y[i]
+					if gpugenlast(i, s, n) {
+						break
+					}
+				}
+			}
+		}
+		return true
+	}
+	return false
+}
+
 // gpugenaxpy runs one work group of the kernel axpy.
 func gpugenaxpy(g backend.Group, args []backend.Arg) {
 	_ = args[3]
@@ -11003,6 +11352,9 @@ func gpugenaxpy(g backend.Group, args []backend.Arg) {
 	var q uint32 = b / 4
 	_ = q
 	agRcp_q := gpugen_rcp(q)
+	if gpugenaxpy_strips(g, args) {
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 		agThreads0:
@@ -11042,6 +11394,93 @@ func gpugenaxpy(g backend.Group, args []backend.Arg) {
 	}
 }
 
+// gpugenadd_strips runs one work group of the kernel add in strips, when the
+// group is 1-D; it reports false, having done nothing, for other groups.
+func gpugenadd_strips(g backend.Group, args []backend.Arg) bool {
+	_ = args[3]
+	z := args[0].Float32s()
+	x := args[1].Float32s()
+	y := args[2].Float32s()
+	n := args[3].U32()
+	agSize := g.Size.Norm()
+	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
+	agGrid := g.Grid.Norm()
+	agGx := uint32(g.ID.X)
+	agGy := uint32(g.ID.Y)
+	agGz := uint32(g.ID.Z)
+	agNx := uint32(agGrid.X)
+	var b uint32 = agSx
+	_ = b
+	var s uint32 = b * agNx
+	_ = s
+	var q uint32 = b / 4
+	_ = q
+	agRcp_q := gpugen_rcp(q)
+	_ = z
+	_ = x
+	_ = y
+	_ = n
+	_ = agSx
+	_ = agSy
+	_ = agSz
+	_ = agGrid
+	_ = agGx
+	_ = agGy
+	_ = agGz
+	_ = agNx
+	_ = agRcp_q
+	if agSy == 1 && agSz == 1 && q >= 1 {
+		agTy, agTz := uint32(0), uint32(0)
+		_, _ = agTy, agTz
+		agSub := uint32(0)
+	agStrips:
+		for agS0 := uint32(0); agS0 < agSx; agS0, agSub = agS0+min(q, agSx-agS0), agSub+1 {
+			agS1 := agS0 + min(q, agSx-agS0)
+			_ = agS1
+			if agTy|agTz|agGy|agGz != 0 || n == 0 {
+				continue agStrips
+			}
+			if b%4 == 0 {
+				var sub uint32 = agSub
+				for base := agGx*b + sub*s; base < n; base = base + 4*s {
+					for agTx := agS0; agTx < agS1; agTx++ {
+						var t uint32 = agTx
+						_ = t
+						var lane uint32 = t - sub*q
+						_ = lane
+						var e uint32 = base + 4*lane
+						if e < n && n-e > 3 {
+							var u kernel.Float4 = gpugen_load4(x, e/4)
+							var v kernel.Float4 = gpugen_load4(y, e/4)
+							gpugen_store4(z, e/4, kernel.Float4{X: u.X + v.X, Y: u.Y + v.Y, Z: u.Z + v.Z, W: u.W + v.W})
+						} else {
+							for ; e < n; e = e + 1 {
+								z[e] = x[e] + y[e]
+							}
+						}
+					}
+					if gpugenlast(base, 4*s, n) {
+						break
+					}
+				}
+				continue agStrips
+			}
+			for agTx := agS0; agTx < agS1; agTx++ {
+				var t uint32 = agTx
+				_ = t
+				for i := agGx*b + t; i < n; i = i + s {
+					z[i] = x[i] + y[i]
+					if gpugenlast(i, s, n) {
+						break
+					}
+				}
+			}
+		}
+		return true
+	}
+	return false
+}
+
 // gpugenadd runs one work group of the kernel add.
 func gpugenadd(g backend.Group, args []backend.Arg) {
 	_ = args[3]
@@ -11063,6 +11502,9 @@ func gpugenadd(g backend.Group, args []backend.Arg) {
 	var q uint32 = b / 4
 	_ = q
 	agRcp_q := gpugen_rcp(q)
+	if gpugenadd_strips(g, args) {
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 		agThreads0:
@@ -11102,6 +11544,93 @@ func gpugenadd(g backend.Group, args []backend.Arg) {
 	}
 }
 
+// gpugenmul_strips runs one work group of the kernel mul in strips, when the
+// group is 1-D; it reports false, having done nothing, for other groups.
+func gpugenmul_strips(g backend.Group, args []backend.Arg) bool {
+	_ = args[3]
+	z := args[0].Float32s()
+	x := args[1].Float32s()
+	y := args[2].Float32s()
+	n := args[3].U32()
+	agSize := g.Size.Norm()
+	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
+	agGrid := g.Grid.Norm()
+	agGx := uint32(g.ID.X)
+	agGy := uint32(g.ID.Y)
+	agGz := uint32(g.ID.Z)
+	agNx := uint32(agGrid.X)
+	var b uint32 = agSx
+	_ = b
+	var s uint32 = b * agNx
+	_ = s
+	var q uint32 = b / 4
+	_ = q
+	agRcp_q := gpugen_rcp(q)
+	_ = z
+	_ = x
+	_ = y
+	_ = n
+	_ = agSx
+	_ = agSy
+	_ = agSz
+	_ = agGrid
+	_ = agGx
+	_ = agGy
+	_ = agGz
+	_ = agNx
+	_ = agRcp_q
+	if agSy == 1 && agSz == 1 && q >= 1 {
+		agTy, agTz := uint32(0), uint32(0)
+		_, _ = agTy, agTz
+		agSub := uint32(0)
+	agStrips:
+		for agS0 := uint32(0); agS0 < agSx; agS0, agSub = agS0+min(q, agSx-agS0), agSub+1 {
+			agS1 := agS0 + min(q, agSx-agS0)
+			_ = agS1
+			if agTy|agTz|agGy|agGz != 0 || n == 0 {
+				continue agStrips
+			}
+			if b%4 == 0 {
+				var sub uint32 = agSub
+				for base := agGx*b + sub*s; base < n; base = base + 4*s {
+					for agTx := agS0; agTx < agS1; agTx++ {
+						var t uint32 = agTx
+						_ = t
+						var lane uint32 = t - sub*q
+						_ = lane
+						var e uint32 = base + 4*lane
+						if e < n && n-e > 3 {
+							var u kernel.Float4 = gpugen_load4(x, e/4)
+							var v kernel.Float4 = gpugen_load4(y, e/4)
+							gpugen_store4(z, e/4, kernel.Float4{X: float32(u.X * v.X), Y: float32(u.Y * v.Y), Z: float32(u.Z * v.Z), W: float32(u.W * v.W)})
+						} else {
+							for ; e < n; e = e + 1 {
+								z[e] = float32(x[e] * y[e])
+							}
+						}
+					}
+					if gpugenlast(base, 4*s, n) {
+						break
+					}
+				}
+				continue agStrips
+			}
+			for agTx := agS0; agTx < agS1; agTx++ {
+				var t uint32 = agTx
+				_ = t
+				for i := agGx*b + t; i < n; i = i + s {
+					z[i] = float32(x[i] * y[i])
+					if gpugenlast(i, s, n) {
+						break
+					}
+				}
+			}
+		}
+		return true
+	}
+	return false
+}
+
 // gpugenmul runs one work group of the kernel mul.
 func gpugenmul(g backend.Group, args []backend.Arg) {
 	_ = args[3]
@@ -11123,6 +11652,9 @@ func gpugenmul(g backend.Group, args []backend.Arg) {
 	var q uint32 = b / 4
 	_ = q
 	agRcp_q := gpugen_rcp(q)
+	if gpugenmul_strips(g, args) {
+		return
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 		agThreads0:

@@ -292,6 +292,9 @@ func (f *fn) unary(x *ir.Unary) (string, int, error) {
 }
 
 func (f *fn) binary(x *ir.Binary) (string, int, error) {
+	if f.strip != nil && f.strip.isStripDiv(x) {
+		return nameSub, precPrimary, nil
+	}
 	xt := x.X.ExprType()
 	if _, vec := xt.(*ir.Vec); vec {
 		return f.vecBinary(x)

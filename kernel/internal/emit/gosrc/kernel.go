@@ -31,6 +31,7 @@ type fn struct {
 	rematOrder []*ir.Decl
 	promoted   map[string]bool // per-thread slices read into locals in this phase
 	uni        *uniformPlan    // what the group computes once; nil in a helper
+	strip      *stripPlan      // while emitting the strip form
 }
 
 // loopFlags are the flags by which a phase breaks or continues the
@@ -116,64 +117,115 @@ func (e *emitter) kernel(orig *ir.Func) (string, error) {
 	f.markGuardUses()
 	f.remat = f.markRemat(tree)
 	e.imports[importGPU] = true
-	header, err := f.uniformHeader()
-	if err != nil {
-		return "", err
-	}
 	body, err := f.sub(func() error { return f.group(tree) })
 	if err != nil {
 		return "", err
 	}
+	var strips string
 	if plan := f.planFast(tree); plan != nil {
 		fast, err := f.fastPath(plan)
 		if err != nil {
 			return "", err
 		}
 		body = fast + body
+	} else if plan := f.planStrips(tree); plan != nil {
+		if strips, err = f.stripPath(plan); err != nil {
+			return "", err
+		}
 	}
+	prelude, names, err := f.prelude("return")
+	if err != nil {
+		return "", err
+	}
+	name := e.funcNames[orig]
 	w := f.w
-	fmt.Fprintf(w, "// %s runs one work group of the kernel %s.\n", e.funcNames[orig], irf.Name)
-	fmt.Fprintf(w, "func %s(g backend.Group, args []backend.Arg) {\n", e.funcNames[orig])
-	if n := len(irf.Params); n > 0 {
-		fmt.Fprintf(w, "_ = args[%d]\n", n-1)
+	if strips != "" && !strings.Contains(prelude, nameN+" :=") {
+		// The strip form is a function of its own: Go allocates the
+		// registers of its tight loops better without the general form.
+		stripPrelude, _, err := f.prelude("return true")
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(w, "// %s_strips runs one work group of the kernel %s in strips, when the\n", name, irf.Name)
+		fmt.Fprintf(w, "// group is 1-D; it reports false, having done nothing, for other groups.\n")
+		fmt.Fprintf(w, "func %s_strips(g backend.Group, args []backend.Arg) bool {\n%s", name, stripPrelude)
+		for _, n := range names {
+			fmt.Fprintf(w, "_ = %s\n", n)
+		}
+		fmt.Fprintf(w, "%sreturn false\n}\n\n", strips)
+		body = fmt.Sprintf("if %s_strips(g, args) {\nreturn\n}\n", name) + body
+	}
+	fmt.Fprintf(w, "// %s runs one work group of the kernel %s.\n", name, irf.Name)
+	fmt.Fprintf(w, "func %s(g backend.Group, args []backend.Arg) {\n", name)
+	w.WriteString(prelude)
+	w.WriteString(body)
+	w.WriteString("}\n")
+	return w.String(), nil
+}
+
+// prelude is the start of a group function: the parameters, the group's
+// ids and sizes, the uniform guards (ret ends the function) and locals, the
+// shared arrays and per-thread slices; names are the Go locals it declares.
+func (f *fn) prelude(ret string) (string, []string, error) {
+	e := f.e
+	var w strings.Builder
+	var names []string
+	if n := len(f.f.Params); n > 0 {
+		fmt.Fprintf(&w, "_ = args[%d]\n", n-1)
 	}
 	// Parameters, hoisted out of the thread loops (only the used ones: Go
 	// rejects unused locals).
-	for _, p := range irf.Params {
+	for _, p := range f.f.Params {
 		u := f.an.uses[p]
 		if u == nil {
 			continue
 		}
 		load, err := e.paramLoad(p)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		switch f.an.kinds[p] {
 		case kindPlain:
-			fmt.Fprintf(w, "%s := %s\n", f.names[p], load)
+			fmt.Fprintf(&w, "%s := %s\n", f.names[p], load)
+			names = append(names, f.names[p])
 		case kindCopied:
-			fmt.Fprintf(w, "%s := %s\n", copiedName(f.names[p]), load)
+			fmt.Fprintf(&w, "%s := %s\n", copiedName(f.names[p]), load)
+			names = append(names, copiedName(f.names[p]))
 		}
 	}
-	fmt.Fprintf(w, "%s := g.Size.Norm()\n", nameSize)
-	fmt.Fprintf(w, "agSx, agSy, agSz := uint32(%s.X), uint32(%s.Y), uint32(%s.Z)\n", nameSize, nameSize, nameSize)
+	fmt.Fprintf(&w, "%s := g.Size.Norm()\n", nameSize)
+	fmt.Fprintf(&w, "agSx, agSy, agSz := uint32(%s.X), uint32(%s.Y), uint32(%s.Z)\n", nameSize, nameSize, nameSize)
+	names = append(names, "agSx", "agSy", "agSz")
+	header, err := f.uniformHeader(ret)
+	if err != nil {
+		return "", nil, err
+	}
 	w.WriteString(f.hoistDecls())
+	for _, h := range hoists {
+		if f.hoist[h.name] {
+			names = append(names, h.name)
+		}
+	}
 	w.WriteString(header)
-	for _, v := range irf.Shared {
+	for _, d := range f.uni.decls {
+		if _, ok := f.uni.divisors[d.Var]; ok {
+			names = append(names, reciprocalName(f.names[d.Var]))
+		}
+	}
+	for _, v := range f.f.Shared {
 		t, err := e.goType(v.Type, v.Pos)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
-		fmt.Fprintf(w, "var %s %s\n", f.names[v], t)
+		fmt.Fprintf(&w, "var %s %s\n", f.names[v], t)
+		names = append(names, f.names[v])
 	}
 	spills, err := f.spillDecls()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	w.WriteString(spills)
-	w.WriteString(body)
-	w.WriteString("}\n")
-	return w.String(), nil
+	return w.String(), names, nil
 }
 
 // copiedName is the group-level name of a parameter every thread copies.

@@ -153,9 +153,10 @@ func uniformExpr(x ir.Expr, assigned, uniformLocals map[*ir.Var]bool) bool {
 // reciprocalName is the name of the group's reciprocal of uniform local name.
 func reciprocalName(name string) string { return "agRcp_" + name }
 
-// uniformHeader emits the leading guards and the uniform locals (with the
-// reciprocals of those that divide), at group level.
-func (f *fn) uniformHeader() (string, error) {
+// uniformHeader emits the leading guards (ret ends the group function) and
+// the uniform locals (with the reciprocals of those that divide), at group
+// level.
+func (f *fn) uniformHeader(ret string) (string, error) {
 	p := f.uni
 	return f.sub(func() error {
 		for _, g := range p.guards {
@@ -163,7 +164,7 @@ func (f *fn) uniformHeader() (string, error) {
 			if err != nil {
 				return err
 			}
-			f.printf("if %s {\nreturn\n}\n", cond)
+			f.printf("if %s {\n%s\n}\n", cond, ret)
 		}
 		for _, d := range p.decls {
 			init, err := f.exprUntyped(d.Init)
