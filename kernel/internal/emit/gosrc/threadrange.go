@@ -194,5 +194,3 @@ func (f *fn) rangeLoops(r *threadRange) {
 	}
 	f.printf("for agTx := uint32(max(min(agLo-agRow, agX1), 0)); int64(agTx) < agX1; agTx++ {\n")
 }
-
-
