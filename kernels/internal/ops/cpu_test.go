@@ -71,7 +71,9 @@ func TestGeneratedGoLaunchShapes(t *testing.T) {
 					{"fill", func() []backend.Arg {
 						return []backend.Arg{f32Arg(y0), {Kind: backend.ArgU32, Bits: uint64(n)}, {Kind: backend.ArgF32, Bits: uint64(math.Float32bits(a))}}
 					}, func(int) float32 { return a }},
-					{"copyOp", func() []backend.Arg { return []backend.Arg{f32Arg(y0), f32Arg(x), {Kind: backend.ArgU32, Bits: uint64(n)}} },
+					{"copyOp", func() []backend.Arg {
+						return []backend.Arg{f32Arg(y0), f32Arg(x), {Kind: backend.ArgU32, Bits: uint64(n)}}
+					},
 						func(i int) float32 { return x[i] }},
 					{"scale", func() []backend.Arg {
 						return []backend.Arg{f32Arg(y0), f32Arg(x), {Kind: backend.ArgU32, Bits: uint64(n)}, {Kind: backend.ArgF32, Bits: uint64(math.Float32bits(a))}}
@@ -79,9 +81,13 @@ func TestGeneratedGoLaunchShapes(t *testing.T) {
 					{"axpy", func() []backend.Arg {
 						return []backend.Arg{f32Arg(y0), f32Arg(x), {Kind: backend.ArgU32, Bits: uint64(n)}, {Kind: backend.ArgF32, Bits: uint64(math.Float32bits(a))}}
 					}, func(i int) float32 { return a*x[i] + y0[i] }},
-					{"add", func() []backend.Arg { return []backend.Arg{f32Arg(y0), f32Arg(x), f32Arg(y0), {Kind: backend.ArgU32, Bits: uint64(n)}} },
+					{"add", func() []backend.Arg {
+						return []backend.Arg{f32Arg(y0), f32Arg(x), f32Arg(y0), {Kind: backend.ArgU32, Bits: uint64(n)}}
+					},
 						func(i int) float32 { return x[i] + y0[i] }},
-					{"mul", func() []backend.Arg { return []backend.Arg{f32Arg(y0), f32Arg(x), f32Arg(y0), {Kind: backend.ArgU32, Bits: uint64(n)}} },
+					{"mul", func() []backend.Arg {
+						return []backend.Arg{f32Arg(y0), f32Arg(x), f32Arg(y0), {Kind: backend.ArgU32, Bits: uint64(n)}}
+					},
 						func(i int) float32 { return x[i] * y0[i] }},
 				}
 				for _, e := range elementwise {
