@@ -11902,13 +11902,13 @@ func gpugensgemm(g backend.Group, args []backend.Arg) {
 					}
 					agR_row0 := row0[agTid]
 					agR_col0 := col0[agTid]
-					agR_acc_1 := &acc_1[agTid]
-					_ = agR_acc_1
+					agR_acc_1 := acc_1[agTid]
 					agR_row0 = gpugen_fdiv(t, agRcp_tilesN) * 64
 					agR_col0 = gpugen_frem(t, tilesN, agRcp_tilesN) * 64
-					(*agR_acc_1) = [4][4]float32{}
+					agR_acc_1 = [4][4]float32{}
 					row0[agTid] = agR_row0
 					col0[agTid] = agR_col0
+					acc_1[agTid] = agR_acc_1
 				}
 			}
 		}
@@ -11960,8 +11960,7 @@ func gpugensgemm(g backend.Group, args []backend.Arg) {
 						_ = tx
 						var ty uint32 = tid / 16
 						_ = ty
-						agR_acc_1 := &acc_1[agTid]
-						_ = agR_acc_1
+						agR_acc_1 := acc_1[agTid]
 						for kk := int32(0); kk < 16; kk = kk + 1 {
 							var av [4]float32
 							var bv [4]float32
@@ -11971,10 +11970,11 @@ func gpugensgemm(g backend.Group, args []backend.Arg) {
 							}
 							for i_2 := int32(0); i_2 < 4; i_2 = i_2 + 1 {
 								for j_1 := int32(0); j_1 < 4; j_1 = j_1 + 1 {
-									(*agR_acc_1)[i_2][j_1] = (*agR_acc_1)[i_2][j_1] + float32(av[i_2]*bv[j_1])
+									agR_acc_1[i_2][j_1] = agR_acc_1[i_2][j_1] + float32(av[i_2]*bv[j_1])
 								}
 							}
 						}
+						acc_1[agTid] = agR_acc_1
 					}
 				}
 			}
@@ -12015,7 +12015,7 @@ func gpugensgemm(g backend.Group, args []backend.Arg) {
 					_ = agR_row0
 					agR_col0 := col0[agTid]
 					_ = agR_col0
-					agR_acc_1 := &acc_1[agTid]
+					agR_acc_1 := acc_1[agTid]
 					_ = agR_acc_1
 					for i_3 := uint32(0); i_3 < 4; i_3 = i_3 + 1 {
 						var r uint32 = agR_row0 + ty + 16*i_3
@@ -12026,9 +12026,9 @@ func gpugensgemm(g backend.Group, args []backend.Arg) {
 							var col uint32 = agR_col0 + tx + 16*j_2
 							if col < n {
 								if beta == 0 {
-									c[r*n+col] = float32(alpha * (*agR_acc_1)[i_3][j_2])
+									c[r*n+col] = float32(alpha * agR_acc_1[i_3][j_2])
 								} else {
-									c[r*n+col] = float32(alpha*(*agR_acc_1)[i_3][j_2]) + float32(beta*c[r*n+col])
+									c[r*n+col] = float32(alpha*agR_acc_1[i_3][j_2]) + float32(beta*c[r*n+col])
 								}
 							}
 						}

@@ -16,23 +16,22 @@ type fn struct {
 	w     *strings.Builder
 
 	// Inside a phase.
-	inPhase     bool
-	label       string // the phase's thread loop label
-	labelUsed   bool
-	tidUsed     bool
-	depth       int // thread-level loops around the statement being emitted
-	brkUsed     bool
-	contUsed    bool
-	loops       []*loopFlags // group-level loops, innermost last
-	hoist       map[string]bool
-	labelCount  int
-	fast        *fastPlan // while emitting the fast path
-	remat       rematDecls
-	rematOrder  []*ir.Decl
-	promoted    map[string]bool // per-thread slices read into locals in this phase
-	uni         *uniformPlan    // what the group computes once; nil in a helper
-	strip       *stripPlan      // while emitting the strip form
-	promotedPtr map[string]bool // promoted per-thread arrays, through pointers
+	inPhase    bool
+	label      string // the phase's thread loop label
+	labelUsed  bool
+	tidUsed    bool
+	depth      int // thread-level loops around the statement being emitted
+	brkUsed    bool
+	contUsed   bool
+	loops      []*loopFlags // group-level loops, innermost last
+	hoist      map[string]bool
+	labelCount int
+	fast       *fastPlan // while emitting the fast path
+	remat      rematDecls
+	rematOrder []*ir.Decl
+	promoted   map[string]bool // per-thread slices read into locals in this phase
+	uni        *uniformPlan    // what the group computes once; nil in a helper
+	strip      *stripPlan      // while emitting the strip form
 }
 
 // loopFlags are the flags by which a phase breaks or continues the
@@ -420,7 +419,6 @@ func (f *fn) phase(p *phase) error {
 	f.label = fmt.Sprintf("agThreads%d", p.id)
 	f.labelUsed, f.tidUsed, f.brkUsed, f.contUsed = false, false, false, false
 	f.depth = 0
-	f.promotedPtr = map[string]bool{}
 	promoted, written := f.promotable(p)
 	emitBody := func() (string, error) {
 		f.promoted = map[string]bool{}
@@ -462,10 +460,6 @@ func (f *fn) phase(p *phase) error {
 		f.tidUsed = true
 		var load, store strings.Builder
 		for _, n := range promoted {
-			if f.promotedPtr[n] {
-				fmt.Fprintf(&load, "%s := &%s[%s]\n_ = %[1]s\n", promotedName(n), n, nameTid)
-				continue
-			}
 			fmt.Fprintf(&load, "%s := %s[%s]\n", promotedName(n), n, nameTid)
 			if written[n] {
 				fmt.Fprintf(&store, "%s[%s] = %s\n", n, nameTid, promotedName(n))

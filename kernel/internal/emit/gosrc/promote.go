@@ -148,8 +148,7 @@ func (f *fn) rematPrologue(p *phase) (string, error) {
 	return b.String(), nil
 }
 
-// promotedName is the register copy of a per-thread slice in a phase (a
-// pointer to the thread's element, for an array).
+// promotedName is the register copy of a per-thread slice in a phase.
 func promotedName(name string) string { return "agR_" + name }
 
 // promotable returns the names of the per-thread slices phase p uses, in
@@ -161,11 +160,7 @@ func (f *fn) promotable(p *phase) (names []string, written map[string]bool) {
 	for _, v := range refs {
 		if f.an.kinds[v] == kindSpill {
 			names = append(names, f.names[v])
-			if _, array := v.Type.(*ir.Array); array {
-				// Through a pointer: Go keeps arrays in memory anyway, and
-				// the thread's element is then written in place.
-				f.promotedPtr[f.names[v]] = true
-			} else if declared[v] || assigned[v] {
+			if declared[v] || assigned[v] {
 				written[f.names[v]] = true
 			}
 		}

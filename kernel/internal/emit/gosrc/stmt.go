@@ -130,9 +130,6 @@ func (f *fn) decl(s *ir.Decl) error {
 // level, thread 0's (the same in every thread: the value is uniform).
 func (f *fn) spillRef(name string) string {
 	if f.inPhase && f.promoted[name] {
-		if f.promotedPtr[name] {
-			return "(*" + promotedName(name) + ")"
-		}
 		return promotedName(name)
 	}
 	if f.inPhase {
