@@ -12462,10 +12462,11 @@ func gpugenGridStride(g backend.Group, args []backend.Arg) {
 	agGx := uint32(g.ID.X)
 	agNx := uint32(agGrid.X)
 	agOx := agGx * agSx
+	var stride uint32 = agSx * agNx
+	_ = stride
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
-				var stride uint32 = agSx * agNx
 				for i := agOx + agTx; i < n; i = i + stride {
 					y[i] = float32(x[i] * x[i])
 				}
@@ -12490,12 +12491,12 @@ func gpugenVec4Scale(g backend.Group, args []backend.Arg) {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
 				var i uint32 = agOx + agTx
 				if i < n4 {
-					var v kernel.Float4 = kernel.Load4(x, i)
+					var v kernel.Float4 = gpugen_load4(x, i)
 					v.X = float32(v.X * a)
 					v.Y = float32(v.Y * a)
 					v.Z = float32(v.Z*a) + 1
 					v.W = -v.W
-					kernel.Store4(y, i, v)
+					gpugen_store4(y, i, v)
 				}
 			}
 		}
@@ -12517,7 +12518,7 @@ func gpugenVec4Make(g backend.Group, args []backend.Arg) {
 				var i uint32 = agOx + agTx
 				if i < n4 {
 					var f float32 = float32(i)
-					kernel.Store4(y, i, kernel.Float4{X: f, Y: f + 0.5, Z: -f, W: 1})
+					gpugen_store4(y, i, kernel.Float4{X: f, Y: f + 0.5, Z: -f, W: 1})
 				}
 			}
 		}
@@ -13341,6 +13342,8 @@ func gpugenNestedLoops(g backend.Group, args []backend.Arg) {
 	agSx, agSy, agSz := uint32(agSize.X), uint32(agSize.Y), uint32(agSize.Z)
 	agGx := uint32(g.ID.X)
 	agOx := agGx * agSx
+	var n_1 uint32 = m
+	_ = n_1
 	agLo := int64(g.ID.X) * int64(agSize.X)
 	agEnd := int64(agSize.X)
 	agEnd = min(agEnd, max(int64(n)-agLo, 0))
@@ -13357,7 +13360,6 @@ func gpugenNestedLoops(g backend.Group, args []backend.Arg) {
 				var break_outer bool = false
 				var continue_outer bool = false
 				{
-					var n_1 uint32 = m
 					for b := uint32(0); b < n_1; b = b + 1 {
 						if (a+b+i)%7 == 3 {
 							continue
@@ -13400,7 +13402,6 @@ func gpugenNestedLoops(g backend.Group, args []backend.Arg) {
 					var break_outer bool = false
 					var continue_outer bool = false
 					{
-						var n_1 uint32 = m
 						for b := uint32(0); b < n_1; b = b + 1 {
 							if (a+b+i)%7 == 3 {
 								continue
@@ -13834,10 +13835,10 @@ func gpugenSgemm(g backend.Group, args []backend.Arg) {
 				var col uint32 = agGx*16 + tx
 				_ = col
 				agR_acc := acc[agTid]
+				_ = agR_acc
 				if row < m && col < n {
 					c[row*n+col] = float32(alpha*agR_acc) + float32(beta*c[row*n+col])
 				}
-				acc[agTid] = agR_acc
 			}
 		}
 	}
@@ -14000,10 +14001,10 @@ func gpugenScan(g backend.Group, args []backend.Arg) {
 				var i uint32 = agOx + agTx
 				_ = i
 				agR_src := src[agTid]
+				_ = agR_src
 				if i < n {
 					out_1[i] = buf[agR_src][t]
 				}
-				src[agTid] = agR_src
 			}
 		}
 	}
@@ -14049,10 +14050,10 @@ func gpugenSharedReverse(g backend.Group, args []backend.Arg) {
 				var i uint32 = agOx + agTx
 				_ = i
 				agR_mine := mine[agTid]
+				_ = agR_mine
 				if i < n {
 					out_1[i] = sh[agSx-1-t] + agR_mine
 				}
-				mine[agTid] = agR_mine
 			}
 		}
 	}
@@ -14074,6 +14075,13 @@ func gpugen_div_uint32(x, y uint32) uint32 {
 	return x / y
 }
 
+// gpugen_load4 returns s[4i], s[4i+1], s[4i+2] and s[4i+3], as kernel.Load4.
+func gpugen_load4(s []float32, i uint32) kernel.Float4 {
+	j := 4 * int(i)
+	t := s[j : j+4 : j+4]
+	return kernel.Float4{X: t[0], Y: t[1], Z: t[2], W: t[3]}
+}
+
 // gpugen_rem_int32 is x%y, or 0 when y is 0.
 func gpugen_rem_int32(x, y int32) int32 {
 	if y == 0 {
@@ -14088,6 +14096,13 @@ func gpugen_rem_uint32(x, y uint32) uint32 {
 		return 0
 	}
 	return x % y
+}
+
+// gpugen_store4 stores v in s[4i], s[4i+1], s[4i+2] and s[4i+3], as kernel.Store4.
+func gpugen_store4(s []float32, i uint32, v kernel.Float4) {
+	j := 4 * int(i)
+	t := s[j : j+4 : j+4]
+	t[0], t[1], t[2], t[3] = v.X, v.Y, v.Z, v.W
 }
 
 // gpugen_to_int32 converts x to int32: toward zero, saturating, NaN to 0.

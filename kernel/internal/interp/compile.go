@@ -210,6 +210,13 @@ func compileKernel(f *ir.Func, assigned map[*ir.Var]bool) (backend.GoKernel, err
 	k := &kernelProg{name: f.Name, params: params, nbufs: len(c.bufNames), body: body,
 		stride: c.strideRef.v, usize: c.usize, inits: c.inits, laneIDs: c.laneIDs, uniIDs: c.uniIDs,
 		usedIDs: c.usedIDs, sharedSize: c.sharedSize, nlists: c.nlists}
+	if dense := planDense(f, assigned); dense != nil {
+		return func(g backend.Group, args []backend.Arg) {
+			if !dense.run(g, args) {
+				k.run(g, args)
+			}
+		}, nil
+	}
 	return k.run, nil
 }
 

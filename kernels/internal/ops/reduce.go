@@ -87,12 +87,10 @@ func reduce_sum(out, x []float32, n uint32) {
 		}
 		kernel.Barrier()
 	}
+	// The tree starts at maxGroup/2 whatever the group's size: with fewer
+	// live slots its first rounds add nothing, and every h is a constant.
 	live := min(nt, maxGroup)
-	p := uint32(1)
-	for p < live {
-		p *= 2
-	}
-	for h := p / 2; h > 0; h /= 2 {
+	for h := uint32(maxGroup / 2); h > 0; h /= 2 {
 		if tid < h && tid+h < live {
 			sh[tid] += sh[tid+h]
 		}
@@ -183,12 +181,10 @@ func dotOp(out, x, y []float32, n uint32) {
 		}
 		kernel.Barrier()
 	}
+	// The tree starts at maxGroup/2 whatever the group's size: with fewer
+	// live slots its first rounds add nothing, and every h is a constant.
 	live := min(nt, maxGroup)
-	p := uint32(1)
-	for p < live {
-		p *= 2
-	}
-	for h := p / 2; h > 0; h /= 2 {
+	for h := uint32(maxGroup / 2); h > 0; h /= 2 {
 		if tid < h && tid+h < live {
 			sh[tid] += sh[tid+h]
 		}

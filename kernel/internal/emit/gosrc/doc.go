@@ -12,6 +12,13 @@
 // uniform ones stay scalars. Shared arrays are arrays local to the group
 // function. No goroutine is started per thread.
 //
+// What is the same in every thread runs once per group (uniform.go): leading
+// uniform guards, pure uniform locals, and the reciprocals of uniform
+// divisors. A barrier-free kernel whose control flow is uniform over strips
+// of threads runs that control flow once per strip, around tight loops over
+// the strip's threads (strips.go); a phase guarded by bounds on the thread
+// index runs only the threads inside them (threadrange.go).
+//
 // The emitted Go keeps the IR's semantics: integers wrap, shifts are Go's,
 // x/0 == x and x%0 == 0, float-to-integer conversion saturates (NaN gives 0),
 // and every float product is rounded to its type (an explicit conversion

@@ -14,6 +14,7 @@ const (
 	importGPU    = "github.com/anygpu/gpu/backend"
 	importKernel = "github.com/anygpu/gpu/kernel"
 	importMath   = "math"
+	importBits   = "math/bits"
 	importUnsafe = "unsafe"
 )
 

@@ -292,6 +292,9 @@ func (f *fn) unary(x *ir.Unary) (string, int, error) {
 }
 
 func (f *fn) binary(x *ir.Binary) (string, int, error) {
+	if f.strip != nil && f.strip.isStripDiv(x) {
+		return nameSub, precPrimary, nil
+	}
 	xt := x.X.ExprType()
 	if _, vec := xt.(*ir.Vec); vec {
 		return f.vecBinary(x)
@@ -299,6 +302,9 @@ func (f *fn) binary(x *ir.Binary) (string, int, error) {
 	st, _ := xt.(ir.Scalar)
 	switch {
 	case st.IsInt() && (x.Op == ir.Div || x.Op == ir.Rem) && !nonzeroConst(x.Y):
+		if s, ok, err := f.uniformDivision(x); ok || err != nil {
+			return s, precPrimary, err
+		}
 		a, err := f.expr(x.X)
 		if err != nil {
 			return "", 0, err
@@ -454,7 +460,7 @@ func (f *fn) builtin(x *ir.CallBuiltin, untyped bool) (string, int, error) {
 		if err != nil {
 			return "", 0, err
 		}
-		return f.e.kernelPkg() + "Load4(" + args[0] + ", " + idx + ")", precPrimary, nil
+		return f.e.load4Helper() + "(" + args[0] + ", " + idx + ")", precPrimary, nil
 	}
 	return "", 0, fmt.Errorf("%s: gosrc: unknown built-in %s", x.Pos, b)
 }

@@ -30,6 +30,8 @@ type fn struct {
 	remat      rematDecls
 	rematOrder []*ir.Decl
 	promoted   map[string]bool // per-thread slices read into locals in this phase
+	uni        *uniformPlan    // what the group computes once; nil in a helper
+	strip      *stripPlan      // while emitting the strip form
 }
 
 // loopFlags are the flags by which a phase breaks or continues the
@@ -96,69 +98,134 @@ const (
 )
 
 // kernel emits kernel irf as a group function.
-func (e *emitter) kernel(irf *ir.Func) (string, error) {
+func (e *emitter) kernel(orig *ir.Func) (string, error) {
+	uni, rest := planUniform(orig, orig.Body)
+	irf := new(ir.Func)
+	*irf = *orig
+	irf.Body = rest // without the leading guards, which the group runs
 	var sp splitter
 	tree := sp.split(irf.Body)
 	f := &fn{
-		e: e, f: irf, names: e.localNames(irf), w: &strings.Builder{},
+		e: e, f: irf, names: e.localNames(orig), w: &strings.Builder{},
 		an:    analyse(irf, tree, sp.phases),
 		hoist: map[string]bool{},
+		uni:   uni,
 	}
+	for v := range uni.isDecl {
+		f.an.kinds[v] = kindUniform
+	}
+	f.markGuardUses()
 	f.remat = f.markRemat(tree)
 	e.imports[importGPU] = true
 	body, err := f.sub(func() error { return f.group(tree) })
 	if err != nil {
 		return "", err
 	}
+	var strips string
 	if plan := f.planFast(tree); plan != nil {
 		fast, err := f.fastPath(plan)
 		if err != nil {
 			return "", err
 		}
 		body = fast + body
+	} else if plan := f.planStrips(tree); plan != nil {
+		if strips, err = f.stripPath(plan); err != nil {
+			return "", err
+		}
 	}
+	prelude, names, err := f.prelude("return")
+	if err != nil {
+		return "", err
+	}
+	name := e.funcNames[orig]
 	w := f.w
-	fmt.Fprintf(w, "// %s runs one work group of the kernel %s.\n", e.funcNames[irf], irf.Name)
-	fmt.Fprintf(w, "func %s(g backend.Group, args []backend.Arg) {\n", e.funcNames[irf])
-	if n := len(irf.Params); n > 0 {
-		fmt.Fprintf(w, "_ = args[%d]\n", n-1)
+	if strips != "" && !strings.Contains(prelude, nameN+" :=") {
+		// The strip form is a function of its own: Go allocates the
+		// registers of its tight loops better without the general form.
+		stripPrelude, _, err := f.prelude("return true")
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(w, "// %s_strips runs one work group of the kernel %s in strips, when the\n", name, irf.Name)
+		fmt.Fprintf(w, "// group is 1-D; it reports false, having done nothing, for other groups.\n")
+		fmt.Fprintf(w, "func %s_strips(g backend.Group, args []backend.Arg) bool {\n%s", name, stripPrelude)
+		for _, n := range names {
+			fmt.Fprintf(w, "_ = %s\n", n)
+		}
+		fmt.Fprintf(w, "%sreturn false\n}\n\n", strips)
+		body = fmt.Sprintf("if %s_strips(g, args) {\nreturn\n}\n", name) + body
+	}
+	fmt.Fprintf(w, "// %s runs one work group of the kernel %s.\n", name, irf.Name)
+	fmt.Fprintf(w, "func %s(g backend.Group, args []backend.Arg) {\n", name)
+	w.WriteString(prelude)
+	w.WriteString(body)
+	w.WriteString("}\n")
+	return w.String(), nil
+}
+
+// prelude is the start of a group function: the parameters, the group's
+// ids and sizes, the uniform guards (ret ends the function) and locals, the
+// shared arrays and per-thread slices; names are the Go locals it declares.
+func (f *fn) prelude(ret string) (string, []string, error) {
+	e := f.e
+	var w strings.Builder
+	var names []string
+	if n := len(f.f.Params); n > 0 {
+		fmt.Fprintf(&w, "_ = args[%d]\n", n-1)
 	}
 	// Parameters, hoisted out of the thread loops (only the used ones: Go
 	// rejects unused locals).
-	for _, p := range irf.Params {
+	for _, p := range f.f.Params {
 		u := f.an.uses[p]
 		if u == nil {
 			continue
 		}
 		load, err := e.paramLoad(p)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		switch f.an.kinds[p] {
 		case kindPlain:
-			fmt.Fprintf(w, "%s := %s\n", f.names[p], load)
+			fmt.Fprintf(&w, "%s := %s\n", f.names[p], load)
+			names = append(names, f.names[p])
 		case kindCopied:
-			fmt.Fprintf(w, "%s := %s\n", copiedName(f.names[p]), load)
+			fmt.Fprintf(&w, "%s := %s\n", copiedName(f.names[p]), load)
+			names = append(names, copiedName(f.names[p]))
 		}
 	}
-	fmt.Fprintf(w, "%s := g.Size.Norm()\n", nameSize)
-	fmt.Fprintf(w, "agSx, agSy, agSz := uint32(%s.X), uint32(%s.Y), uint32(%s.Z)\n", nameSize, nameSize, nameSize)
+	fmt.Fprintf(&w, "%s := g.Size.Norm()\n", nameSize)
+	fmt.Fprintf(&w, "agSx, agSy, agSz := uint32(%s.X), uint32(%s.Y), uint32(%s.Z)\n", nameSize, nameSize, nameSize)
+	names = append(names, "agSx", "agSy", "agSz")
+	header, err := f.uniformHeader(ret)
+	if err != nil {
+		return "", nil, err
+	}
 	w.WriteString(f.hoistDecls())
-	for _, v := range irf.Shared {
+	for _, h := range hoists {
+		if f.hoist[h.name] {
+			names = append(names, h.name)
+		}
+	}
+	w.WriteString(header)
+	for _, d := range f.uni.decls {
+		if _, ok := f.uni.divisors[d.Var]; ok {
+			names = append(names, reciprocalName(f.names[d.Var]))
+		}
+	}
+	for _, v := range f.f.Shared {
 		t, err := e.goType(v.Type, v.Pos)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
-		fmt.Fprintf(w, "var %s %s\n", f.names[v], t)
+		fmt.Fprintf(&w, "var %s %s\n", f.names[v], t)
+		names = append(names, f.names[v])
 	}
 	spills, err := f.spillDecls()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	w.WriteString(spills)
-	w.WriteString(body)
-	w.WriteString("}\n")
-	return w.String(), nil
+	return w.String(), names, nil
 }
 
 // copiedName is the group-level name of a parameter every thread copies.
@@ -352,32 +419,53 @@ func (f *fn) phase(p *phase) error {
 	f.label = fmt.Sprintf("agThreads%d", p.id)
 	f.labelUsed, f.tidUsed, f.brkUsed, f.contUsed = false, false, false, false
 	f.depth = 0
-	promoted := f.promotable(p)
-	f.promoted = map[string]bool{}
-	for _, n := range promoted {
-		f.promoted[n] = true
-	}
-	body, err := f.sub(func() error { return f.stmts(p.stmts) })
-	if err == nil && f.labelUsed && len(promoted) > 0 {
-		// A thread may leave the phase early: no write-back at its end.
-		promoted, f.promoted = nil, nil
+	promoted, written := f.promotable(p)
+	emitBody := func() (string, error) {
+		f.promoted = map[string]bool{}
+		for _, n := range promoted {
+			f.promoted[n] = true
+		}
 		f.labelUsed, f.tidUsed, f.brkUsed, f.contUsed = false, false, false, false
-		body, err = f.sub(func() error { return f.stmts(p.stmts) })
+		return f.sub(func() error { return f.stmts(p.stmts) })
+	}
+	body, err := emitBody()
+	if err == nil && f.labelUsed && len(written) > 0 {
+		// A thread may leave the phase early: no write-back at its end, so
+		// the slices it writes are used in place.
+		var kept []string
+		for _, n := range promoted {
+			if !written[n] {
+				kept = append(kept, n)
+			}
+		}
+		promoted, written = kept, nil
+		body, err = emitBody()
 	}
 	var prologue string
 	if err == nil {
 		prologue, err = f.rematPrologue(p)
 	}
+	var rng *threadRange
+	if err == nil {
+		rng, err = f.phaseRange(p)
+	}
 	f.inPhase, f.promoted = false, nil
 	if err != nil {
 		return err
+	}
+	if strings.TrimSpace(body) == "" {
+		return nil // every statement was uniform: declared before the threads run
 	}
 	if len(promoted) > 0 {
 		f.tidUsed = true
 		var load, store strings.Builder
 		for _, n := range promoted {
 			fmt.Fprintf(&load, "%s := %s[%s]\n", promotedName(n), n, nameTid)
-			fmt.Fprintf(&store, "%s[%s] = %s\n", n, nameTid, promotedName(n))
+			if written[n] {
+				fmt.Fprintf(&store, "%s[%s] = %s\n", n, nameTid, promotedName(n))
+			} else {
+				fmt.Fprintf(&load, "_ = %s\n", promotedName(n))
+			}
 		}
 		prologue += load.String()
 		body += store.String()
@@ -386,12 +474,17 @@ func (f *fn) phase(p *phase) error {
 	if needDone {
 		f.tidUsed = true
 	}
-	f.printf("for agTz := uint32(0); agTz < agSz; agTz++ {\n")
-	f.printf("for agTy := uint32(0); agTy < agSy; agTy++ {\n")
-	if f.labelUsed {
-		f.printf("%s:\n", f.label)
+	if rng != nil {
+		f.printf("{\n")
+		f.rangeLoops(rng)
+	} else {
+		f.printf("for agTz := uint32(0); agTz < agSz; agTz++ {\n")
+		f.printf("for agTy := uint32(0); agTy < agSy; agTy++ {\n")
+		if f.labelUsed {
+			f.printf("%s:\n", f.label)
+		}
+		f.printf("for agTx := uint32(0); agTx < agSx; agTx++ {\n")
 	}
-	f.printf("for agTx := uint32(0); agTx < agSx; agTx++ {\n")
 	if f.tidUsed {
 		f.printf("%s := agTx + agSx*(agTy+agSy*agTz)\n", nameTid)
 	}
@@ -404,6 +497,9 @@ func (f *fn) phase(p *phase) error {
 		}
 	}
 	f.printf("%s%s}\n}\n}\n", prologue, body)
+	if rng != nil {
+		f.printf("}\n")
+	}
 	if len(f.loops) > 0 {
 		l := f.loops[len(f.loops)-1]
 		if f.brkUsed {

@@ -92,10 +92,11 @@ type varUse struct {
 type varKind uint8
 
 const (
-	kindPlain  varKind = iota // a Go local (of a thread, or of the group when uniform)
-	kindSpill                 // a per-thread slice, indexed by the thread's linear index
-	kindCopied                // a scalar parameter the kernel assigns: each thread copies it
-	kindRemat                 // a pure local recomputed in each phase that reads it (promote.go)
+	kindPlain   varKind = iota // a Go local (of a thread, or of the group when uniform)
+	kindSpill                  // a per-thread slice, indexed by the thread's linear index
+	kindCopied                 // a scalar parameter the kernel assigns: each thread copies it
+	kindRemat                  // a pure local recomputed in each phase that reads it (promote.go)
+	kindUniform                // a pure uniform local, declared once per group (uniform.go)
 )
 
 // analysis is the result of analyse.

@@ -75,12 +75,8 @@ func (f *fn) rematerialisable(x ir.Expr, decls rematDecls) bool {
 		case *ir.Ref:
 			if x.Var.Class == ir.Param {
 				ok = ok && !f.assigned(x.Var)
-			} else if decls[x.Var] == nil {
+			} else if decls[x.Var] == nil && f.an.kinds[x.Var] != kindUniform {
 				ok = false
-			}
-		case *ir.CallBuiltin:
-			if x.Builtin == ir.ThreadIndex {
-				ok = false // its Go name is declared only when used
 			}
 		}
 	})
@@ -156,14 +152,49 @@ func (f *fn) rematPrologue(p *phase) (string, error) {
 func promotedName(name string) string { return "agR_" + name }
 
 // promotable returns the names of the per-thread slices phase p uses, in
-// first-use order.
-func (f *fn) promotable(p *phase) []string {
-	refs, _ := phaseVars(p.stmts)
-	var names []string
+// first-use order, and those it writes (declares or assigns).
+func (f *fn) promotable(p *phase) (names []string, written map[string]bool) {
+	refs, declared := phaseVars(p.stmts)
+	assigned := writtenVars(p.stmts)
+	written = map[string]bool{}
 	for _, v := range refs {
 		if f.an.kinds[v] == kindSpill {
 			names = append(names, f.names[v])
+			if declared[v] || assigned[v] {
+				written[f.names[v]] = true
+			}
 		}
 	}
-	return names
+	return names, written
+}
+
+// writtenVars returns the variables the statements write: assigned whole, or
+// an element or lane of them, or through an atomic.
+func writtenVars(stmts []ir.Stmt) map[*ir.Var]bool {
+	out := map[*ir.Var]bool{}
+	root := func(x ir.Expr) {
+		for {
+			switch y := x.(type) {
+			case *ir.Ref:
+				out[y.Var] = true
+				return
+			case *ir.Index:
+				x = y.X
+			case *ir.Lane:
+				x = y.X
+			default:
+				return
+			}
+		}
+	}
+	ir.WalkStmts(stmts, func(s ir.Stmt) {
+		if a, ok := s.(*ir.Assign); ok {
+			root(a.Place)
+		}
+	}, func(x ir.Expr) {
+		if a, ok := x.(*ir.Atomic); ok {
+			root(a.Place)
+		}
+	})
+	return out
 }

@@ -133,3 +133,28 @@ func NAME(a, b %[1]sFloat4) %[1]sFloat4 {
 }
 `, k, op, lane("X"), lane("Y"), lane("Z"), lane("W")))
 }
+
+// load4Helper is a 4-wide load with one bounds check: re-slicing the four
+// elements lets Go prove the element indices.
+func (e *emitter) load4Helper() string {
+	k := e.kernelPkg()
+	return e.runtimeFunc("load4", fmt.Sprintf(`// NAME returns s[4i], s[4i+1], s[4i+2] and s[4i+3], as kernel.Load4.
+func NAME(s []float32, i uint32) %[1]sFloat4 {
+	j := 4 * int(i)
+	t := s[j : j+4 : j+4]
+	return %[1]sFloat4{X: t[0], Y: t[1], Z: t[2], W: t[3]}
+}
+`, k))
+}
+
+// store4Helper is a 4-wide store with one bounds check.
+func (e *emitter) store4Helper() string {
+	k := e.kernelPkg()
+	return e.runtimeFunc("store4", fmt.Sprintf(`// NAME stores v in s[4i], s[4i+1], s[4i+2] and s[4i+3], as kernel.Store4.
+func NAME(s []float32, i uint32, v %[1]sFloat4) {
+	j := 4 * int(i)
+	t := s[j : j+4 : j+4]
+	t[0], t[1], t[2], t[3] = v.X, v.Y, v.Z, v.W
+}
+`, k))
+}

@@ -62,7 +62,7 @@ func (f *fn) stmt(s ir.Stmt) error {
 		if err != nil {
 			return err
 		}
-		f.printf("%sStore4(%s, %s, %s)\n", f.e.kernelPkg(), buf, idx, val)
+		f.printf("%s(%s, %s, %s)\n", f.e.store4Helper(), buf, idx, val)
 	case *ir.Block:
 		f.printf("{\n")
 		if err := f.stmts(s.Body); err != nil {
@@ -94,6 +94,9 @@ func (f *fn) read(v *ir.Var) bool {
 
 func (f *fn) decl(s *ir.Decl) error {
 	name := f.names[s.Var]
+	if f.kind(s.Var) == kindUniform {
+		return nil // declared before the group's threads run
+	}
 	var init string
 	var err error
 	if s.Init != nil {
