@@ -34,14 +34,8 @@ func (s *stream) LaunchWithOptions(k backend.Kernel, grid, block backend.Dim3, a
 			"%d bytes of threadgroup memory (rounded to 16) plus the pipeline's %d static exceed the device's %d", n, kern.staticMem, limit)
 	}
 	grid, block = grid.Norm(), block.Norm()
-	if err := checkDispatch(kern.name, grid, block, kern.maxThreads); err != nil {
+	if err := kern.checkLaunch(grid, block, args); err != nil {
 		return err
-	}
-	for i, a := range args {
-		if a.Kind == backend.ArgBuffer && asBuffer(a.Buffer) == nil {
-			return errorf(errors.InvalidArgument, "launch "+kern.name, "pass buffers of the stream's device",
-				"argument %d is not a buffer of the Metal backend", i)
-		}
 	}
 	return s.enqueue(func() error { return s.encodeLaunch(kern, grid, block, args, n) })
 }

@@ -560,14 +560,8 @@ func (s *stream) Launch(k backend.Kernel, grid, block backend.Dim3, args []backe
 		return errorf(errors.InvalidArgument, "launch", "launch kernels compiled by this device", "kernel %T does not belong to the Metal backend", k)
 	}
 	grid, block = grid.Norm(), block.Norm()
-	if err := checkDispatch(kern.name, grid, block, kern.maxThreads); err != nil {
+	if err := kern.checkLaunch(grid, block, args); err != nil {
 		return err
-	}
-	for i, a := range args {
-		if a.Kind == backend.ArgBuffer && asBuffer(a.Buffer) == nil {
-			return errorf(errors.InvalidArgument, "launch "+kern.name, "pass buffers of the stream's device",
-				"argument %d is not a buffer of the Metal backend", i)
-		}
 	}
 	return s.enqueue(func() error { return s.encodeLaunch(kern, grid, block, args, 0) })
 }
@@ -671,4 +665,19 @@ func (s *stream) destroy() {
 			return
 		}
 	}
+}
+
+// checkLaunch refuses a dispatch the pipeline cannot take and arguments that
+// are not this backend's buffers.
+func (kern *kernel) checkLaunch(grid, block backend.Dim3, args []backend.Arg) error {
+	if err := checkDispatch(kern.name, grid, block, kern.maxThreads); err != nil {
+		return err
+	}
+	for i, a := range args {
+		if a.Kind == backend.ArgBuffer && asBuffer(a.Buffer) == nil {
+			return errorf(errors.InvalidArgument, "launch "+kern.name, "pass buffers of the stream's device",
+				"argument %d is not a buffer of the Metal backend", i)
+		}
+	}
+	return nil
 }
