@@ -52,8 +52,11 @@
 // directory; every entry carries a CRC-32C checksum and its key, so a corrupt or
 // tampered entry is detected and rebuilt. A warm hit in a new process costs
 // a file read (well under a millisecond) instead of a compile (tens to
-// hundreds of milliseconds). Cache.Stats counts hits, misses, rebuilt
-// entries and compile time.
+// hundreds of milliseconds), and loads no NVRTC: the cache keeps, per
+// search environment, a stamp of the NVRTC version and library file (checked
+// by size and modification time), and the CUDA header directories are found
+// from that file's location, as the compiling process found them.
+// Cache.Stats counts hits, misses, rebuilt entries and compile time.
 //
 // Headers are part of the key. NVRTC does not report which files a compile
 // read, so the compiler follows the program's #include directives (and

@@ -295,13 +295,13 @@ func (c *Compiler) Compile(src string, o Options) (*Result, error) {
 	useCache := c.cache != nil && !o.NoCache
 	if useCache && !loaded() {
 		// A process that has not loaded NVRTC yet takes its version from
-		// the stamp the cache keeps (checked against the library file), so
+		// the stamp the cache keeps (checked against the library file), and
+		// the CUDA header directories from the stamped file's location, so
 		// a cache hit costs no library load.
 		if st, ok := c.cache.knownVersion(); ok {
-			inc := defaultSearchEnv().includeDirs(st.File)
-			if deps, why := dependencies(o.walkedSource(src), o.Headers, o.includeDirs(inc)); why == "" {
-				if r, ok := c.cache.lookup(keyOf(st.Major, st.Minor, src, arch, o.args(arch, inc), o, deps)); ok {
-					r.Dependencies = deps
+			if p := o.plan(st.Major, st.Minor, src, arch, defaultSearchEnv().includeDirs(st.File)); p.why == "" {
+				if r, ok := c.cache.lookup(p.key); ok {
+					r.Dependencies = p.deps
 					return r, nil
 				}
 			}
@@ -311,26 +311,46 @@ func (c *Compiler) Compile(src string, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	inc := lib.includes()
-	args := o.args(arch, inc)
 	if !useCache {
-		return compile(lib, src, arch, args, o)
+		return compile(lib, src, arch, o.args(arch, lib.includes()), o)
 	}
-	deps, why := dependencies(o.walkedSource(src), o.Headers, o.includeDirs(inc))
-	if why != "" {
-		r, err := compile(lib, src, arch, args, o)
+	p := o.plan(lib.major, lib.minor, src, arch, lib.includes())
+	if p.why != "" {
+		r, err := compile(lib, src, arch, p.args, o)
 		if r != nil {
-			r.Uncached = why
+			r.Uncached = p.why
 		}
 		return r, err
 	}
 	c.cache.rememberVersion(lib)
-	key := keyOf(lib.major, lib.minor, src, arch, args, o, deps)
-	r, err := c.cache.Do(key, func() (*Result, error) { return compile(lib, src, arch, args, o) })
+	r, err := c.cache.Do(p.key, func() (*Result, error) { return compile(lib, src, arch, p.args, o) })
 	if r != nil {
-		r.Dependencies = deps
+		r.Dependencies = p.deps
 	}
 	return r, err
+}
+
+// compilePlan is one compile as the kernel cache sees it.
+type compilePlan struct {
+	args []string     // NVRTC's options
+	deps []Dependency // every path the program's includes looked at
+	key  string       // the cache key; "" when why is set
+	why  string       // why the cache cannot vouch for the program; "" when it can
+}
+
+// plan computes the options and the cache key of compiling src for arch
+// with NVRTC major.minor, whose CUDA header directories are cudaIncludes.
+// The key covers every header the includes reach through those
+// directories. A process with NVRTC loaded and one serving a hit from the
+// version stamp both call it, with the directories of the same library
+// file, so the hit is found under the key the compile stored.
+func (o *Options) plan(major, minor int, src, arch string, cudaIncludes []string) compilePlan {
+	p := compilePlan{args: o.args(arch, cudaIncludes)}
+	p.deps, p.why = dependencies(o.walkedSource(src), o.Headers, o.includeDirs(cudaIncludes))
+	if p.why == "" {
+		p.key = keyOf(major, minor, src, arch, p.args, *o, p.deps)
+	}
+	return p
 }
 
 // compile runs NVRTC once.
