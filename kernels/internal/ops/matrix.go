@@ -86,8 +86,9 @@ func swizzle(q, kk uint32) uint32 {
 	return q ^ kk%8
 }
 
-// sgemmResult is element (r, col) of C from acc: alpha·acc, plus beta·old
-// when beta is not 0 (old is then C's value; it is not read otherwise).
+// sgemmResult is an element of C whose dot product is acc: alpha·acc, plus
+// beta·old when beta is not 0 (old is then the element's value; the caller
+// reads it only then).
 func sgemmResult(acc, alpha, beta, old float32) float32 {
 	if beta == 0 {
 		return alpha * acc
@@ -105,14 +106,14 @@ func sgemmResult(acc, alpha, beta, old float32) float32 {
 //
 // In the tiled path thread (tx, ty) = (tid%16, tid/16) owns rows
 // 4·ty..4·ty+3 and 64+4·ty..64+4·ty+3 of the tile and the same columns with
-// tx. Each step of k stages a 128×16 slice of A (transposed: as[s][kk]
-// [swizzle(q, kk)] holds rows 4q..4q+3 at depth kk, and 64 rows further on
-// 16 Float4s further) and a 16×128 slice of B in buffer s of the shared
-// arrays; the next step's global loads are issued before the
-// current step's arithmetic and stored into the other buffer after it, so
-// one barrier per step suffices. B and C move as Float4s when n%4 == 0; A is
-// read a float at a time (16 consecutive k per row across the threads), so
-// any k works.
+// tx. Each step of k stages a 128×16 slice of A, transposed (as[buf][kk]
+// [swizzle(q, kk)] holds rows 4q..4q+3 at depth kk, rows 64+4q..64+4q+3 are
+// 16 Float4s further on), and a 16×128 slice of B in one of the two buffers
+// of the shared arrays. A step's global loads are issued before the previous
+// slice's arithmetic and stored into the other buffer after it, so one
+// barrier per step suffices. B and C move as Float4s when n%4 == 0 (rows
+// start 16-byte aligned), else a float at a time; A is read a float at a
+// time (16 consecutive k of a row across the threads), so any k works.
 //
 //gpu:kernel
 func sgemm(c, a, b []float32, m, n, k uint32, alpha, beta float32) {
