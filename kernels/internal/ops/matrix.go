@@ -86,16 +86,6 @@ func swizzle(q, kk uint32) uint32 {
 	return q ^ kk%8
 }
 
-// sgemmResult is an element of C whose dot product is acc: alpha·acc, plus
-// beta·old when beta is not 0 (old is then the element's value; the caller
-// reads it only then).
-func sgemmResult(acc, alpha, beta, old float32) float32 {
-	if beta == 0 {
-		return alpha * acc
-	}
-	return alpha*acc + beta*old
-}
-
 // sgemm computes row-major C(m×n) = alpha·A(m×k)·B(k×n) + beta·C, reading C
 // only when beta is not 0 (k == 0 gives beta·C). A group of exactly 256
 // threads (any shape) takes 128×128 tiles of C, grid-stride over its x and
@@ -205,15 +195,23 @@ func sgemm(c, a, b []float32, m, n, k uint32, alpha, beta float32) {
 			}
 			if s > 0 {
 				cur := (s - 1) % 2
-				for kk := 0; kk < sgemmDepth; kk++ {
+				for kk := uint32(0); kk < sgemmDepth; kk++ {
 					// This thread's 8 rows of A and 8 columns of B at depth kk.
-					q := swizzle(ty, uint32(kk))
+					q := swizzle(ty, kk)
 					a0, a1 := as[cur][kk][q], as[cur][kk][sgemmQuads/2+q]
 					b0, b1 := bs[cur][kk][tx], bs[cur][kk][sgemmQuads/2+tx]
 					var av, bv [8]float32
 					av[0], av[1], av[2], av[3], av[4], av[5], av[6], av[7] = a0.X, a0.Y, a0.Z, a0.W, a1.X, a1.Y, a1.Z, a1.W
 					bv[0], bv[1], bv[2], bv[3], bv[4], bv[5], bv[6], bv[7] = b0.X, b0.Y, b0.Z, b0.W, b1.X, b1.Y, b1.Z, b1.W
-					for i := 0; i < 8; i++ {
+					// Rows 0-3 and 4-7 in two loops: each fits the budget
+					// of the unroll pass (kernel/internal/opt), so every
+					// index into acc becomes a constant (registers).
+					for i := 0; i < 4; i++ {
+						for j := 0; j < 8; j++ {
+							acc[i][j] += av[i] * bv[j]
+						}
+					}
+					for i := 4; i < 8; i++ {
 						for j := 0; j < 8; j++ {
 							acc[i][j] += av[i] * bv[j]
 						}
@@ -229,7 +227,16 @@ func sgemm(c, a, b []float32, m, n, k uint32, alpha, beta float32) {
 			}
 			kernel.Barrier()
 		}
-		// C = alpha·acc + beta·C, four columns at a time.
+		// alpha·acc, in an array of its own: the loop over rows below is
+		// too large to unroll, and indexing acc there by a variable would
+		// take acc out of registers.
+		var out [8][8]float32
+		for i := 0; i < 8; i++ {
+			for j := 0; j < 8; j++ {
+				out[i][j] = alpha * acc[i][j]
+			}
+		}
+		// C = out + beta·C, four columns at a time.
 		for i := uint32(0); i < 8; i++ {
 			r := row0 + sgemmHalf*(i/4) + 4*ty + i%4
 			if r >= m {
@@ -237,25 +244,22 @@ func sgemm(c, a, b []float32, m, n, k uint32, alpha, beta float32) {
 			}
 			for h := uint32(0); h < 2; h++ {
 				col := col0 + sgemmHalf*h + 4*tx
+				at := r*n + col
 				if vec && col < n {
-					var old kernel.Float4
+					v := kernel.Float4{X: out[i][4*h], Y: out[i][4*h+1], Z: out[i][4*h+2], W: out[i][4*h+3]}
 					if beta != 0 {
-						old = kernel.Load4(c, (r*n+col)/4)
+						old := kernel.Load4(c, at/4)
+						v = kernel.Float4{X: v.X + beta*old.X, Y: v.Y + beta*old.Y, Z: v.Z + beta*old.Z, W: v.W + beta*old.W}
 					}
-					kernel.Store4(c, (r*n+col)/4, kernel.Float4{
-						X: sgemmResult(acc[i][4*h], alpha, beta, old.X),
-						Y: sgemmResult(acc[i][4*h+1], alpha, beta, old.Y),
-						Z: sgemmResult(acc[i][4*h+2], alpha, beta, old.Z),
-						W: sgemmResult(acc[i][4*h+3], alpha, beta, old.W),
-					})
+					kernel.Store4(c, at/4, v)
 				} else {
 					for j := uint32(0); j < 4; j++ {
 						if col+j < n {
-							old := float32(0)
-							if beta != 0 {
-								old = c[r*n+col+j]
+							if beta == 0 {
+								c[at+j] = out[i][4*h+j]
+							} else {
+								c[at+j] = out[i][4*h+j] + beta*c[at+j]
 							}
-							c[r*n+col+j] = sgemmResult(acc[i][4*h+j], alpha, beta, old)
 						}
 					}
 				}
