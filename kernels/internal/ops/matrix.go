@@ -80,8 +80,8 @@ func ceilDiv(x, d uint32) uint32 {
 
 // swizzle is where Float4 q of a staged row of A (q < 16) lies at depth kk:
 // q with its low three bits flipped by kk's, so that the transposed stores of
-// eight consecutive depths at one q go to eight different banks (a padded
-// row would do the same, but take the shared arrays past 32 KiB).
+// eight consecutive depths at one q go to eight different sets of four banks
+// (a padded row would do the same, but take the shared arrays past 32 KiB).
 func swizzle(q, kk uint32) uint32 {
 	return q ^ kk%8
 }
