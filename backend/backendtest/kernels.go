@@ -150,18 +150,22 @@ func (s *suite) testKernels(t *testing.T) {
 			require.NoError(t, kernels.CompareF32(download(t, out), kernels.RefTranspose(in, rows, cols), 0, 0))
 		})
 	}
-	for _, sh := range []struct {
-		m, n, k     int
-		alpha, beta float32
-	}{{1, 1, 1, 1, 0}, {17, 31, 13, 1, 0}, {64, 64, 64, 0.5, 2}, {100, 37, 129, -1, 1}, {256, 256, 256, 1, 0}} {
-		t.Run(fmt.Sprintf("sgemm/%dx%dx%d", sh.m, sh.n, sh.k), func(t *testing.T) {
+	for _, sh := range sgemmCases {
+		name := fmt.Sprintf("sgemm/%dx%dx%d", sh.m, sh.n, sh.k)
+		grid, block := sh.grid, sh.block
+		if block == (gpu.Dim3{}) {
+			// A 16×16 block per 16×16 of C, as the benchmarks launch it.
+			const tile = 16
+			grid, block = gpu.D2((sh.n+tile-1)/tile, (sh.m+tile-1)/tile), gpu.D2(tile, tile)
+		} else {
+			name += fmt.Sprintf("/grid=%dx%d/block=%dx%d", grid.X, grid.Y, block.X, block.Y)
+		}
+		t.Run(name, func(t *testing.T) {
 			a := randomF32(sh.m*sh.k, 1, -1, 1)
 			b := randomF32(sh.k*sh.n, 2, -1, 1)
 			c := randomF32(sh.m*sh.n, 3, -1, 1)
-			ba, bb, bc := upload(t, s.dev, a), upload(t, s.dev, b), upload(t, s.dev, c)
-			const tile = 16
-			grid := gpu.D2((sh.n+tile-1)/tile, (sh.m+tile-1)/tile)
-			require.NoError(t, st.Launch(bk.kernel(t, kernels.OpSgemm), grid, gpu.D2(tile, tile),
+			ba, bb, bc := upload(t, s.dev, nonEmpty(a)), upload(t, s.dev, nonEmpty(b)), upload(t, s.dev, c)
+			require.NoError(t, st.Launch(bk.kernel(t, kernels.OpSgemm), grid, block,
 				gpu.Buf(bc), gpu.Buf(ba), gpu.Buf(bb), gpu.U32(uint32(sh.m)), gpu.U32(uint32(sh.n)), gpu.U32(uint32(sh.k)),
 				gpu.F32(sh.alpha), gpu.F32(sh.beta)))
 			require.NoError(t, st.Synchronize(ctx))
@@ -175,6 +179,47 @@ func (s *suite) testKernels(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sgemmCase is one sgemm the suite checks: C(m×n) = alpha·A(m×k)·B(k×n) +
+// beta·C, launched with grid and block (when block is zero, a 16×16 block
+// per 16×16 of C).
+type sgemmCase struct {
+	m, n, k     int
+	alpha, beta float32
+	grid, block gpu.Dim3
+}
+
+// sgemmCases cover the edges of tiled sgemms (tiles of 16, 64 and 128, B and
+// C moved four floats at a time when n%4 == 0), grids with fewer groups than
+// tiles, groups of 256 threads in other shapes, and other group sizes.
+var sgemmCases = []sgemmCase{
+	{m: 1, n: 1, k: 1, alpha: 1},
+	{m: 17, n: 31, k: 13, alpha: 1},
+	{m: 64, n: 64, k: 64, alpha: 0.5, beta: 2},
+	{m: 100, n: 37, k: 129, alpha: -1, beta: 1},
+	{m: 256, n: 256, k: 256, alpha: 1},
+	// n%4 == 0, every size a partial tile of 16 and of 128, beta != 0.
+	{m: 200, n: 132, k: 40, alpha: 1, beta: 0.5},
+	// n%4 != 0 over several tiles of 128 in both directions.
+	{m: 129, n: 131, k: 17, alpha: 1, beta: -1},
+	// k == 0: C = beta·C.
+	{m: 33, n: 20, k: 0, alpha: 1, beta: 0.5},
+	// Fewer groups than tiles: the groups stride over them.
+	{m: 300, n: 260, k: 50, alpha: 1, grid: gpu.D2(1, 2), block: gpu.D2(16, 16)},
+	// 256 threads in one row.
+	{m: 70, n: 90, k: 33, alpha: 1, beta: 0.25, grid: gpu.D2(3, 1), block: gpu.D1(256)},
+	// Another group size: one element of C per thread, grid-stride.
+	{m: 45, n: 70, k: 23, alpha: 2, beta: 0.25, grid: gpu.D2(2, 2), block: gpu.D2(8, 8)},
+}
+
+// nonEmpty is x, or one zero when x is empty (a buffer holds at least one
+// element; the kernels read none of it then).
+func nonEmpty(x []float32) []float32 {
+	if len(x) == 0 {
+		return []float32{0}
+	}
+	return x
 }
 
 // roundedTwiceAxpy is a*x+y with the product rounded to float32 before the
