@@ -42,6 +42,10 @@ type For struct {
 	Post Stmt
 	Body []Stmt
 	Pos  Pos
+	// Trips is the number of iterations when the optimizer proved it
+	// constant but left the loop rolled (too large to unroll), else 0: a
+	// hint an emitter may pass on (CUDA's #pragma unroll).
+	Trips int
 }
 
 // Break leaves the innermost For.

@@ -44,7 +44,7 @@ func (c *cloner) stmt(s ir.Stmt) ir.Stmt {
 		return &ir.If{Cond: c.expr(s.Cond), Then: c.stmts(s.Then), Else: c.stmts(s.Else), Pos: s.Pos}
 	case *ir.For:
 		init := c.stmt(s.Init)
-		return &ir.For{Init: init, Cond: c.expr(s.Cond), Post: c.stmt(s.Post), Body: c.stmts(s.Body), Pos: s.Pos}
+		return &ir.For{Init: init, Cond: c.expr(s.Cond), Post: c.stmt(s.Post), Body: c.stmts(s.Body), Pos: s.Pos, Trips: s.Trips}
 	case *ir.Break:
 		return &ir.Break{Pos: s.Pos}
 	case *ir.Continue:

@@ -125,6 +125,9 @@ func (u *unroller) unroll(loop *ir.For) ([]ir.Stmt, bool) {
 			return nil, false
 		}
 	}
+	// From here on the loop runs exactly len(values) times (no break): a
+	// loop left rolled keeps that count for the emitters.
+	loop.Trips = len(values)
 	per := max(size(body), 1)
 	if len(values)*per > u.budget {
 		return nil, false

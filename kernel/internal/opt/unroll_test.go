@@ -258,3 +258,33 @@ func K(out []int32, n uint32) {
 	}, nil)
 	assert.Len(t, seen, 4) // x_u2 and three copies of x
 }
+
+// TestTripsOfRolledLoops: a constant loop too large to unroll stays a loop
+// with its trip count recorded (CUDA's #pragma unroll); one that unrolls is
+// gone; one with a break or a variable bound has no count.
+func TestTripsOfRolledLoops(t *testing.T) {
+	tests := []struct {
+		name  string
+		body  string
+		trips int
+	}{
+		{"too large", `for i := 0; i < 600; i++ { out[i%16] += int32(i) * int32(n) }`, 600},
+		{"variable bound", `for i := uint32(0); i < n; i++ { out[i] = 1 }`, 0},
+		{"break", `for i := 0; i < 600; i++ { if uint32(i) == n { break }; out[i%16] = 1 }`, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := front.Load([]front.File{{Name: "t.go", Src: kernelOf(tt.body)}})
+			require.NoError(t, err)
+			Module(m)
+			var loops []*ir.For
+			ir.WalkStmts(m.Funcs[0].Body, func(s ir.Stmt) {
+				if f, ok := s.(*ir.For); ok {
+					loops = append(loops, f)
+				}
+			}, nil)
+			require.Len(t, loops, 1)
+			assert.Equal(t, tt.trips, loops[0].Trips)
+		})
+	}
+}

@@ -442,6 +442,7 @@ extern "C" __global__ void sgemm(float* c, float* a, float* b, unsigned m, unsig
 			}
 			if (s > 0u) {
 				unsigned cur = anygpu_rem_u32((s - 1u), 2u);
+				#pragma unroll
 				for (unsigned kk = 0u; kk < 16u; kk = kk + 1u) {
 					unsigned q = swizzle(ty, kk);
 					float4 a0 = as_1[cur][kk][q];
@@ -622,6 +623,7 @@ extern "C" __global__ void sgemm(float* c, float* a, float* b, unsigned m, unsig
 		out_1[7][5] = alpha * acc_1[7][5];
 		out_1[7][6] = alpha * acc_1[7][6];
 		out_1[7][7] = alpha * acc_1[7][7];
+		#pragma unroll
 		for (unsigned i_5 = 0u; i_5 < 8u; i_5 = i_5 + 1u) {
 			unsigned r_2 = ((row0 + (64u * anygpu_div_u32(i_5, 4u))) + (4u * ty)) + anygpu_rem_u32(i_5, 4u);
 			if (r_2 >= m) {

@@ -29,3 +29,29 @@ func TestSaxpy(t *testing.T) {
 	assert.NotContains(t, src, "anygpu_", "saxpy needs no helper")
 	clangCheck(t, src)
 }
+
+// TestPragmaUnroll: a loop with a constant trip count the optimizer left
+// rolled asks NVRTC to unroll it; others do not.
+func TestPragmaUnroll(t *testing.T) {
+	mk := func(trips int) *ir.Module {
+		i := &ir.Var{Name: "i", Type: ir.U32, Class: ir.Local}
+		zero, end, one := &ir.Const{Type: ir.U32}, &ir.Const{Type: ir.U32, Uint: 16}, &ir.Const{Type: ir.U32, Uint: 1}
+		loop := &ir.For{
+			Init:  &ir.Decl{Var: i, Init: zero},
+			Cond:  &ir.Binary{Op: ir.Lt, X: &ir.Ref{Var: i}, Y: end, Type: ir.Bool},
+			Post:  &ir.Assign{Place: &ir.Ref{Var: i}, Value: &ir.Binary{Op: ir.Add, X: &ir.Ref{Var: i}, Y: one, Type: ir.U32}},
+			Trips: trips,
+		}
+		return &ir.Module{Funcs: []*ir.Func{{Name: "K", Kernel: true, Body: []ir.Stmt{loop}}}}
+	}
+	src, err := Emit(mk(16))
+	require.NoError(t, err, "%v", err)
+	assert.Contains(t, src, "#pragma unroll\n\tfor (unsigned i = 0u; i < 16u; i = i + 1u) {")
+	clangCheck(t, src)
+	src, err = Emit(mk(0))
+	require.NoError(t, err)
+	assert.NotContains(t, src, "#pragma")
+	src, err = Emit(mk(maxPragmaUnroll + 1))
+	require.NoError(t, err)
+	assert.NotContains(t, src, "#pragma", "too long to unroll")
+}

@@ -271,6 +271,10 @@ func isIf(s ir.Stmt) bool {
 	return ok
 }
 
+// maxPragmaUnroll is the longest constant loop the CUDA emitter asks NVRTC
+// to unroll fully: beyond it the code grows for little gain.
+const maxPragmaUnroll = 64
+
 func (fe *funcEmitter) forStmt(b *strings.Builder, s *ir.For, depth int) error {
 	var init, cond, post string
 	var err error
@@ -319,6 +323,11 @@ func (fe *funcEmitter) forStmt(b *strings.Builder, s *ir.For, depth int) error {
 	clauses := ";;"
 	if init != "" || cond != "" || post != "" {
 		clauses = strings.TrimRight(init+"; "+cond+"; "+post, " ")
+	}
+	if s.Trips > 0 && s.Trips <= maxPragmaUnroll {
+		// A constant trip count the optimizer left rolled (a loop around
+		// a register tile): NVRTC unrolls it fully on request.
+		line(b, depth, "#pragma unroll")
 	}
 	line(b, depth, "for ("+clauses+") {")
 	if err := fe.block(b, s.Body, depth+1); err != nil {
