@@ -23,6 +23,15 @@
 // which writes one file per package with each kernel's gpu.Source, or at run
 // time through Translate.
 //
+// A second directive under //gpu:kernel, //gpu:maxthreads N (1 to 1024),
+// promises that the kernel is never launched with more than N threads per
+// group. CUDA compiles for it (__launch_bounds__(N): NVRTC may give each
+// thread as many registers as N threads leave) and refuses a larger launch;
+// other dialects ignore it. Loops with a constant trip count are unrolled
+// before any dialect is written when they are small (register tiles: an
+// [8][8]float32 indexed by loop counters stays in registers); a larger one
+// stays a loop, which CUDA is asked to unroll (#pragma unroll).
+//
 // # What the language accepts
 //
 //   - Types: bool, int32, uint32, float32; int64, uint64 and float64 where the

@@ -126,6 +126,7 @@ func (l *loader) lowerBody(obj *types.Func, fd *ast.FuncDecl, kernel bool) *ir.F
 		names: newNamer(l.funcNames),
 	}
 	f.params(kernel)
+	f.fn.MaxThreads = l.maxThreads(fd, kernel)
 	var body []ir.Stmt
 	if !f.results(kernel, &body) {
 		return nil

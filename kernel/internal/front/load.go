@@ -169,6 +169,41 @@ func isKernel(fd *ast.FuncDecl) bool {
 	return false
 }
 
+// maxThreadsDirective promises the most threads per group a kernel is
+// launched with: //gpu:maxthreads N.
+const maxThreadsDirective = "//gpu:maxthreads"
+
+// maxThreadsLimit is the largest N //gpu:maxthreads takes: no API launches
+// more threads per group.
+const maxThreadsLimit = 1024
+
+// maxThreads reads fd's //gpu:maxthreads N line (0 when it has none) and
+// reports a malformed one, or one on a function that is not a kernel.
+func (l *loader) maxThreads(fd *ast.FuncDecl, kernel bool) int {
+	if fd.Doc == nil {
+		return 0
+	}
+	for _, c := range fd.Doc.List {
+		text := strings.TrimSpace(c.Text)
+		rest, ok := strings.CutPrefix(text, maxThreadsDirective)
+		if !ok || (rest != "" && rest[0] != ' ' && rest[0] != '\t') {
+			continue
+		}
+		if !kernel {
+			l.errorf(c.Pos(), "put it on the kernel that calls "+fd.Name.Name, "%s on helper %s: only kernels are launched", maxThreadsDirective, fd.Name.Name)
+			return 0
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(rest))
+		if err != nil || n < 1 || n > maxThreadsLimit {
+			l.errorf(c.Pos(), fmt.Sprintf("write %s N with N from 1 to %d", maxThreadsDirective, maxThreadsLimit),
+				"malformed directive %q", text)
+			return 0
+		}
+		return n
+	}
+	return 0
+}
+
 // parseErrors records the errors of go/parser.
 func (l *loader) parseErrors(name string, err error) {
 	if list, ok := err.(scannerErrorList); ok {

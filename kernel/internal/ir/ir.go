@@ -156,7 +156,11 @@ type Func struct {
 	Barriers bool
 	// Features lists what the function needs beyond the base language.
 	Features Features
-	Pos      Pos
+	// MaxThreads is a kernel's //gpu:maxthreads N: the most threads per
+	// group it is launched with (0: no promise). CUDA compiles for it
+	// (__launch_bounds__); other dialects ignore it.
+	MaxThreads int
+	Pos        Pos
 }
 
 // Features are capabilities a kernel needs from the device.

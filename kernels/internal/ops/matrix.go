@@ -104,8 +104,12 @@ func swizzle(q, kk uint32) uint32 {
 // barrier per step suffices. B and C move as Float4s when n%4 == 0 (rows
 // start 16-byte aligned), else a float at a time; A is read a float at a
 // time (16 consecutive k of a row across the threads), so any k works.
+// Blocks have at most 512 threads (//gpu:maxthreads: on CUDA that leaves
+// each thread 128 registers, two 256-thread groups per SM), as the
+// hand-written CUDA sgemm's __launch_bounds__(512).
 //
 //gpu:kernel
+//gpu:maxthreads 512
 func sgemm(c, a, b []float32, m, n, k uint32, alpha, beta float32) {
 	if kernel.GroupZ() != 0 || m == 0 || n == 0 {
 		return

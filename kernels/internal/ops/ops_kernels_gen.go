@@ -299,7 +299,7 @@ extern "C" __global__ void transposeOp(float* out_1, float* in_1, unsigned rows,
 	}
 }
 
-extern "C" __global__ void sgemm(float* c, float* a, float* b, unsigned m, unsigned n, unsigned k, float alpha, float beta) {
+extern "C" __global__ void __launch_bounds__(512) sgemm(float* c, float* a, float* b, unsigned m, unsigned n, unsigned k, float alpha, float beta) {
 	__shared__ float4 as_1[2][16][32];
 	__shared__ float4 bs[2][16][32];
 	if (((blockIdx.z != 0u) || (m == 0u)) || (n == 0u)) {

@@ -93,7 +93,13 @@ func (e *emitter) function(b *strings.Builder, f *ir.Func) error {
 		if f.Result != nil {
 			return malformed(f.Pos, "kernel %s returns a value", f.Name)
 		}
-		b.WriteString("extern \"C\" __global__ void " + e.funcNames[f] + "(" + strings.Join(params, ", ") + ") {\n")
+		bounds := ""
+		if f.MaxThreads > 0 {
+			// //gpu:maxthreads N: NVRTC may use as many registers as
+			// N threads per block leave.
+			bounds = "__launch_bounds__(" + itoa(f.MaxThreads) + ") "
+		}
+		b.WriteString("extern \"C\" __global__ void " + bounds + e.funcNames[f] + "(" + strings.Join(params, ", ") + ") {\n")
 		for _, v := range f.Shared {
 			if v == nil || v.Class != ir.Shared {
 				return malformed(f.Pos, "shared list of %s holds a variable that is not shared", f.Name)

@@ -55,3 +55,13 @@ func TestPragmaUnroll(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, src, "#pragma", "too long to unroll")
 }
+
+// TestLaunchBounds: //gpu:maxthreads N becomes __launch_bounds__(N).
+func TestLaunchBounds(t *testing.T) {
+	k := saxpy()
+	k.MaxThreads = 512
+	src, err := Emit(&ir.Module{Funcs: []*ir.Func{k}})
+	require.NoError(t, err)
+	assert.Contains(t, src, `extern "C" __global__ void __launch_bounds__(512) Saxpy(float* y, float* x, unsigned n, float a) {`)
+	clangCheck(t, src)
+}

@@ -6,6 +6,7 @@
 #define __device__ __attribute__((device))
 #define __shared__ __attribute__((shared))
 #define __forceinline__ __attribute__((always_inline))
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 
 struct __attribute__((aligned(16))) float4 { float x, y, z, w; };
 __device__ float4 make_float4(float x, float y, float z, float w);
