@@ -211,7 +211,7 @@ type kernelPlan struct {
 	helpers []*ir.Func // the helpers it calls, in module order
 	use     bufferUse
 	globals map[*ir.Var]string // buffers and shared arrays
-	vec4    map[*ir.Var]bool   // buffers declared array<vec4<f32>>
+	vec4    map[*ir.Var]bool   // buffers declared array<vec4<T>> (see bufferUse.vec4)
 	load4   map[*ir.Var]string // per-buffer 4-wide load and store helpers
 	store4  map[*ir.Var]string
 	cas     map[*ir.Var]string // per-array compare-exchange helpers
@@ -253,7 +253,7 @@ func (e *emitter) plan(k *ir.Func, helpers []*ir.Func) (*kernelPlan, error) {
 		g := e.global.fresh(k.Name + "_" + v.Name)
 		p.globals[v] = g
 		if p.use.wide[v] {
-			if !p.use.scalar[v] && !p.use.atomic[v] && v.Class == ir.Param {
+			if p.use.vec4(v) {
 				p.vec4[v] = true
 			} else {
 				p.load4[v] = e.global.fresh(g + "_load4")
