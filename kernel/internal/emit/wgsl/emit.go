@@ -17,6 +17,11 @@
 // statement (a condition that is the same for a whole group, so barriers
 // stay valid).
 //
+// A buffer of 4-byte elements that a kernel moves 4 at a time (Load4,
+// Store4) is declared an array of vec4 and moved one 16-byte vector per
+// access; its one-element accesses are a vector's lane (see bufferUse.vec4
+// for the exceptions). The backends pad every buffer to 16 bytes.
+//
 // Go's semantics are kept where WGSL's differ: shifts by the width or more,
 // float-to-integer conversion (saturating, NaN to 0), min and max of floats
 // (NaN if either is, -0 below +0), and the compare-exchange (WGSL's weak
