@@ -24,9 +24,12 @@ func oom(op string, size, avail int64, what string) error {
 }
 
 // Alloc creates a buffer object of size bytes (immutable storage where
-// GL_ARB_buffer_storage is there). Buffers larger than the largest shader
-// storage block can be copied, filled and transferred, but not passed to a
-// kernel.
+// GL_ARB_buffer_storage is there), padded to a multiple of 16 bytes: a
+// kernel binds the whole buffer object, and generated kernels declare a
+// buffer they move 4 floats at a time as an array of 16-byte vectors, whose
+// last partial vector must lie inside the binding. Buffers larger than the
+// largest shader storage block can be copied, filled and transferred, but
+// not passed to a kernel.
 func (d *device) Alloc(size int64) (backend.Buffer, error) {
 	op := "alloc " + units.ByteSize(size)
 	if size > d.info.MemoryBytes {
@@ -42,10 +45,11 @@ func (d *device) Alloc(size int64) (backend.Buffer, error) {
 		f := t.gl
 		b.id = f.GenBuffer()
 		f.BindBuffer(gl.CopyWriteBuffer, b.id)
+		padded := (size + 15) &^ 15
 		if d.lim.bufferStorage {
-			f.BufferStorage(gl.CopyWriteBuffer, size, gl.DynamicStorageBit)
+			f.BufferStorage(gl.CopyWriteBuffer, padded, gl.DynamicStorageBit)
 		} else {
-			f.BufferData(gl.CopyWriteBuffer, size, gl.DynamicCopy)
+			f.BufferData(gl.CopyWriteBuffer, padded, gl.DynamicCopy)
 		}
 		if err := t.check(op); err != nil {
 			t.deleteBuffer(b.id)

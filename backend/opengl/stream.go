@@ -184,7 +184,7 @@ func (s *stream) Launch(k backend.Kernel, grid, block backend.Dim3, args []backe
 			continue
 		}
 		b := a.Buffer.(*buffer)
-		if b.size > lim.maxBlock {
+		if (b.size+15)&^15 > lim.maxBlock { // bound whole, with its padding (Alloc)
 			return &errors.Error{Backend: Name, Op: op, Category: errors.InvalidArgument,
 				Msg: fmt.Sprintf("argument %d is a %s buffer, larger than the largest shader storage block the driver binds, %s (GL_MAX_SHADER_STORAGE_BLOCK_SIZE)",
 					i, units.ByteSize(b.size), units.ByteSize(lim.maxBlock)),

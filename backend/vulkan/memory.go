@@ -233,7 +233,7 @@ func (a *allocator) destroy() {
 // vkBuffer is a VkBuffer bound to memory of an allocator.
 type vkBuffer struct {
 	h      uint64
-	size   uint64 // VkBuffer size (the request rounded up to 4)
+	size   uint64 // VkBuffer size, bound whole: the request rounded up to 16 (see newVkBuffer)
 	alloc  *allocator
 	block  *memBlock
 	off    uint64 // offset in block
@@ -242,9 +242,12 @@ type vkBuffer struct {
 }
 
 // newVkBuffer creates a VkBuffer of size bytes with usage, backed by a.
-// d.mu is held (read) by the caller.
+// The VkBuffer is padded to a multiple of 16 bytes: a kernel's binding is
+// the whole VkBuffer, and generated kernels declare a buffer they move 4
+// floats at a time as an array of 16-byte vectors, whose last partial vector
+// must lie inside the binding. d.mu is held (read) by the caller.
 func (d *device) newVkBuffer(a *allocator, size uint64, usage uint32) (*vkBuffer, error) {
-	vsize := alignUp(max(size, 4), 4)
+	vsize := alignUp(max(size, 4), 16)
 	if d.pd.maxBufferSize > 0 && vsize > d.pd.maxBufferSize {
 		return nil, a.oom(size, fmt.Sprintf("larger than the device's largest buffer (%s)", byteSize(d.pd.maxBufferSize)))
 	}

@@ -49,6 +49,48 @@ func Vec4Make(y []float32, n4 uint32) {
 	}
 }
 
+// Vec4Tail is y = a·x + y over n elements, 4 at a time (thread i takes the
+// vector i), and the elements of a last partial vector one at a time: x and
+// y are moved both ways, and n need not fill the buffers' last 16 bytes.
+//
+//gpu:kernel
+func Vec4Tail(y, x []float32, n uint32, a float32) {
+	i := kernel.GlobalX()
+	e := 4 * i
+	if e >= n {
+		return
+	}
+	if n-e >= 4 {
+		v, w := kernel.Load4(x, i), kernel.Load4(y, i)
+		kernel.Store4(y, i, kernel.Float4{X: a*v.X + w.X, Y: a*v.Y + w.Y, Z: a*v.Z + w.Z, W: a*v.W + w.W})
+		return
+	}
+	for ; e < n; e++ {
+		y[e] = a*x[e] + y[e]
+	}
+}
+
+// Vec4Lanes writes y one element at a time, adjacent threads into the lanes
+// of one vector (by an int32 index, and one by a constant index), below m,
+// and 4 at a time from m on; it reads x both ways (one element by a
+// constant index).
+//
+//gpu:kernel
+func Vec4Lanes(y, x []float32, n, m uint32) {
+	i := kernel.GlobalX()
+	if i >= n {
+		return
+	}
+	v := kernel.Load4(x, i/4)
+	if i == 2 {
+		y[2] = x[5] - v.X
+	} else if i < m {
+		y[int32(i)] = x[i]*2 + v.W
+	} else if i%4 == 0 {
+		kernel.Store4(y, i/4, kernel.Float4{X: v.W, Y: v.Z, Z: v.Y, W: v.X})
+	}
+}
+
 //gpu:kernel
 func Ids2D(out []uint32, w, h uint32) {
 	x := kernel.GlobalX()

@@ -43,6 +43,34 @@ func DivRemU(out []uint32, a, b []uint32, n uint32) {
 	}
 }
 
+// minInt32 is the most negative int32.
+const minInt32 = -1 << 31
+
+// DivRemConst divides by constants: those by which every dialect's / and %
+// are Go's, and -1 (the most negative value / -1 wraps) and the most
+// negative value.
+//
+//gpu:kernel
+func DivRemConst(out []int32, outu []uint32, a []int32, n uint32) {
+	i := kernel.GlobalX()
+	if i < n {
+		x := a[i]
+		out[8*i] = x / 7
+		out[8*i+1] = x % 7
+		out[8*i+2] = x / -7
+		out[8*i+3] = x % -7
+		out[8*i+4] = x / -1
+		out[8*i+5] = x % -1
+		out[8*i+6] = x / minInt32
+		out[8*i+7] = (x + 3) % minInt32
+		u := uint32(x)
+		outu[4*i] = u / 7
+		outu[4*i+1] = u % 7
+		outu[4*i+2] = u / 0x80000001
+		outu[4*i+3] = u % 0xffffffff
+	}
+}
+
 //gpu:kernel
 func Shifts(out []int32, outu []uint32, a []int32, s []uint32, n uint32) {
 	i := kernel.GlobalX()

@@ -233,6 +233,13 @@ func (fe *funcEmitter) binary(x *ir.Binary) (string, error) {
 			}
 			return "(" + a + " " + infix[x.Op] + " " + b + ")", nil
 		case ir.Div, ir.Rem:
+			if safeDivisor(x.Y) {
+				op := "/"
+				if x.Op == ir.Rem {
+					op = "%"
+				}
+				return "(" + a + " " + op + " " + b + ")", nil
+			}
 			name := "div_"
 			if x.Op == ir.Rem {
 				name = "rem_"
@@ -246,6 +253,24 @@ func (fe *funcEmitter) binary(x *ir.Binary) (string, error) {
 		}
 	}
 	return "", malformed(x.Pos, "operator %v on %v", x.Op, t)
+}
+
+// safeDivisor reports whether y is a constant divisor by which C++'s / and %
+// are Go's: not 0 (Go: x/0 == x, x%0 == 0), and not -1 (Go: the most negative
+// value / -1 wraps; C++ leaves it undefined). C++ truncates toward zero and
+// gives the remainder the dividend's sign, as Go.
+func safeDivisor(y ir.Expr) bool {
+	k, ok := y.(*ir.Const)
+	if !ok {
+		return false
+	}
+	switch k.Type {
+	case ir.I32, ir.I64:
+		return k.Int != 0 && k.Int != -1
+	case ir.U32, ir.U64:
+		return k.Uint != 0
+	}
+	return false
 }
 
 // shift spells a << b or a >> b with Go's meaning for counts of the width

@@ -1,7 +1,9 @@
 package cuda
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/anygpu/gpu/kernel/internal/ir"
@@ -63,6 +65,29 @@ func intOps[T integer](s ir.Scalar) []intOp[T] {
 		{"max", func(a, b, _ ir.Expr) ir.Expr { return builtin(ir.Max, s, a, b) }, func(a, b T, _ uint32) T { return max(a, b) }},
 		{"clamp", func(a, b, _ ir.Expr) ir.Expr { return builtin(ir.Clamp, s, a, b, bin(ir.Add, b, b)) },
 			func(a, b T, _ uint32) T { return min(max(a, b), b+b) }},
+	}
+	// By constants: a bare / or % where C++ means Go's, the helpers for 0
+	// and -1.
+	divisors := []int64{7, 1, 0, math.MaxInt32}
+	if s.IsSigned() {
+		divisors = append(divisors, -7, -1, math.MinInt32)
+	}
+	for _, d := range divisors {
+		k := &ir.Const{Type: s, Int: d, Uint: uint64(d), Pos: at}
+		b := T(d)
+		ops = append(ops,
+			intOp[T]{fmt.Sprintf("div by %d", d), func(a, _, _ ir.Expr) ir.Expr { return bin(ir.Div, a, k) }, func(a, _ T, _ uint32) T {
+				if b == 0 {
+					return a
+				}
+				return a / b
+			}},
+			intOp[T]{fmt.Sprintf("rem by %d", d), func(a, _, _ ir.Expr) ir.Expr { return bin(ir.Rem, a, k) }, func(a, _ T, _ uint32) T {
+				if b == 0 {
+					return 0
+				}
+				return a % b
+			}})
 	}
 	return ops
 }
@@ -152,4 +177,41 @@ func TestIntegerSemantics(t *testing.T) {
 		testIntOps(t, ir.U64, []uint64{0, 1, 7, math.MaxUint64, math.MaxUint64 - 6, 1 << 63, 1 << 32},
 			func(v uint64) uint64 { return v })
 	})
+}
+
+// TestDivisionByConstant: a constant divisor other than 0 and -1 is divided
+// by bare (C++ means Go there); the others, and variables, take the helpers.
+func TestDivisionByConstant(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		t    ir.Scalar
+		y    ir.Expr
+		want string
+	}{
+		{"int32 by 7", ir.I32, i32(7), "= x / 7;"},
+		{"int32 by -7", ir.I32, i32(-7), "= x / (-7);"},
+		{"int32 by -1", ir.I32, i32(-1), "anygpu_div_i32(x, (-1))"},
+		{"int32 by 0", ir.I32, i32(0), "anygpu_div_i32(x, 0)"},
+		{"int32 by a variable", ir.I32, nil, "anygpu_div_i32(x, x)"},
+		{"uint32 by 16", ir.U32, u32(16), "= x / 16u;"},
+		{"uint32 by 0", ir.U32, u32(0), "anygpu_div_u32(x, 0u)"},
+		{"int64 by 3", ir.I64, &ir.Const{Type: ir.I64, Int: 3, Pos: at}, "= x / 3ll;"},
+		{"uint64 by 0", ir.U64, &ir.Const{Type: ir.U64, Pos: at}, "anygpu_div_u64(x, 0ull)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, x := param("out", slice(tc.t), 0), param("x", tc.t, 1)
+			y := tc.y
+			if y == nil {
+				y = ref(x)
+			}
+			k := kernel("K", []*ir.Var{out, x},
+				assign(index(ref(out), u32(0)), bin(ir.Div, ref(x), y)),
+				assign(index(ref(out), u32(1)), bin(ir.Rem, ref(x), y)))
+			src, err := Emit(&ir.Module{Funcs: []*ir.Func{k}})
+			require.NoError(t, err)
+			assert.Contains(t, src, tc.want)
+			rem := strings.NewReplacer("x / ", "x % ", "div_", "rem_").Replace(tc.want)
+			assert.Contains(t, src, rem)
+		})
+	}
 }

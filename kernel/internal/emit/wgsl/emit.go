@@ -17,6 +17,11 @@
 // statement (a condition that is the same for a whole group, so barriers
 // stay valid).
 //
+// A buffer of 4-byte elements that a kernel moves 4 at a time (Load4,
+// Store4) is declared an array of vec4 and moved one 16-byte vector per
+// access; its one-element accesses are a vector's lane (see bufferUse.vec4
+// for the exceptions). The backends pad every buffer to 16 bytes.
+//
 // Go's semantics are kept where WGSL's differ: shifts by the width or more,
 // float-to-integer conversion (saturating, NaN to 0), min and max of floats
 // (NaN if either is, -0 below +0), and the compare-exchange (WGSL's weak
@@ -211,7 +216,7 @@ type kernelPlan struct {
 	helpers []*ir.Func // the helpers it calls, in module order
 	use     bufferUse
 	globals map[*ir.Var]string // buffers and shared arrays
-	vec4    map[*ir.Var]bool   // buffers declared array<vec4<f32>>
+	vec4    map[*ir.Var]bool   // buffers declared array<vec4<T>> (see bufferUse.vec4)
 	load4   map[*ir.Var]string // per-buffer 4-wide load and store helpers
 	store4  map[*ir.Var]string
 	cas     map[*ir.Var]string // per-array compare-exchange helpers
@@ -253,7 +258,7 @@ func (e *emitter) plan(k *ir.Func, helpers []*ir.Func) (*kernelPlan, error) {
 		g := e.global.fresh(k.Name + "_" + v.Name)
 		p.globals[v] = g
 		if p.use.wide[v] {
-			if !p.use.scalar[v] && !p.use.atomic[v] && v.Class == ir.Param {
+			if p.use.vec4(v) {
 				p.vec4[v] = true
 			} else {
 				p.load4[v] = e.global.fresh(g + "_load4")

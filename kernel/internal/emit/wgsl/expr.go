@@ -66,6 +66,9 @@ func (c *fctx) place(e ir.Expr) string {
 			c.fail(e.Pos, "an index without its array or index")
 			return "ag_invalid"
 		}
+		if r, ok := e.X.(*ir.Ref); ok && c.plan != nil && c.plan.vec4[r.Var] {
+			return c.vec4Element(c.name(r.Var), e.Index)
+		}
 		return c.place(e.X) + "[" + c.expr(e.Index) + "]"
 	case *ir.Lane:
 		if e.N < 0 || e.N > 3 {
@@ -79,6 +82,22 @@ func (c *fctx) place(e ir.Expr) string {
 	}
 	c.fail(e.ExprPos(), "%T is not a place to store to", e)
 	return "ag_invalid"
+}
+
+// vec4Element is element i of buffer g declared array<vec4<T>>: lane i%4
+// of vector i/4 (computed here for a constant i).
+func (c *fctx) vec4Element(g string, i ir.Expr) string {
+	if k, ok := i.(*ir.Const); ok && (k.Type == ir.U32 || k.Type == ir.I32 && k.Int >= 0) {
+		n := k.Uint
+		if k.Type == ir.I32 {
+			n = uint64(k.Int)
+		}
+		return fmt.Sprintf("%s[%du][%du]", g, uint32(n)/4, uint32(n)%4)
+	}
+	// Every expression's text is a primary expression or parenthesized:
+	// an operand of >> and & as it is.
+	x := c.asU32(i)
+	return g + "[" + x + " >> 2u][" + x + " & 3u]"
 }
 
 // expr is e's value.
@@ -223,6 +242,12 @@ func (c *fctx) binary(e *ir.Binary) string {
 	x, y := c.expr(e.X), c.expr(e.Y)
 	t := e.X.ExprType()
 	_, isVec := t.(*ir.Vec)
+	if e.Op == ir.Rem && t == ir.I32 && safeDivisor(ir.Div, e.Y) && !evalOnce(e.X) {
+		// A signed remainder by a constant (not 0, not -1) from the
+		// division, which every dialect truncates: GLSL leaves % of a
+		// negative operand undefined.
+		return "(" + x + " - (" + x + " / " + y + ") * " + y + ")"
+	}
 	if (e.Op == ir.Div || e.Op == ir.Rem) && (t == ir.I32 || t == ir.U32) && !safeDivisor(e.Op, e.Y) {
 		// Go's x/0 == x, x%0 == 0 and MinInt32/-1 wrapping, written out:
 		// naga's GLSL and MSL write / and % bare, where those cases (and %

@@ -213,17 +213,18 @@ func (e *emitter) kernel(p *kernelPlan, native bool) (*funcText, error) {
 }
 
 // storeType is the declared type of a buffer or shared array: atomic
-// elements where the kernel applies an atomic to it, vec4<f32> elements
-// where it reads and writes it 4 floats at a time only.
+// elements where the kernel applies an atomic to it, vec4<T> elements where
+// it reads or writes it 4 elements at a time (bufferUse.vec4).
 func (c *fctx) storeType(v *ir.Var) string {
 	if c.plan.vec4[v] {
-		return "array<vec4<f32>>"
+		return "array<vec4<" + c.typ(ir.ElemScalar(v.Type), v.Pos) + ">>"
 	}
 	return c.typeOf(v.Type, c.plan.use.atomic[v], v.Pos)
 }
 
 // varHelpers writes the kernel's per-array helpers: 4-wide loads and stores
-// of float buffers, and the compare-exchange of atomic arrays.
+// of the float buffers not declared vec4 (bufferUse.vec4), and the
+// compare-exchange of atomic arrays.
 func (c *fctx) varHelpers() {
 	p := c.plan
 	vars := append(append([]*ir.Var{}, p.f.Params...), p.f.Shared...)

@@ -105,11 +105,15 @@ type bufferUse struct {
 	cas    map[*ir.Var]bool // the place of a compare-exchange
 	scalar map[*ir.Var]bool // read or written one element at a time
 	wide   map[*ir.Var]bool // read or written by Load4/Store4
+	// once holds the buffers an element of which is reached by an index
+	// that must be evaluated once (see evalOnce): a vec4 buffer's element
+	// spells its index twice.
+	once map[*ir.Var]bool
 }
 
 // useOf scans a kernel's body.
 func useOf(f *ir.Func) bufferUse {
-	u := bufferUse{atomic: map[*ir.Var]bool{}, cas: map[*ir.Var]bool{}, scalar: map[*ir.Var]bool{}, wide: map[*ir.Var]bool{}}
+	u := bufferUse{atomic: map[*ir.Var]bool{}, cas: map[*ir.Var]bool{}, scalar: map[*ir.Var]bool{}, wide: map[*ir.Var]bool{}, once: map[*ir.Var]bool{}}
 	wideRefs := map[*ir.Ref]bool{}
 	ir.WalkStmts(f.Body, func(s ir.Stmt) {
 		if st, ok := s.(*ir.Store4); ok && st.Buf != nil {
@@ -130,6 +134,10 @@ func useOf(f *ir.Func) bufferUse {
 					wideRefs[r] = true
 				}
 			}
+		case *ir.Index:
+			if r, ok := e.X.(*ir.Ref); ok && evalOnce(e.Index) {
+				u.once[r.Var] = true
+			}
 		case *ir.Ref:
 			if !wideRefs[e] {
 				u.scalar[e.Var] = true
@@ -137,6 +145,40 @@ func useOf(f *ir.Func) bufferUse {
 		}
 	})
 	return u
+}
+
+// vec4 reports whether buffer v is declared array<vec4<T>>: a kernel's
+// buffer of 4-byte elements that it reads or writes 4 at a time (Load4,
+// Store4). Those become one 16-byte access, v[i], and its one-element
+// accesses a vector's lane, v[i >> 2u][i & 3u]. A buffer that is also the
+// place of an atomic keeps its array<atomic<T>> (WGSL has no atomic
+// vectors), and one with an element index that must be evaluated once its
+// array<T>: both move 4 elements through per-buffer helpers instead. Every
+// backend pads a buffer to 16 bytes (backend/webgpu, backend/vulkan,
+// backend/opengl: the binding is the padded buffer), so the lanes of a last
+// partial vector are inside the binding, and Load4's index is the vector's.
+func (u bufferUse) vec4(v *ir.Var) bool {
+	if v.Class != ir.Param || !u.wide[v] || u.atomic[v] || u.once[v] {
+		return false
+	}
+	switch ir.ElemScalar(v.Type) {
+	case ir.F32, ir.I32, ir.U32:
+		return true
+	}
+	return false
+}
+
+// evalOnce reports whether e must not be spelled twice: it holds an atomic
+// (a side effect) or a call (a helper has none, but may be costly).
+func evalOnce(e ir.Expr) bool {
+	found := false
+	ir.WalkExpr(e, func(x ir.Expr) {
+		switch x.(type) {
+		case *ir.Atomic, *ir.Call:
+			found = true
+		}
+	})
+	return found
 }
 
 // assigned returns the variables f assigns to as a whole or in part.

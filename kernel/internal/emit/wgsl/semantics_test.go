@@ -67,8 +67,8 @@ func opsKernel(triple *ir.Func) *ir.Func {
 	)
 }
 
-// vec4Kernel: dst and src are moved 4 floats at a time only (declared
-// vec4 arrays), mix also one at a time (4-wide through helpers).
+// vec4Kernel: dst and src are moved 4 floats at a time only, mix also one
+// at a time (a vector's lane); all three are declared vec4 arrays.
 func vec4Kernel() *ir.Func {
 	dst, src, mix, n4 := param("dst", f32s, 0), param("src", f32s, 1), param("mix", f32s, 2), param("n4", ir.U32, 3)
 	f4 := &ir.Vec{Elem: ir.F32, N: 4}
