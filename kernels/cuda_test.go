@@ -18,7 +18,7 @@ func TestCUDASyntax(t *testing.T) {
 	src := Generated().CUDA
 	require.NotEmpty(t, src)
 	for _, op := range Ops() {
-		require.Regexp(t, `extern "C" __global__ void\s+`+op+`\(`, src, "entry point %s", op)
+		require.Regexp(t, `extern "C" __global__ void\s+(__launch_bounds__\(\d+\)\s+)?`+op+`\(`, src, "entry point %s", op)
 	}
 	clang, err := exec.LookPath("clang")
 	if err != nil {
