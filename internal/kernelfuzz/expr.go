@@ -86,7 +86,7 @@ type gen struct {
 	hash     string   // the uint32 local that collects otherwise unused values
 	hashOut  string   // kernel: the statement that stores hash (before each return)
 	maxDepth int
-	result   typ // a helper's result type
+	result   typ   // a helper's result type
 	nest     int   // blocks (if and loop bodies) enclosing the statement
 	trips    []int // trip counts of the loops enclosing the statement
 	// helperWalk is the largest walk in the helper being generated, its
