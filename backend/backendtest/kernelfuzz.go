@@ -54,8 +54,8 @@ const kernelFuzzDefaultSeeds = 10
 // kernelFuzzMaxFailures stops a run after this many failing seeds.
 const kernelFuzzMaxFailures = 3
 
-// kernelFuzzSeedTimeout is the default of EnvKernelFuzzSeedTimeout: every
-// seed takes well under 5 s on lavapipe and llvmpipe on 2 cores.
+// kernelFuzzSeedTimeout is the default of EnvKernelFuzzSeedTimeout: a seed
+// takes a few seconds at most on lavapipe and llvmpipe on 2 busy cores.
 const kernelFuzzSeedTimeout = 30 * time.Second
 
 // kernelFuzzPlan is which seeds to run: one seed to replay, count seeds from

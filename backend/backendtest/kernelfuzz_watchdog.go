@@ -42,8 +42,13 @@ type fuzzChild struct {
 // interrupted from Go, and a thread left spinning there would keep a core
 // and the device's locks; killing the process frees both.
 func (s *suite) watchKernelFuzz(t *testing.T, plan kernelFuzzPlan, timeout time.Duration) {
-	if plan.budget > 0 {
+	switch {
+	case plan.replay:
+		t.Logf("replaying seed %d on %s, at most %s", plan.start, s.dev.Name(), timeout)
+	case plan.budget > 0:
 		t.Logf("fuzzing %s for %s from seed %d, at most %s per seed", s.dev.Name(), plan.budget, plan.start, timeout)
+	default:
+		t.Logf("fuzzing %s with %d seeds from %d, at most %s per seed", s.dev.Name(), plan.count, plan.start, timeout)
 	}
 	deadline := time.Now().Add(plan.budget)
 	next, left := plan.start, plan.count
