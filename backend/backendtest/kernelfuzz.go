@@ -32,24 +32,38 @@ const EnvKernelFuzzSeed = "ANYGPU_KERNEL_FUZZ_SEED"
 const EnvKernelFuzzSource = "ANYGPU_KERNEL_FUZZ_SOURCE"
 
 // EnvKernelFuzzStart is the first seed of a timed or counted run (default:
-// from the clock). CI names fixed ranges, so that a failure there is a
-// change's, not the luck of the clock: lavapipe can take minutes to create
-// the pipeline of some random kernels (seed 275202356 took over 5 minutes in
-// vkCreateComputePipeline, seed 1000323 as long on WebGPU), which no test
-// can interrupt.
+// from the clock, printed in the test's log).
 const EnvKernelFuzzStart = "ANYGPU_KERNEL_FUZZ_START"
+
+// EnvKernelFuzzSeedTimeout bounds the time one seed may take on the backend
+// (translating, compiling, creating pipelines, running, reading back), as a
+// Go duration; default kernelFuzzSeedTimeout. A seed that takes longer is
+// reported with its source and fails the run, which goes on with the next
+// seed: the seeds run in a child process that is killed then, since a
+// driver busy compiling (lavapipe creating the pipeline of some kernels, see
+// internal/kernelfuzz's doc) cannot be interrupted from Go.
+const EnvKernelFuzzSeedTimeout = "ANYGPU_KERNEL_FUZZ_SEED_TIMEOUT"
+
+// envKernelFuzzChild marks the child process that runs the seeds for the
+// parent's watchdog (kernelfuzz_watchdog.go).
+const envKernelFuzzChild = "ANYGPU_KERNEL_FUZZ_CHILD"
 
 // kernelFuzzDefaultSeeds is how many seeds run when EnvKernelFuzz is unset.
 const kernelFuzzDefaultSeeds = 10
 
-// kernelFuzzMaxFailures stops a timed run after this many failing seeds.
+// kernelFuzzMaxFailures stops a run after this many failing seeds.
 const kernelFuzzMaxFailures = 3
 
-// kernelFuzzPlan is which seeds to run: seeds in order, then, while the
-// budget lasts, seeds from next on.
+// kernelFuzzSeedTimeout is the default of EnvKernelFuzzSeedTimeout: a seed
+// takes a few seconds at most on lavapipe and llvmpipe on 2 busy cores.
+const kernelFuzzSeedTimeout = 30 * time.Second
+
+// kernelFuzzPlan is which seeds to run: one seed to replay, count seeds from
+// start, or seeds from start on while the budget lasts.
 type kernelFuzzPlan struct {
-	seeds  []uint64
-	next   uint64
+	replay bool // start only (EnvKernelFuzzSeed)
+	start  uint64
+	count  uint64
 	budget time.Duration
 }
 
@@ -60,39 +74,44 @@ func fuzzPlan() (plan kernelFuzzPlan, skip bool, err error) {
 		if err != nil {
 			return plan, false, fmt.Errorf("%s=%q: want a seed (an unsigned integer): %w", EnvKernelFuzzSeed, env, err)
 		}
-		return kernelFuzzPlan{seeds: []uint64{seed}}, false, nil
+		return kernelFuzzPlan{replay: true, start: seed, count: 1}, false, nil
 	}
 	env := os.Getenv(EnvKernelFuzz)
 	switch env {
 	case "":
-		for seed := range uint64(kernelFuzzDefaultSeeds) {
-			plan.seeds = append(plan.seeds, seed)
-		}
-		return plan, false, nil
+		return kernelFuzzPlan{count: kernelFuzzDefaultSeeds}, false, nil
 	case "0", "off":
 		return plan, true, nil
 	}
-	next := uint64(time.Now().UnixNano()) % 1_000_000_000
+	plan.start = uint64(time.Now().UnixNano()) % 1_000_000_000
 	if env := os.Getenv(EnvKernelFuzzStart); env != "" {
-		if next, err = strconv.ParseUint(env, 10, 64); err != nil {
+		if plan.start, err = strconv.ParseUint(env, 10, 64); err != nil {
 			return plan, false, fmt.Errorf("%s=%q: want a seed (an unsigned integer): %w", EnvKernelFuzzStart, env, err)
 		}
 	}
 	if count, err := strconv.ParseUint(env, 10, 32); err == nil {
-		// A number of seeds, from next on.
-		for seed := next; seed < next+count; seed++ {
-			plan.seeds = append(plan.seeds, seed)
-		}
+		plan.count = count
 		return plan, count == 0, nil
 	}
 	d, err := time.ParseDuration(env)
 	if err != nil {
 		return plan, false, fmt.Errorf("%s=%q: want a Go duration (40s, 2m), a number of seeds, or off: %w", EnvKernelFuzz, env, err)
 	}
-	if d <= 0 {
-		return plan, true, nil
+	plan.budget = d
+	return plan, d <= 0, nil
+}
+
+// seedTimeout reads EnvKernelFuzzSeedTimeout.
+func seedTimeout() (time.Duration, error) {
+	env := os.Getenv(EnvKernelFuzzSeedTimeout)
+	if env == "" {
+		return kernelFuzzSeedTimeout, nil
 	}
-	return kernelFuzzPlan{next: next, budget: d}, false, nil
+	d, err := time.ParseDuration(env)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s=%q: want a positive Go duration (30s, 2m)", EnvKernelFuzzSeedTimeout, env)
+	}
+	return d, nil
 }
 
 // kernelFuzzOptions is the generator's options on a backend: everything,
@@ -106,12 +125,20 @@ func kernelFuzzOptions(backendName string) kernelfuzz.Options {
 // testKernelFuzz generates random valid kernels (internal/kernelfuzz),
 // translates each with kernel.Translate, runs it on the backend and on
 // the CPU backend, and compares every buffer: integers exactly, floats
-// (integral and exact by construction) exactly.
+// (integral and exact by construction) exactly. The seeds run in a child
+// process under a per-seed watchdog (kernelfuzz_watchdog.go), so that no
+// kernel can hang the run.
 func (s *suite) testKernelFuzz(t *testing.T) {
 	plan, skip, err := fuzzPlan()
 	require.NoError(t, err)
 	if skip {
 		t.Skipf("%s=%s", EnvKernelFuzz, os.Getenv(EnvKernelFuzz))
+	}
+	if os.Getenv(envKernelFuzzChild) == "" {
+		timeout, err := seedTimeout()
+		require.NoError(t, err)
+		s.watchKernelFuzz(t, plan, timeout)
+		return
 	}
 	ctx := ctxT(t)
 	ref, err := gpu.Open(ctx, gpu.WithBackends("cpu"))
@@ -126,17 +153,14 @@ func (s *suite) testKernelFuzz(t *testing.T) {
 			failures++
 		}
 	}
-	for _, seed := range plan.seeds {
+	deadline := time.Now().Add(plan.budget)
+	for seed := plan.start; failures < kernelFuzzMaxFailures; seed++ {
+		if plan.budget > 0 && !time.Now().Before(deadline) || plan.budget == 0 && seed-plan.start >= plan.count {
+			break
+		}
 		runSeed(seed)
 	}
-	if plan.budget > 0 {
-		t.Logf("fuzzing for %s from seed %d", plan.budget, plan.next)
-		deadline := time.Now().Add(plan.budget)
-		for seed := plan.next; time.Now().Before(deadline) && failures < kernelFuzzMaxFailures; seed++ {
-			runSeed(seed)
-		}
-	}
-	t.Logf("%d seeds, %d failed", ran, failures)
+	t.Logf("%d seeds from %d, %d failed", ran, plan.start, failures)
 }
 
 // fuzzSeed runs the program of one seed on the backend and the CPU.
@@ -150,8 +174,7 @@ func (s *suite) fuzzSeed(t *testing.T, ref *gpu.Device, seed uint64, opt kernelf
 	}
 	defer func() {
 		if t.Failed() {
-			t.Logf("replay: %s=%d go test -count=1 ./backend/%s -run '%s'\n%s",
-				EnvKernelFuzzSeed, seed, s.driver.Name(), replayPattern(t.Name()), numberLines(p.Source))
+			t.Logf("replay: %s\n%s", replayCommand(seed, s.driver.Name(), t.Name()), numberLines(p.Source))
 		}
 	}()
 	src, err := kernel.Translate(p.Source)
@@ -187,6 +210,13 @@ func numberLines(src string) string {
 		lines[i] = fmt.Sprintf("%4d  %s", i+1, l)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// replayCommand is the command line that replays seed on the backend
+// named backendName, from the name of the seed's subtest.
+func replayCommand(seed uint64, backendName, seedTestName string) string {
+	return fmt.Sprintf("%s=%d go test -count=1 ./backend/%s -run '%s'",
+		EnvKernelFuzzSeed, seed, backendName, replayPattern(seedTestName))
 }
 
 // replayPattern is the go test -run pattern of the KernelFuzz subtest

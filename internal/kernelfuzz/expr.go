@@ -39,6 +39,11 @@ type variable struct {
 	readOnly bool // a loop variable or a parameter that stays as passed
 	used     bool
 	bound    float64 // floats: the largest magnitude the variable can hold
+	// uniform and walk are the walk model's (walk.go) for the value held.
+	uniform bool
+	walk    float64
+	nest    int // the enclosing blocks where declared (gen.nest)
+	trips   int // the enclosing loops where declared (len(gen.trips))
 }
 
 // buffer is a kernel's buffer parameter.
@@ -61,6 +66,10 @@ type expr struct {
 	code    string
 	isConst bool
 	bound   float64 // floats: the largest magnitude of the value
+	// uniform is true when the value depends on constants and scalar
+	// parameters only; walk estimates lavapipe's walk of it (walk.go).
+	uniform bool
+	walk    float64
 }
 
 // gen is the state of one program's generation.
@@ -77,7 +86,12 @@ type gen struct {
 	hash     string   // the uint32 local that collects otherwise unused values
 	hashOut  string   // kernel: the statement that stores hash (before each return)
 	maxDepth int
-	result   typ // a helper's result type
+	result   typ   // a helper's result type
+	nest     int   // blocks (if and loop bodies) enclosing the statement
+	trips    []int // trip counts of the loops enclosing the statement
+	// helperWalk is the largest walk in the helper being generated, its
+	// parameters counting 1: a call multiplies its arguments' walks by it.
+	helperWalk float64
 }
 
 // helper is a generated helper function.
@@ -85,6 +99,7 @@ type helper struct {
 	name   string
 	params []typ
 	result typ
+	walk   float64 // gen.helperWalk of its body
 }
 
 func (g *gen) fresh(prefix string) string {
@@ -108,7 +123,10 @@ func (g *gen) pop(w *writer) {
 	g.scopes = g.scopes[:len(g.scopes)-1]
 }
 
-func (g *gen) declare(v *variable) { g.scopes[len(g.scopes)-1] = append(g.scopes[len(g.scopes)-1], v) }
+func (g *gen) declare(v *variable) {
+	v.nest, v.trips = g.nest, len(g.trips)
+	g.scopes[len(g.scopes)-1] = append(g.scopes[len(g.scopes)-1], v)
+}
 
 // visible lists the scalar variables of type t in scope (arrays when arrays).
 func (g *gen) visible(t typ, arrays bool) []*variable {
@@ -164,7 +182,7 @@ func (g *gen) constant(t typ) expr {
 		} else if g.chance(4) {
 			v = int64(int32(g.r.Uint32()))
 		}
-		return expr{code: fmt.Sprintf("int32(%d)", v), isConst: true}
+		return expr{code: fmt.Sprintf("int32(%d)", v), isConst: true, uniform: true, walk: 1}
 	case tU32:
 		edges := []uint64{0, 1, 2, 3, 7, 31, 32, 33, 255, 0xffff, 0x80000000, math.MaxUint32}
 		v := uint64(g.r.IntN(200))
@@ -173,15 +191,15 @@ func (g *gen) constant(t typ) expr {
 		} else if g.chance(4) {
 			v = uint64(g.r.Uint32())
 		}
-		return expr{code: fmt.Sprintf("uint32(%d)", v), isConst: true}
+		return expr{code: fmt.Sprintf("uint32(%d)", v), isConst: true, uniform: true, walk: 1}
 	case tF32:
 		v := g.r.IntN(2*inputLimit+1) - inputLimit
-		return expr{code: fmt.Sprintf("float32(%d)", v), isConst: true, bound: math.Abs(float64(v))}
+		return expr{code: fmt.Sprintf("float32(%d)", v), isConst: true, bound: math.Abs(float64(v)), uniform: true, walk: 1}
 	}
 	if g.chance(2) {
-		return expr{code: "true", isConst: true}
+		return expr{code: "true", isConst: true, uniform: true, walk: 1}
 	}
-	return expr{code: "false", isConst: true}
+	return expr{code: "false", isConst: true, uniform: true, walk: 1}
 }
 
 // nonZeroConstant is a constant divisor.
@@ -196,14 +214,15 @@ func (g *gen) nonZeroConstant(t typ) expr {
 
 // index is an in-range index expression into n elements, where n is the
 // code of a uint32 value ≥ 1 (a constant or the kernel's parameter n).
-func (g *gen) index(n string, nConst int) string {
+func (g *gen) index(n string, nConst int) expr {
 	if nConst > 0 && g.chance(3) {
-		return fmt.Sprint(g.r.IntN(nConst))
+		return uniformLeaf(fmt.Sprint(g.r.IntN(nConst)))
 	}
 	if g.kernel && g.chance(3) {
-		return fmt.Sprintf("(i + %s) %% %s", g.nonConst(tU32, 1).code, n)
+		return op(fmt.Sprintf("(i + %s) %% %s", g.nonConst(tU32, 1).code, n), once(varyingLeaf("i")))
 	}
-	return fmt.Sprintf("%s %% %s", g.nonConst(tU32, 1).code, n)
+	e := g.nonConst(tU32, 1)
+	return op(fmt.Sprintf("%s %% %s", e.code, n), reads(e, readsDivRem))
 }
 
 // leaf is a variable, a load, a thread index or a constant of type t.
@@ -218,13 +237,19 @@ func (g *gen) leaf(t typ) expr {
 			if vs := g.visible(t, false); len(vs) > 0 {
 				v := vs[g.r.IntN(len(vs))]
 				v.used = true
-				return expr{code: v.name, bound: v.bound}
+				return expr{code: v.name, bound: v.bound, uniform: v.uniform, walk: v.walk}
 			}
 		case 3:
 			if vs := g.visible(t, true); len(vs) > 0 {
 				v := vs[g.r.IntN(len(vs))]
 				v.used = true
-				return expr{code: fmt.Sprintf("%s[%s]", v.name, g.index(fmt.Sprintf("uint32(%d)", v.arrLen), v.arrLen)), bound: v.bound}
+				// An indexed local array becomes a chain of selects over
+				// its elements, each reading the index.
+				ix := g.index(fmt.Sprintf("uint32(%d)", v.arrLen), v.arrLen)
+				e := op(fmt.Sprintf("%s[%s]", v.name, ix.code),
+					once(expr{uniform: v.uniform, walk: v.walk}), reads(ix, float64(v.arrLen)))
+				e.bound = v.bound
+				return e
 			}
 		case 4:
 			if g.kernel {
@@ -236,7 +261,9 @@ func (g *gen) leaf(t typ) expr {
 				}
 				if len(ins) > 0 {
 					b := ins[g.r.IntN(len(ins))]
-					return expr{code: fmt.Sprintf("%s[%s]", b.name, g.index("n", 0)), bound: inputLimit}
+					e := varyingLeaf(fmt.Sprintf("%s[%s]", b.name, g.index("n", 0).code))
+					e.bound = inputLimit
+					return e
 				}
 			}
 		case 5:
@@ -246,7 +273,11 @@ func (g *gen) leaf(t typ) expr {
 				if g.opt.GroupSize {
 					ids = append(ids, "kernel.GroupSizeX()")
 				}
-				return expr{code: ids[g.r.IntN(len(ids))]}
+				id := ids[g.r.IntN(len(ids))]
+				if id == "n" || id == "kernel.GridX()" || id == "kernel.GroupSizeX()" {
+					return uniformLeaf(id)
+				}
+				return varyingLeaf(id)
 			}
 			if t == tBool {
 				return g.compare(0)
@@ -302,7 +333,7 @@ func (g *gen) intExpr(t typ, depth int) expr {
 		case 0, 1, 2:
 			ops := []string{"+", "-", "*", "&", "|", "^", "&^"}
 			a, b := g.pair(t, depth)
-			return expr{code: fmt.Sprintf("(%s %s %s)", a.code, ops[g.r.IntN(len(ops))], b.code)}
+			return op(fmt.Sprintf("(%s %s %s)", a.code, ops[g.r.IntN(len(ops))], b.code), once(a), once(b))
 		case 3:
 			if g.opt.DivRem {
 				a, b := g.expr(t, depth-1), g.expr(t, depth-1)
@@ -312,43 +343,49 @@ func (g *gen) intExpr(t typ, depth int) expr {
 						a = g.nonConst(t, depth-1)
 					}
 				}
-				op := "/"
+				divOp := "/"
 				if g.chance(2) && (t != tI32 || !b.isConst || g.opt.SignedRemByConstant) {
-					op = "%"
+					divOp = "%"
 				}
-				return expr{code: fmt.Sprintf("(%s %s %s)", a.code, op, b.code)}
+				return op(fmt.Sprintf("(%s %s %s)", a.code, divOp, b.code), reads(a, readsDivRem), reads(b, readsDivRem))
 			}
 		case 4:
 			if g.opt.Shifts {
 				a := g.expr(t, depth-1)
-				var count string
+				var count expr
 				switch {
 				case !a.isConst && g.chance(2):
-					count = fmt.Sprintf("uint32(%d)", g.r.IntN(41))
+					count = uniformLeaf(fmt.Sprintf("uint32(%d)", g.r.IntN(41)))
 				case g.chance(2):
-					count = fmt.Sprintf("(%s %% 40)", g.nonConst(tU32, depth-1).code)
+					c := g.nonConst(tU32, depth-1)
+					count = op(fmt.Sprintf("(%s %% 40)", c.code), reads(c, readsDivRem))
 				default:
-					count = g.nonConst(tU32, depth-1).code
+					count = g.nonConst(tU32, depth-1)
 				}
-				op := "<<"
+				shift := "<<"
 				if g.chance(2) {
-					op = ">>"
+					shift = ">>"
 				}
-				return expr{code: fmt.Sprintf("(%s %s %s)", a.code, op, count)}
+				return op(fmt.Sprintf("(%s %s %s)", a.code, shift, count.code), once(a), reads(count, readsShiftCount))
 			}
 		case 5:
 			a := g.nonConst(t, depth-1)
 			if t == tI32 && g.chance(2) {
-				return expr{code: "(-" + a.code + ")"}
+				return op("(-"+a.code+")", once(a))
 			}
-			return expr{code: "(^" + a.code + ")"}
+			return op("(^"+a.code+")", once(a))
 		case 6:
 			if g.opt.Conversions {
 				from := []typ{tI32, tU32, tF32}[g.r.IntN(3)]
 				if from == t || (from == tF32 && !g.opt.Floats) {
 					continue
 				}
-				return expr{code: fmt.Sprintf("%s(%s)", t.goName(), g.nonConst(from, depth-1).code)}
+				a := g.nonConst(from, depth-1)
+				n := 1.0
+				if from == tF32 {
+					n = readsFloatToInt
+				}
+				return op(fmt.Sprintf("%s(%s)", t.goName(), a.code), reads(a, n))
 			}
 		case 7:
 			if g.opt.MathCalls {
@@ -359,18 +396,20 @@ func (g *gen) intExpr(t typ, depth int) expr {
 					if g.chance(2) {
 						fn = "max"
 					}
-					return expr{code: fmt.Sprintf("%s(%s, %s)", fn, a.code, b.code)}
+					return op(fmt.Sprintf("%s(%s, %s)", fn, a.code, b.code), once(a), once(b))
 				case 1:
 					lo, hi := g.constant(t), g.constant(t)
 					if g.less(t, hi.code, lo.code) {
 						lo, hi = hi, lo
 					}
-					return expr{code: fmt.Sprintf("kernel.Clamp(%s, %s, %s)", g.nonConst(t, depth-1).code, lo.code, hi.code)}
+					a := g.nonConst(t, depth-1)
+					return op(fmt.Sprintf("kernel.Clamp(%s, %s, %s)", a.code, lo.code, hi.code), once(a))
 				default:
 					if t == tU32 && !g.opt.AbsUint32 {
 						continue
 					}
-					return expr{code: fmt.Sprintf("kernel.Abs(%s)", g.nonConst(t, depth-1).code)}
+					a := g.nonConst(t, depth-1)
+					return op(fmt.Sprintf("kernel.Abs(%s)", a.code), once(a))
 				}
 			}
 		case 8:
@@ -407,7 +446,9 @@ func clampFloat(e expr) expr {
 	if e.bound <= floatLimit {
 		return e
 	}
-	return expr{code: fmt.Sprintf("kernel.Clamp(%s, -%d, %d)", e.code, floatLimit, floatLimit), bound: floatLimit}
+	c := op(fmt.Sprintf("kernel.Clamp(%s, -%d, %d)", e.code, floatLimit, floatLimit), reads(e, readsFloatClamp))
+	c.bound = floatLimit
+	return c
 }
 
 func (g *gen) floatExpr(depth int) expr {
@@ -415,30 +456,36 @@ func (g *gen) floatExpr(depth int) expr {
 		switch g.r.IntN(9) {
 		case 0, 1, 2:
 			a, b := g.pair(tF32, depth)
-			op := []string{"+", "-", "*"}[g.r.IntN(3)]
+			fop := []string{"+", "-", "*"}[g.r.IntN(3)]
 			bound := a.bound + b.bound
-			if op == "*" {
+			if fop == "*" {
 				bound = a.bound * b.bound
 			}
 			if bound > exactLimit {
 				a, b = clampFloat(a), clampFloat(b)
 				bound = a.bound + b.bound
-				if op == "*" {
+				if fop == "*" {
 					bound = a.bound * b.bound
 				}
 			}
-			return expr{code: fmt.Sprintf("(%s %s %s)", a.code, op, b.code), bound: bound}
+			e := op(fmt.Sprintf("(%s %s %s)", a.code, fop, b.code), once(a), once(b))
+			e.bound = bound
+			return e
 		case 3:
 			a := g.nonConst(tF32, depth-1)
-			return expr{code: "(-" + a.code + ")", bound: a.bound}
+			e := op("(-"+a.code+")", once(a))
+			e.bound = a.bound
+			return e
 		case 4:
 			if g.opt.Conversions {
 				from := tI32
 				if g.chance(2) {
 					from = tU32
 				}
-				return expr{code: fmt.Sprintf("float32(%s %% %s(%d))", g.nonConst(from, depth-1).code, from.goName(), floatLimit),
-					bound: floatLimit}
+				a := g.nonConst(from, depth-1)
+				e := op(fmt.Sprintf("float32(%s %% %s(%d))", a.code, from.goName(), floatLimit), reads(a, readsDivRem))
+				e.bound = floatLimit
+				return e
 			}
 		case 5, 6:
 			if g.opt.MathCalls {
@@ -449,18 +496,24 @@ func (g *gen) floatExpr(depth int) expr {
 					if g.chance(2) {
 						fn = "max"
 					}
-					return expr{code: fmt.Sprintf("%s(%s, %s)", fn, a.code, b.code), bound: math.Max(a.bound, b.bound)}
+					e := op(fmt.Sprintf("%s(%s, %s)", fn, a.code, b.code), reads(a, readsFloatMinMax), reads(b, readsFloatMinMax))
+					e.bound = math.Max(a.bound, b.bound)
+					return e
 				case 1:
 					lo, hi := g.constant(tF32), g.constant(tF32)
 					if g.less(tF32, hi.code, lo.code) {
 						lo, hi = hi, lo
 					}
-					return expr{code: fmt.Sprintf("kernel.Clamp(%s, %s, %s)", g.nonConst(tF32, depth-1).code, lo.code, hi.code),
-						bound: math.Max(lo.bound, hi.bound)}
+					a := g.nonConst(tF32, depth-1)
+					e := op(fmt.Sprintf("kernel.Clamp(%s, %s, %s)", a.code, lo.code, hi.code), reads(a, readsFloatClamp))
+					e.bound = math.Max(lo.bound, hi.bound)
+					return e
 				default:
 					fns := []string{"kernel.Abs", "kernel.Floor", "kernel.Ceil", "kernel.Trunc"}
 					a := g.nonConst(tF32, depth-1)
-					return expr{code: fmt.Sprintf("%s(%s)", fns[g.r.IntN(len(fns))], a.code), bound: a.bound}
+					e := op(fmt.Sprintf("%s(%s)", fns[g.r.IntN(len(fns))], a.code), once(a))
+					e.bound = a.bound
+					return e
 				}
 			}
 		case 7:
@@ -490,20 +543,21 @@ func (g *gen) compare(depth int) expr {
 		}
 	}
 	ops := []string{"==", "!=", "<", "<=", ">", ">="}
-	return expr{code: fmt.Sprintf("(%s %s %s)", a.code, ops[g.r.IntN(len(ops))], b.code)}
+	return op(fmt.Sprintf("(%s %s %s)", a.code, ops[g.r.IntN(len(ops))], b.code), once(a), once(b))
 }
 
 func (g *gen) boolExpr(depth int) expr {
 	switch g.r.IntN(5) {
 	case 0:
 		a, b := g.nonConst(tBool, depth-1), g.nonConst(tBool, depth-1)
-		op := "&&"
+		logic := "&&"
 		if g.chance(2) {
-			op = "||"
+			logic = "||"
 		}
-		return expr{code: fmt.Sprintf("(%s %s %s)", a.code, op, b.code)}
+		return op(fmt.Sprintf("(%s %s %s)", a.code, logic, b.code), once(a), once(b))
 	case 1:
-		return expr{code: "(!" + g.nonConst(tBool, depth-1).code + ")"}
+		a := g.nonConst(tBool, depth-1)
+		return op("(!"+a.code+")", once(a))
 	default:
 		return g.compare(depth)
 	}
@@ -522,6 +576,7 @@ func (g *gen) call(t typ, depth int) (expr, bool) {
 	}
 	h := hs[g.r.IntN(len(hs))]
 	code := h.name + "("
+	var args []operand
 	for j, p := range h.params {
 		if j > 0 {
 			code += ", "
@@ -531,6 +586,9 @@ func (g *gen) call(t typ, depth int) (expr, bool) {
 			a = clampFloat(a)
 		}
 		code += a.code
+		args = append(args, reads(a, h.walk))
 	}
-	return expr{code: code + ")", bound: floatLimit}, true
+	e := op(code+")", args...)
+	e.bound = floatLimit
+	return e, true
 }

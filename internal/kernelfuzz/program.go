@@ -60,11 +60,12 @@ func (g *gen) helper(w *writer) {
 	g.r.Shuffle(len(params), func(a, b int) { params[a], params[b] = params[b], params[a] })
 	h := helper{name: g.fresh("h"), params: params, result: ts[g.r.IntN(len(ts))]}
 	g.kernel, g.result, g.loops = false, h.result, 0
+	g.nest, g.trips, g.helperWalk = 0, nil, 1
 	g.scopes = nil
 	g.push()
 	var sig []string
 	for _, t := range params {
-		v := &variable{name: g.fresh("p"), t: t, used: true, bound: floatLimit}
+		v := &variable{name: g.fresh("p"), t: t, used: true, bound: floatLimit, uniform: true, walk: 1}
 		g.declare(v)
 		sig = append(sig, v.name+" "+t.goName())
 	}
@@ -78,7 +79,7 @@ func (g *gen) helper(w *writer) {
 		g.stmt(w, 2)
 	}
 	g.pop(w)
-	result := g.value(h.result, g.maxDepth).code
+	result := g.bounded(func() expr { return g.value(h.result, g.maxDepth) }, walkOf).code
 	switch h.result {
 	case tI32:
 		result = fmt.Sprintf("%s ^ int32(%s)", result, g.hash)
@@ -91,6 +92,7 @@ func (g *gen) helper(w *writer) {
 	w.indent--
 	w.line("}")
 	g.scopes = nil
+	h.walk = g.helperWalk
 	g.helpers = append(g.helpers, h)
 }
 
@@ -114,6 +116,7 @@ func (g *gen) kernelFunc(w *writer, name string) kernelcorpus.Case {
 	}
 	var params []param
 	g.kernel, g.loops = true, 0
+	g.nest, g.trips = 0, nil
 	g.buffers = nil
 	g.scopes = nil
 	g.push()
@@ -143,7 +146,7 @@ func (g *gen) kernelFunc(w *writer, name string) kernelcorpus.Case {
 	params = append(params, param{decl: "n uint32", arg: kernelcorpus.Arg{Scalar: gpu.U32(uint32(n)), IsScalar: true}})
 	for range g.r.IntN(4) {
 		t := ts[g.r.IntN(len(ts))]
-		v := &variable{name: g.fresh("s"), t: t, readOnly: g.chance(2), bound: inputLimit}
+		v := &variable{name: g.fresh("s"), t: t, readOnly: g.chance(2), bound: inputLimit, uniform: true, walk: 1}
 		g.declare(v)
 		params = append(params, param{decl: v.name + " " + t.goName(), arg: g.scalarArg(t)})
 	}

@@ -24,6 +24,7 @@ func (w *writer) line(format string, args ...any) {
 // scope.
 func (g *gen) block(w *writer, depth int, vars ...*variable) {
 	w.indent++
+	g.nest++
 	g.push()
 	for _, v := range vars {
 		g.declare(v)
@@ -32,7 +33,13 @@ func (g *gen) block(w *writer, depth int, vars ...*variable) {
 		g.stmt(w, depth)
 	}
 	g.pop(w)
+	g.nest--
 	w.indent--
+}
+
+// condition is a non-constant condition within the walk limit (walk.go).
+func (g *gen) condition() expr {
+	return g.bounded(func() expr { return g.nonConst(tBool, g.maxDepth) }, walkOf)
 }
 
 // assignable lists the scalar variables statements may assign.
@@ -73,8 +80,8 @@ func (g *gen) stmt(w *writer, depth int) {
 		case 0, 1:
 			ts := g.scalarTypes()
 			t := ts[g.r.IntN(len(ts))]
-			e := g.value(t, g.maxDepth)
-			v := &variable{name: g.fresh("v"), t: t, bound: floatLimit}
+			e := g.bounded(func() expr { return g.value(t, g.maxDepth) }, walkOf)
+			v := &variable{name: g.fresh("v"), t: t, bound: floatLimit, uniform: e.uniform, walk: e.walk}
 			if t == tBool || e.isConst {
 				w.line("var %s %s = %s", v.name, t.goName(), e.code)
 			} else {
@@ -88,20 +95,34 @@ func (g *gen) stmt(w *writer, depth int) {
 				continue
 			}
 			v := vs[g.r.IntN(len(vs))]
-			switch {
-			case v.t == tI32 || v.t == tU32:
-				switch g.r.IntN(4) {
-				case 0:
-					w.line("%s++", v.name)
-				case 1:
-					ops := []string{"+=", "-=", "*=", "&=", "|=", "^=", "&^="}
-					w.line("%s %s %s", v.name, ops[g.r.IntN(len(ops))], g.expr(v.t, g.maxDepth).code)
+			old := expr{code: v.name, uniform: v.uniform, walk: v.walk}
+			var line string
+			// value is what v holds after the statement, for the walk.
+			value := g.bounded(func() expr {
+				switch {
+				case v.t == tI32 || v.t == tU32:
+					switch g.r.IntN(4) {
+					case 0:
+						line = v.name + "++"
+						return op(v.name+" + 1", once(old))
+					case 1:
+						ops := []string{"+=", "-=", "*=", "&=", "|=", "^=", "&^="}
+						e := g.expr(v.t, g.maxDepth)
+						line = fmt.Sprintf("%s %s %s", v.name, ops[g.r.IntN(len(ops))], e.code)
+						return op(v.name+" op "+e.code, once(old), once(e))
+					default:
+						e := g.expr(v.t, g.maxDepth)
+						line = fmt.Sprintf("%s = %s", v.name, e.code)
+						return e
+					}
 				default:
-					w.line("%s = %s", v.name, g.expr(v.t, g.maxDepth).code)
+					e := g.value(v.t, g.maxDepth)
+					line = fmt.Sprintf("%s = %s", v.name, e.code)
+					return e
 				}
-			default:
-				w.line("%s = %s", v.name, g.value(v.t, g.maxDepth).code)
-			}
+			}, func(e expr) float64 { _, walk := g.assignedWalk(v, e); return walk })
+			w.line("%s", line)
+			g.assign(v, value)
 			return
 		case 4:
 			if !g.opt.Arrays {
@@ -109,20 +130,26 @@ func (g *gen) stmt(w *writer, depth int) {
 			}
 			if vs := g.visible(g.scalarTypes()[g.r.IntN(len(g.scalarTypes())-1)], true); len(vs) > 0 && g.chance(2) {
 				v := vs[g.r.IntN(len(vs))]
-				w.line("%s[%s] = %s", v.name, g.index(fmt.Sprintf("uint32(%d)", v.arrLen), v.arrLen), g.value(v.t, g.maxDepth).code)
+				// The array's walk is its elements' together.
+				e := g.bounded(func() expr { return g.value(v.t, g.maxDepth) }, func(e expr) float64 { return v.walk + e.walk })
+				w.line("%s[%s] = %s", v.name, g.index(fmt.Sprintf("uint32(%d)", v.arrLen), v.arrLen).code, e.code)
+				v.uniform, v.walk = v.uniform && e.uniform, v.walk+e.walk
 				return
 			}
 			ts := g.scalarTypes()
 			t := ts[g.r.IntN(len(ts)-1)] // no bool arrays
-			v := &variable{name: g.fresh("a"), t: t, arrLen: 1 + g.r.IntN(8), bound: floatLimit}
+			v := &variable{name: g.fresh("a"), t: t, arrLen: 1 + g.r.IntN(8), bound: floatLimit, uniform: true, walk: 1}
 			w.line("var %s [%d]%s", v.name, v.arrLen, t.goName())
 			if g.chance(2) {
 				k := g.fresh("k")
 				w.line("for %s := range uint32(%d) {", k, v.arrLen)
 				w.indent++
 				g.push()
-				g.declare(&variable{name: k, t: tU32, readOnly: true, used: true})
-				w.line("%s[%s] = %s", v.name, k, g.value(t, g.maxDepth-1).code)
+				g.declare(&variable{name: k, t: tU32, readOnly: true, used: true, uniform: true, walk: 1})
+				n := float64(v.arrLen)
+				e := g.bounded(func() expr { return g.value(t, g.maxDepth-1) }, func(e expr) float64 { return n * e.walk })
+				w.line("%s[%s] = %s", v.name, k, e.code)
+				v.uniform, v.walk = e.uniform, n*e.walk
 				g.pop(w)
 				w.indent--
 				w.line("}")
@@ -133,11 +160,11 @@ func (g *gen) stmt(w *writer, depth int) {
 			if depth <= 0 {
 				continue
 			}
-			w.line("if %s {", g.nonConst(tBool, g.maxDepth).code)
+			w.line("if %s {", g.condition().code)
 			g.block(w, depth-1)
 			if g.chance(2) {
 				if g.chance(3) {
-					w.line("} else if %s {", g.nonConst(tBool, g.maxDepth).code)
+					w.line("} else if %s {", g.condition().code)
 					g.block(w, depth-1)
 				}
 				w.line("} else {")
@@ -159,7 +186,7 @@ func (g *gen) stmt(w *writer, depth int) {
 			if g.chance(2) {
 				kw = "continue"
 			}
-			w.line("if %s {", g.nonConst(tBool, g.maxDepth).code)
+			w.line("if %s {", g.condition().code)
 			w.line("\t%s", kw)
 			w.line("}")
 			return
@@ -180,7 +207,7 @@ func (g *gen) stmt(w *writer, depth int) {
 			if !g.kernel || !g.opt.EarlyReturn || !g.chance(3) {
 				continue
 			}
-			w.line("if %s {", g.nonConst(tBool, g.maxDepth).code)
+			w.line("if %s {", g.condition().code)
 			w.line("\t%s", g.hashOut)
 			w.line("\treturn")
 			w.line("}")
@@ -207,8 +234,8 @@ func (g *gen) stmt(w *writer, depth int) {
 			if g.kernel || !g.opt.EarlyReturn || !g.chance(2) {
 				continue
 			}
-			w.line("if %s {", g.nonConst(tBool, g.maxDepth).code)
-			w.line("\treturn %s", g.value(g.result, g.maxDepth).code)
+			w.line("if %s {", g.condition().code)
+			w.line("\treturn %s", g.bounded(func() expr { return g.value(g.result, g.maxDepth) }, walkOf).code)
 			w.line("}")
 			return
 		}
@@ -222,7 +249,7 @@ func (g *gen) loop(w *writer, depth int) {
 	if g.chance(2) {
 		t = tU32
 	}
-	v := &variable{name: g.fresh("j"), t: t, readOnly: true, used: true}
+	v := &variable{name: g.fresh("j"), t: t, readOnly: true, used: true, uniform: true, walk: 1}
 	switch g.r.IntN(4) {
 	case 0:
 		w.line("for %s := %s(0); %s < %d; %s++ {", v.name, t.goName(), v.name, trips, v.name)
@@ -242,7 +269,9 @@ func (g *gen) loop(w *writer, depth int) {
 		w.line("\t}")
 	}
 	g.loops++
+	g.trips = append(g.trips, trips+1) // unrolled: at most trips+1 passes
 	g.block(w, depth-1, v)
+	g.trips = g.trips[:len(g.trips)-1]
 	g.loops--
 	w.line("}")
 }
