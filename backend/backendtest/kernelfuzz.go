@@ -163,15 +163,40 @@ func (s *suite) testKernelFuzz(t *testing.T) {
 	t.Logf("%d seeds from %d, %d failed", ran, plan.start, failures)
 }
 
+// testKernelFuzzRepros runs every shrunk kernel of a seed that once failed
+// (kernelfuzz.Repros: internal/kernelfuzz/testdata) with its seed's cases,
+// on the backend and the CPU, so that the bugs they found stay fixed.
+func (s *suite) testKernelFuzzRepros(t *testing.T) {
+	repros, err := kernelfuzz.Repros()
+	require.NoError(t, err)
+	ctx := ctxT(t)
+	ref, err := gpu.Open(ctx, gpu.WithBackends("cpu"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ref.Close() })
+	opt := kernelFuzzOptions(s.driver.Name())
+	for _, r := range repros {
+		t.Run(r.Name, func(t *testing.T) {
+			p := kernelfuzz.Generate(r.Seed, opt)
+			p.Source = r.Source
+			s.fuzzProgram(t, ref, r.Seed, p)
+		})
+	}
+}
+
 // fuzzSeed runs the program of one seed on the backend and the CPU.
 func (s *suite) fuzzSeed(t *testing.T, ref *gpu.Device, seed uint64, opt kernelfuzz.Options) {
-	ctx := ctxT(t)
 	p := kernelfuzz.Generate(seed, opt)
 	if file := os.Getenv(EnvKernelFuzzSource); file != "" {
 		b, err := os.ReadFile(file)
 		require.NoError(t, err, "%s", EnvKernelFuzzSource)
 		p.Source = string(b)
 	}
+	s.fuzzProgram(t, ref, seed, p)
+}
+
+// fuzzProgram runs p (seed's cases) on the backend and the CPU and compares.
+func (s *suite) fuzzProgram(t *testing.T, ref *gpu.Device, seed uint64, p kernelfuzz.Program) {
+	ctx := ctxT(t)
 	defer func() {
 		if t.Failed() {
 			t.Logf("replay: %s\n%s", replayCommand(seed, s.driver.Name(), t.Name()), numberLines(p.Source))

@@ -74,6 +74,7 @@ func Run(t *testing.T, d backend.Driver) {
 	})
 	t.Run("KernelLanguage", s.testKernelLanguage)
 	t.Run("KernelFuzz", s.testKernelFuzz)
+	t.Run("KernelFuzzRepros", s.testKernelFuzzRepros)
 	t.Run("StreamOrdering", s.testStreamOrdering)
 	t.Run("CrossStreamWait", s.testCrossStreamWait)
 	t.Run("Events", s.testEvents)

@@ -3,9 +3,12 @@ package kernelfuzz
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestWalkModel checks the walk estimate against what lavapipe was measured
@@ -76,4 +79,16 @@ func TestGeneratedWalksAreBounded(t *testing.T) {
 		}
 	}
 	assert.LessOrEqual(t, worst, 4*walkLimit, "the largest walk of a variable")
+}
+
+// TestRepros: every shrunk kernel in testdata is found, named with its seed.
+func TestRepros(t *testing.T) {
+	repros, err := Repros()
+	require.NoError(t, err)
+	require.NotEmpty(t, repros)
+	for _, r := range repros {
+		assert.NotZero(t, r.Seed, r.Name)
+		assert.Contains(t, r.Source, "//gpu:kernel", r.Name)
+		assert.True(t, strings.HasSuffix(r.Name, "-"+strconv.FormatUint(r.Seed, 10)), r.Name)
+	}
 }

@@ -472,6 +472,10 @@ func (c *fctx) builtin(e *ir.CallBuiltin) string {
 		// signed or float abs.
 		return c.expr(e.Args[0])
 	}
+	if e.Builtin == ir.Abs && len(e.Args) == 1 && e.Args[0].ExprType() == ir.I32 {
+		c.need("ag_abs_i32")
+		return "ag_abs_i32(" + c.expr(e.Args[0]) + ")"
+	}
 	if name, ok := mathNames[e.Builtin]; ok {
 		if e.Builtin != ir.Abs && !float {
 			c.fail(e.Pos, "%s of %v; it takes float32", e.Builtin, e.Args[0].ExprType())

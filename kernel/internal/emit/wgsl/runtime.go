@@ -67,6 +67,14 @@ fn ag_rem_u32(a: u32, b: u32) -> u32 {
 	return a - (a / d) * d;
 }
 `},
+	{name: "ag_abs_i32", text: `// ag_abs_i32 is |x| with Go's wrap-around (|MinInt32| == MinInt32), written
+// with bit operations: drivers assume abs() is never negative (Mesa folded
+// (abs(x) >> 38) % 32 of MinInt32 to -33).
+fn ag_abs_i32(x: i32) -> i32 {
+	let m = bitcast<u32>(x >> 31u);
+	return bitcast<i32>((bitcast<u32>(x) ^ m) - m);
+}
+`},
 	{name: "ag_isnan", text: `// ag_isnan reports whether x is a NaN, from its bits (a compiler may assume
 // that x != x is false).
 fn ag_isnan(x: f32) -> bool {
