@@ -175,3 +175,40 @@ type OptionLauncher interface {
 type Borrower interface {
 	Borrow(handle uintptr, size int64) (Buffer, error)
 }
+
+// NativeDevice is a device's native handles, for native libraries that act
+// on the same device: they create objects on it (a VkBuffer to hand to
+// Device.Borrow) or share its context. A field the backend has no such
+// handle for is zero.
+type NativeDevice struct {
+	// Instance is the VkInstance (Vulkan).
+	Instance uintptr
+	// PhysicalDevice is the VkPhysicalDevice (Vulkan).
+	PhysicalDevice uintptr
+	// Device is the VkDevice (Vulkan), the CUdevice (CUDA: the driver's
+	// ordinal of the GPU) or the id<MTLDevice> (Metal).
+	Device uintptr
+	// Context is the CUcontext (CUDA: the GPU's primary context, which the
+	// device holds a reference to).
+	Context uintptr
+	// APIVersion is the Vulkan version the device may be used at, the
+	// lower of the instance's and the device's (VK_MAKE_API_VERSION), for
+	// libraries that ask for it (Vulkan).
+	APIVersion uint32
+	// QueueFamily is the index of the queue family that runs the device's
+	// kernels (Vulkan).
+	QueueFamily uint32
+	// QueueFamilies are the queue families the device's streams use
+	// (Vulkan): the compute family first, then a transfer family where the
+	// device has one. A VkBuffer to borrow must be shared between them
+	// (VK_SHARING_MODE_CONCURRENT) when there are more than one.
+	QueueFamilies []uint32
+}
+
+// NativeDeviceProvider is implemented by devices that expose their native
+// handles. The root calls it only on an open device and hands the caller a
+// copy (QueueFamilies cloned). Without it, the root's Device.NativeDevice
+// returns an error of category NotSupported.
+type NativeDeviceProvider interface {
+	NativeDevice() NativeDevice
+}

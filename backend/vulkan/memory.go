@@ -239,6 +239,9 @@ type vkBuffer struct {
 	off    uint64 // offset in block
 	memLen uint64 // bytes taken from the block
 	bytes  []byte // mapped contents (host-visible memory), len = requested size
+	// borrowed marks another library's VkBuffer (Borrow): alloc and block
+	// are nil, and destroy leaves the VkBuffer and its memory alone.
+	borrowed bool
 }
 
 // newVkBuffer creates a VkBuffer of size bytes with usage, backed by a.
@@ -287,8 +290,12 @@ func (d *device) newVkBuffer(a *allocator, size uint64, usage uint32) (*vkBuffer
 	return b, nil
 }
 
-// destroy destroys the VkBuffer and returns its memory. d.mu is held.
+// destroy destroys the VkBuffer and returns its memory; a borrowed one is
+// only forgotten. d.mu is held.
 func (b *vkBuffer) destroy(d *device) {
+	if b.borrowed {
+		return
+	}
 	d.vd.DestroyBuffer(b.h)
 	b.alloc.release(b.block, b.off, b.memLen)
 	b.bytes = nil

@@ -182,6 +182,30 @@ func (l *Library) CreateInstance(info *InstanceCreateInfo) (*Instance, Result) {
 	if Result(r) != Success {
 		return nil, Result(r)
 	}
+	in := l.resolveInstance(h)
+	if in.enumeratePhysicalDevices == 0 || in.createDevice == 0 || in.getDeviceProcAddr == 0 || in.getPhysicalDeviceProperties == 0 {
+		in.Destroy()
+		return nil, ErrorInitializationFailed
+	}
+	return in, Success
+}
+
+// AttachInstance resolves the entry points of a VkInstance created
+// elsewhere (another library's view of an instance it was handed): the
+// result must not be destroyed by its holder.
+func (l *Library) AttachInstance(h uintptr) (*Instance, error) {
+	if h == 0 {
+		return nil, errors.New("null VkInstance")
+	}
+	in := l.resolveInstance(h)
+	if in.enumeratePhysicalDevices == 0 || in.getDeviceProcAddr == 0 {
+		return nil, fmt.Errorf("VkInstance %#x: vkGetInstanceProcAddr resolves no instance entry points", h)
+	}
+	return in, nil
+}
+
+// resolveInstance resolves the instance entry points of h.
+func (l *Library) resolveInstance(h uintptr) *Instance {
 	in := &Instance{Handle: h, lib: l}
 	p := func(names ...string) uintptr {
 		for _, n := range names {
@@ -205,11 +229,7 @@ func (l *Library) CreateInstance(info *InstanceCreateInfo) (*Instance, Result) {
 	in.getDeviceProcAddr = p("vkGetDeviceProcAddr")
 	in.createDebugUtilsMessengerEXT = p("vkCreateDebugUtilsMessengerEXT")
 	in.destroyDebugUtilsMessengerEXT = p("vkDestroyDebugUtilsMessengerEXT")
-	if in.enumeratePhysicalDevices == 0 || in.createDevice == 0 || in.getDeviceProcAddr == 0 || in.getPhysicalDeviceProperties == 0 {
-		in.Destroy()
-		return nil, ErrorInitializationFailed
-	}
-	return in, Success
+	return in
 }
 
 // Destroy is vkDestroyInstance.

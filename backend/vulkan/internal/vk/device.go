@@ -84,6 +84,31 @@ func (in *Instance) CreateDevice(pd uintptr, info *DeviceCreateInfo) (*Device, R
 	if Result(r) != Success {
 		return nil, Result(r), nil
 	}
+	d, required := in.resolveDevice(h)
+	if len(required) > 0 {
+		d.Destroy()
+		return nil, ErrorInitializationFailed, fmt.Errorf("the driver lacks %v", required)
+	}
+	return d, Success, nil
+}
+
+// AttachDevice resolves the entry points of a VkDevice created elsewhere on
+// this instance (another library's view of a device it was handed): the
+// result must not be destroyed by its holder.
+func (in *Instance) AttachDevice(h uintptr) (*Device, error) {
+	if h == 0 {
+		return nil, fmt.Errorf("null VkDevice")
+	}
+	d, required := in.resolveDevice(h)
+	if len(required) > 0 {
+		return nil, fmt.Errorf("VkDevice %#x: the driver lacks %v", h, required)
+	}
+	return d, nil
+}
+
+// resolveDevice resolves the entry points of h through vkGetDeviceProcAddr
+// and lists the required ones that are missing.
+func (in *Instance) resolveDevice(h uintptr) (*Device, []string) {
 	d := &Device{Handle: h}
 	var missing []string
 	p := func(names ...string) uintptr {
@@ -158,11 +183,7 @@ func (in *Instance) CreateDevice(pd uintptr, info *DeviceCreateInfo) (*Device, R
 	d.waitSemaphores = p("vkWaitSemaphores", "vkWaitSemaphoresKHR")
 	d.cmdPushDescriptorSetKHR = p("vkCmdPushDescriptorSetKHR")
 	d.resetQueryPool = p("vkResetQueryPool", "vkResetQueryPoolEXT")
-	if len(required) > 0 {
-		d.Destroy()
-		return nil, ErrorInitializationFailed, fmt.Errorf("the driver lacks %v", required)
-	}
-	return d, Success, nil
+	return d, required
 }
 
 // Args is reused argument memory for the calls on hot paths: dl.Call takes
