@@ -108,6 +108,9 @@
 //     objects whose device is closed, so without rule 4 those would leak.
 //     The device's lock orders a child's Close against the device's, so no
 //     object is released twice.
+//     A borrowed buffer (Device.Borrow of another library's MTLBuffer,
+//     borrow.go) is such a child: Borrow retains the MTLBuffer (+1), and
+//     its release is the only one the backend sends it.
 //  5. Work in flight. A command buffer keeps strong references to the buffers
 //     its commands use (retainedReferences, the default), so closing a
 //     buffer while queued work uses it cannot free memory under the GPU. The
@@ -131,7 +134,9 @@
 //
 // Beside the file map every backend shares (driver.go, device.go,
 // memory.go, stream.go, event.go, module.go, errors.go, info.go, doc.go and
-// the binding internal/objc), two files hold ideas of Metal's own:
+// the binding internal/objc) and borrow.go (native device handles and
+// borrowed MTLBuffers, which run only on a Mac and are not yet tested on
+// one), two files hold ideas of Metal's own:
 // launch.go, the pure rules of encoding work (argument bindings and packed
 // scalars, grid limits, fill patterns, internal-kernel chunks) and of the
 // compile options, kept out of the darwin-only files so that they are

@@ -81,6 +81,22 @@
 // 41.6 polling. A buffer closed while
 // streams still have work queued is destroyed once they pass that work.
 //
+// # Interoperation
+//
+// gpu.Device.NativeDevice gives the VkInstance, VkPhysicalDevice and
+// VkDevice, the Vulkan version they may be used at, and the queue families
+// of the streams (compute first). Another library that creates a VkBuffer
+// on that VkDevice and binds its memory hands it to gpu.Device.Borrow
+// (borrow.go): the VkBuffer needs BorrowUsage (STORAGE_BUFFER, TRANSFER_SRC,
+// TRANSFER_DST), which Vulkan cannot report and the backend therefore cannot
+// check, and VK_SHARING_MODE_CONCURRENT over the queue families when there
+// are more than one. Borrow checks that the driver reports memory
+// requirements for the handle and that the size is within them; the
+// borrowed Buffer binds and copies its first size bytes, is read and
+// written through staging (its memory may not be mappable), and its Close
+// destroys neither the VkBuffer nor its memory. The owner keeps both until
+// the Buffer is closed and the work that used it has completed.
+//
 // # Streams and events
 //
 // A stream records command buffers for one of up to four queues of the
@@ -136,6 +152,7 @@
 //	shaderc.go           GLSL compiling and SPIR-V validation (libshaderc, glslc, spirv-val)
 //	pcache.go            the VkPipelineCache kept on disk
 //	internal_kernels.go  the backend's own kernels (copy16)
+//	borrow.go            native device handles and borrowed VkBuffers
 //	name.go              names, environment variables and types every platform shares
 //	stub.go              the driver on platforms the backend does not support
 package vulkan

@@ -67,6 +67,9 @@ var (
 	SelNewLibraryWithSource          Sel // newLibraryWithSource:options:error:
 	SelNewComputePipelineState       Sel // newComputePipelineStateWithFunction:error:
 	SelContents                      Sel // contents
+	SelLength                        Sel // length
+	SelDevice                        Sel // device
+	SelStorageMode                   Sel // storageMode
 	SelCommandBuffer                 Sel // commandBuffer
 	SelComputeCommandEncoder         Sel // computeCommandEncoder
 	SelBlitCommandEncoder            Sel // blitCommandEncoder
@@ -140,6 +143,10 @@ var selectors = []struct {
 	{&SelNewComputePipelineState, "newComputePipelineStateWithFunction:error:"},
 	// MTLBuffer
 	{&SelContents, "contents"},
+	{&SelLength, "length"},
+	// MTLResource
+	{&SelDevice, "device"},
+	{&SelStorageMode, "storageMode"},
 	// MTLCommandQueue, MTLCommandBuffer
 	{&SelCommandBuffer, "commandBuffer"},
 	{&SelComputeCommandEncoder, "computeCommandEncoder"},
