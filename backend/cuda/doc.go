@@ -163,6 +163,8 @@
 // (or managed) memory of this GPU with the size within its allocation; its
 // Close frees nothing. Package github.com/anygpu/gpu/dlpack exchanges such
 // buffers, and the device's own, as DLPack tensors (PyTorch, CuPy, JAX).
+// gpu.Device.NativeDevice gives the CUdevice and the primary CUcontext
+// (nativedevice.go), for native libraries that act on the same context.
 //
 // # Errors
 //
