@@ -15077,17 +15077,55 @@ func gpugenfill_strips(g backend.Group, args []backend.Arg) bool {
 				var sub uint32 = agSub
 				var v kernel.Float4 = kernel.Float4{X: value, Y: value, Z: value, W: value}
 				for base := agGx*b + sub*s; base < n; base = base + 4*s {
-					for agTx := agS0; agTx < agS1; agTx++ {
-						var t uint32 = agTx
-						_ = t
-						var lane uint32 = t - sub*q
-						_ = lane
-						var e uint32 = base + 4*lane
-						if e < n && n-e > 3 {
-							gpugen_store4(y, e/4, v)
-						} else {
-							for ; e < n; e = e + 1 {
-								y[e] = value
+					if uint64((int64(agS0)-int64(sub*q))) < 1<<32 &&
+						uint64((4*(int64(agS0)-int64(sub*q)))) < 1<<32 &&
+						uint64((int64(base)+(4*(int64(agS0)-int64(sub*q))))) < 1<<32 &&
+						uint64((int64(agS1-1)-int64(sub*q))) < 1<<32 &&
+						uint64((4*(int64(agS1-1)-int64(sub*q)))) < 1<<32 &&
+						uint64((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) < 1<<32 &&
+						uint64((int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q)))))) < 1<<32 &&
+						uint64((int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q)))))) < 1<<32 &&
+						(int64(base)+(4*(int64(agS0)-int64(sub*q)))) < int64(n) &&
+						(int64(base)+(4*(int64(agS1-1)-int64(sub*q)))) < int64(n) &&
+						(int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q))))) > int64(uint32(3)) &&
+						(int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) > int64(uint32(3)) &&
+						(int64(base)+(4*(int64(agS0)-int64(sub*q))))%4 == 0 &&
+						uint64(((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4)) < 1<<32 &&
+						(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))%4 == 0 &&
+						uint64(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)) < 1<<32 &&
+						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(y)) {
+						agW0 := y[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][: 4*int(agS1-agS0) : 4*int(agS1-agS0)]
+						for agK := 0; agK <= len(agW0)-4; agK += 4 {
+							agTx := agS0 + uint32(agK)/4
+							_ = agTx
+							agV0 := agW0[agK : agK+4 : agK+4]
+							_ = agV0
+							var t uint32 = agTx
+							_ = t
+							var lane uint32 = t - sub*q
+							_ = lane
+							var e uint32 = base + 4*lane
+							{
+								{
+									agT := v
+									agV0[0], agV0[1], agV0[2], agV0[3] = agT.X, agT.Y, agT.Z, agT.W
+								}
+							}
+							_ = e
+						}
+					} else {
+						for agTx := agS0; agTx < agS1; agTx++ {
+							var t uint32 = agTx
+							_ = t
+							var lane uint32 = t - sub*q
+							_ = lane
+							var e uint32 = base + 4*lane
+							if e < n && n-e > 3 {
+								gpugen_store4(y, e/4, v)
+							} else {
+								for ; e < n; e = e + 1 {
+									y[e] = value
+								}
 							}
 						}
 					}
@@ -15221,17 +15259,59 @@ func gpugencopyOp_strips(g backend.Group, args []backend.Arg) bool {
 			if b%4 == 0 {
 				var sub uint32 = agSub
 				for base := agGx*b + sub*s; base < n; base = base + 4*s {
-					for agTx := agS0; agTx < agS1; agTx++ {
-						var t uint32 = agTx
-						_ = t
-						var lane uint32 = t - sub*q
-						_ = lane
-						var e uint32 = base + 4*lane
-						if e < n && n-e > 3 {
-							gpugen_store4(y, e/4, gpugen_load4(x, e/4))
-						} else {
-							for ; e < n; e = e + 1 {
-								y[e] = x[e]
+					if uint64((int64(agS0)-int64(sub*q))) < 1<<32 &&
+						uint64((4*(int64(agS0)-int64(sub*q)))) < 1<<32 &&
+						uint64((int64(base)+(4*(int64(agS0)-int64(sub*q))))) < 1<<32 &&
+						uint64((int64(agS1-1)-int64(sub*q))) < 1<<32 &&
+						uint64((4*(int64(agS1-1)-int64(sub*q)))) < 1<<32 &&
+						uint64((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) < 1<<32 &&
+						uint64((int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q)))))) < 1<<32 &&
+						uint64((int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q)))))) < 1<<32 &&
+						(int64(base)+(4*(int64(agS0)-int64(sub*q)))) < int64(n) &&
+						(int64(base)+(4*(int64(agS1-1)-int64(sub*q)))) < int64(n) &&
+						(int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q))))) > int64(uint32(3)) &&
+						(int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) > int64(uint32(3)) &&
+						(int64(base)+(4*(int64(agS0)-int64(sub*q))))%4 == 0 &&
+						uint64(((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4)) < 1<<32 &&
+						(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))%4 == 0 &&
+						uint64(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)) < 1<<32 &&
+						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(y)) &&
+						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(x)) {
+						agW0 := y[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][: 4*int(agS1-agS0) : 4*int(agS1-agS0)]
+						agW1 := x[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][:len(agW0)]
+						for agK := 0; agK <= len(agW0)-4; agK += 4 {
+							agTx := agS0 + uint32(agK)/4
+							_ = agTx
+							agV0 := agW0[agK : agK+4 : agK+4]
+							_ = agV0
+							agV1 := agW1[agK : agK+4 : agK+4]
+							_ = agV1
+							var t uint32 = agTx
+							_ = t
+							var lane uint32 = t - sub*q
+							_ = lane
+							var e uint32 = base + 4*lane
+							{
+								{
+									agT := kernel.Float4{X: agV1[0], Y: agV1[1], Z: agV1[2], W: agV1[3]}
+									agV0[0], agV0[1], agV0[2], agV0[3] = agT.X, agT.Y, agT.Z, agT.W
+								}
+							}
+							_ = e
+						}
+					} else {
+						for agTx := agS0; agTx < agS1; agTx++ {
+							var t uint32 = agTx
+							_ = t
+							var lane uint32 = t - sub*q
+							_ = lane
+							var e uint32 = base + 4*lane
+							if e < n && n-e > 3 {
+								gpugen_store4(y, e/4, gpugen_load4(x, e/4))
+							} else {
+								for ; e < n; e = e + 1 {
+									y[e] = x[e]
+								}
 							}
 						}
 					}
@@ -15366,18 +15446,61 @@ func gpugenscale_strips(g backend.Group, args []backend.Arg) bool {
 			if b%4 == 0 {
 				var sub uint32 = agSub
 				for base := agGx*b + sub*s; base < n; base = base + 4*s {
-					for agTx := agS0; agTx < agS1; agTx++ {
-						var t uint32 = agTx
-						_ = t
-						var lane uint32 = t - sub*q
-						_ = lane
-						var e uint32 = base + 4*lane
-						if e < n && n-e > 3 {
-							var v kernel.Float4 = gpugen_load4(x, e/4)
-							gpugen_store4(y, e/4, kernel.Float4{X: float32(a * v.X), Y: float32(a * v.Y), Z: float32(a * v.Z), W: float32(a * v.W)})
-						} else {
-							for ; e < n; e = e + 1 {
-								y[e] = float32(a * x[e])
+					if uint64((int64(agS0)-int64(sub*q))) < 1<<32 &&
+						uint64((4*(int64(agS0)-int64(sub*q)))) < 1<<32 &&
+						uint64((int64(base)+(4*(int64(agS0)-int64(sub*q))))) < 1<<32 &&
+						uint64((int64(agS1-1)-int64(sub*q))) < 1<<32 &&
+						uint64((4*(int64(agS1-1)-int64(sub*q)))) < 1<<32 &&
+						uint64((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) < 1<<32 &&
+						uint64((int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q)))))) < 1<<32 &&
+						uint64((int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q)))))) < 1<<32 &&
+						(int64(base)+(4*(int64(agS0)-int64(sub*q)))) < int64(n) &&
+						(int64(base)+(4*(int64(agS1-1)-int64(sub*q)))) < int64(n) &&
+						(int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q))))) > int64(uint32(3)) &&
+						(int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) > int64(uint32(3)) &&
+						(int64(base)+(4*(int64(agS0)-int64(sub*q))))%4 == 0 &&
+						uint64(((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4)) < 1<<32 &&
+						(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))%4 == 0 &&
+						uint64(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)) < 1<<32 &&
+						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(x)) &&
+						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(y)) {
+						agW0 := x[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][: 4*int(agS1-agS0) : 4*int(agS1-agS0)]
+						agW1 := y[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][:len(agW0)]
+						for agK := 0; agK <= len(agW0)-4; agK += 4 {
+							agTx := agS0 + uint32(agK)/4
+							_ = agTx
+							agV0 := agW0[agK : agK+4 : agK+4]
+							_ = agV0
+							agV1 := agW1[agK : agK+4 : agK+4]
+							_ = agV1
+							var t uint32 = agTx
+							_ = t
+							var lane uint32 = t - sub*q
+							_ = lane
+							var e uint32 = base + 4*lane
+							{
+								var v kernel.Float4 = kernel.Float4{X: agV0[0], Y: agV0[1], Z: agV0[2], W: agV0[3]}
+								{
+									agT := kernel.Float4{X: float32(a * v.X), Y: float32(a * v.Y), Z: float32(a * v.Z), W: float32(a * v.W)}
+									agV1[0], agV1[1], agV1[2], agV1[3] = agT.X, agT.Y, agT.Z, agT.W
+								}
+							}
+							_ = e
+						}
+					} else {
+						for agTx := agS0; agTx < agS1; agTx++ {
+							var t uint32 = agTx
+							_ = t
+							var lane uint32 = t - sub*q
+							_ = lane
+							var e uint32 = base + 4*lane
+							if e < n && n-e > 3 {
+								var v kernel.Float4 = gpugen_load4(x, e/4)
+								gpugen_store4(y, e/4, kernel.Float4{X: float32(a * v.X), Y: float32(a * v.Y), Z: float32(a * v.Z), W: float32(a * v.W)})
+							} else {
+								for ; e < n; e = e + 1 {
+									y[e] = float32(a * x[e])
+								}
 							}
 						}
 					}
@@ -15514,19 +15637,63 @@ func gpugenaxpy_strips(g backend.Group, args []backend.Arg) bool {
 			if b%4 == 0 {
 				var sub uint32 = agSub
 				for base := agGx*b + sub*s; base < n; base = base + 4*s {
-					for agTx := agS0; agTx < agS1; agTx++ {
-						var t uint32 = agTx
-						_ = t
-						var lane uint32 = t - sub*q
-						_ = lane
-						var e uint32 = base + 4*lane
-						if e < n && n-e > 3 {
-							var v kernel.Float4 = gpugen_load4(x, e/4)
-							var w kernel.Float4 = gpugen_load4(y, e/4)
-							gpugen_store4(y, e/4, kernel.Float4{X: float32(a*v.X) + w.X, Y: float32(a*v.Y) + w.Y, Z: float32(a*v.Z) + w.Z, W: float32(a*v.W) + w.W})
-						} else {
-							for ; e < n; e = e + 1 {
-								y[e] = float32(a*x[e]) + y[e]
+					if uint64((int64(agS0)-int64(sub*q))) < 1<<32 &&
+						uint64((4*(int64(agS0)-int64(sub*q)))) < 1<<32 &&
+						uint64((int64(base)+(4*(int64(agS0)-int64(sub*q))))) < 1<<32 &&
+						uint64((int64(agS1-1)-int64(sub*q))) < 1<<32 &&
+						uint64((4*(int64(agS1-1)-int64(sub*q)))) < 1<<32 &&
+						uint64((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) < 1<<32 &&
+						uint64((int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q)))))) < 1<<32 &&
+						uint64((int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q)))))) < 1<<32 &&
+						(int64(base)+(4*(int64(agS0)-int64(sub*q)))) < int64(n) &&
+						(int64(base)+(4*(int64(agS1-1)-int64(sub*q)))) < int64(n) &&
+						(int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q))))) > int64(uint32(3)) &&
+						(int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) > int64(uint32(3)) &&
+						(int64(base)+(4*(int64(agS0)-int64(sub*q))))%4 == 0 &&
+						uint64(((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4)) < 1<<32 &&
+						(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))%4 == 0 &&
+						uint64(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)) < 1<<32 &&
+						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(x)) &&
+						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(y)) {
+						agW0 := x[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][: 4*int(agS1-agS0) : 4*int(agS1-agS0)]
+						agW1 := y[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][:len(agW0)]
+						for agK := 0; agK <= len(agW0)-4; agK += 4 {
+							agTx := agS0 + uint32(agK)/4
+							_ = agTx
+							agV0 := agW0[agK : agK+4 : agK+4]
+							_ = agV0
+							agV1 := agW1[agK : agK+4 : agK+4]
+							_ = agV1
+							var t uint32 = agTx
+							_ = t
+							var lane uint32 = t - sub*q
+							_ = lane
+							var e uint32 = base + 4*lane
+							{
+								var v kernel.Float4 = kernel.Float4{X: agV0[0], Y: agV0[1], Z: agV0[2], W: agV0[3]}
+								var w kernel.Float4 = kernel.Float4{X: agV1[0], Y: agV1[1], Z: agV1[2], W: agV1[3]}
+								{
+									agT := kernel.Float4{X: float32(a*v.X) + w.X, Y: float32(a*v.Y) + w.Y, Z: float32(a*v.Z) + w.Z, W: float32(a*v.W) + w.W}
+									agV1[0], agV1[1], agV1[2], agV1[3] = agT.X, agT.Y, agT.Z, agT.W
+								}
+							}
+							_ = e
+						}
+					} else {
+						for agTx := agS0; agTx < agS1; agTx++ {
+							var t uint32 = agTx
+							_ = t
+							var lane uint32 = t - sub*q
+							_ = lane
+							var e uint32 = base + 4*lane
+							if e < n && n-e > 3 {
+								var v kernel.Float4 = gpugen_load4(x, e/4)
+								var w kernel.Float4 = gpugen_load4(y, e/4)
+								gpugen_store4(y, e/4, kernel.Float4{X: float32(a*v.X) + w.X, Y: float32(a*v.Y) + w.Y, Z: float32(a*v.Z) + w.Z, W: float32(a*v.W) + w.W})
+							} else {
+								for ; e < n; e = e + 1 {
+									y[e] = float32(a*x[e]) + y[e]
+								}
 							}
 						}
 					}
@@ -15664,19 +15831,67 @@ func gpugenadd_strips(g backend.Group, args []backend.Arg) bool {
 			if b%4 == 0 {
 				var sub uint32 = agSub
 				for base := agGx*b + sub*s; base < n; base = base + 4*s {
-					for agTx := agS0; agTx < agS1; agTx++ {
-						var t uint32 = agTx
-						_ = t
-						var lane uint32 = t - sub*q
-						_ = lane
-						var e uint32 = base + 4*lane
-						if e < n && n-e > 3 {
-							var u kernel.Float4 = gpugen_load4(x, e/4)
-							var v kernel.Float4 = gpugen_load4(y, e/4)
-							gpugen_store4(z, e/4, kernel.Float4{X: u.X + v.X, Y: u.Y + v.Y, Z: u.Z + v.Z, W: u.W + v.W})
-						} else {
-							for ; e < n; e = e + 1 {
-								z[e] = x[e] + y[e]
+					if uint64((int64(agS0)-int64(sub*q))) < 1<<32 &&
+						uint64((4*(int64(agS0)-int64(sub*q)))) < 1<<32 &&
+						uint64((int64(base)+(4*(int64(agS0)-int64(sub*q))))) < 1<<32 &&
+						uint64((int64(agS1-1)-int64(sub*q))) < 1<<32 &&
+						uint64((4*(int64(agS1-1)-int64(sub*q)))) < 1<<32 &&
+						uint64((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) < 1<<32 &&
+						uint64((int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q)))))) < 1<<32 &&
+						uint64((int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q)))))) < 1<<32 &&
+						(int64(base)+(4*(int64(agS0)-int64(sub*q)))) < int64(n) &&
+						(int64(base)+(4*(int64(agS1-1)-int64(sub*q)))) < int64(n) &&
+						(int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q))))) > int64(uint32(3)) &&
+						(int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) > int64(uint32(3)) &&
+						(int64(base)+(4*(int64(agS0)-int64(sub*q))))%4 == 0 &&
+						uint64(((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4)) < 1<<32 &&
+						(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))%4 == 0 &&
+						uint64(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)) < 1<<32 &&
+						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(x)) &&
+						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(y)) &&
+						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(z)) {
+						agW0 := x[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][: 4*int(agS1-agS0) : 4*int(agS1-agS0)]
+						agW1 := y[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][:len(agW0)]
+						agW2 := z[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][:len(agW0)]
+						for agK := 0; agK <= len(agW0)-4; agK += 4 {
+							agTx := agS0 + uint32(agK)/4
+							_ = agTx
+							agV0 := agW0[agK : agK+4 : agK+4]
+							_ = agV0
+							agV1 := agW1[agK : agK+4 : agK+4]
+							_ = agV1
+							agV2 := agW2[agK : agK+4 : agK+4]
+							_ = agV2
+							var t uint32 = agTx
+							_ = t
+							var lane uint32 = t - sub*q
+							_ = lane
+							var e uint32 = base + 4*lane
+							{
+								var u kernel.Float4 = kernel.Float4{X: agV0[0], Y: agV0[1], Z: agV0[2], W: agV0[3]}
+								var v kernel.Float4 = kernel.Float4{X: agV1[0], Y: agV1[1], Z: agV1[2], W: agV1[3]}
+								{
+									agT := kernel.Float4{X: u.X + v.X, Y: u.Y + v.Y, Z: u.Z + v.Z, W: u.W + v.W}
+									agV2[0], agV2[1], agV2[2], agV2[3] = agT.X, agT.Y, agT.Z, agT.W
+								}
+							}
+							_ = e
+						}
+					} else {
+						for agTx := agS0; agTx < agS1; agTx++ {
+							var t uint32 = agTx
+							_ = t
+							var lane uint32 = t - sub*q
+							_ = lane
+							var e uint32 = base + 4*lane
+							if e < n && n-e > 3 {
+								var u kernel.Float4 = gpugen_load4(x, e/4)
+								var v kernel.Float4 = gpugen_load4(y, e/4)
+								gpugen_store4(z, e/4, kernel.Float4{X: u.X + v.X, Y: u.Y + v.Y, Z: u.Z + v.Z, W: u.W + v.W})
+							} else {
+								for ; e < n; e = e + 1 {
+									z[e] = x[e] + y[e]
+								}
 							}
 						}
 					}
@@ -15814,19 +16029,67 @@ func gpugenmul_strips(g backend.Group, args []backend.Arg) bool {
 			if b%4 == 0 {
 				var sub uint32 = agSub
 				for base := agGx*b + sub*s; base < n; base = base + 4*s {
-					for agTx := agS0; agTx < agS1; agTx++ {
-						var t uint32 = agTx
-						_ = t
-						var lane uint32 = t - sub*q
-						_ = lane
-						var e uint32 = base + 4*lane
-						if e < n && n-e > 3 {
-							var u kernel.Float4 = gpugen_load4(x, e/4)
-							var v kernel.Float4 = gpugen_load4(y, e/4)
-							gpugen_store4(z, e/4, kernel.Float4{X: float32(u.X * v.X), Y: float32(u.Y * v.Y), Z: float32(u.Z * v.Z), W: float32(u.W * v.W)})
-						} else {
-							for ; e < n; e = e + 1 {
-								z[e] = float32(x[e] * y[e])
+					if uint64((int64(agS0)-int64(sub*q))) < 1<<32 &&
+						uint64((4*(int64(agS0)-int64(sub*q)))) < 1<<32 &&
+						uint64((int64(base)+(4*(int64(agS0)-int64(sub*q))))) < 1<<32 &&
+						uint64((int64(agS1-1)-int64(sub*q))) < 1<<32 &&
+						uint64((4*(int64(agS1-1)-int64(sub*q)))) < 1<<32 &&
+						uint64((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) < 1<<32 &&
+						uint64((int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q)))))) < 1<<32 &&
+						uint64((int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q)))))) < 1<<32 &&
+						(int64(base)+(4*(int64(agS0)-int64(sub*q)))) < int64(n) &&
+						(int64(base)+(4*(int64(agS1-1)-int64(sub*q)))) < int64(n) &&
+						(int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q))))) > int64(uint32(3)) &&
+						(int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) > int64(uint32(3)) &&
+						(int64(base)+(4*(int64(agS0)-int64(sub*q))))%4 == 0 &&
+						uint64(((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4)) < 1<<32 &&
+						(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))%4 == 0 &&
+						uint64(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)) < 1<<32 &&
+						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(x)) &&
+						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(y)) &&
+						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(z)) {
+						agW0 := x[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][: 4*int(agS1-agS0) : 4*int(agS1-agS0)]
+						agW1 := y[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][:len(agW0)]
+						agW2 := z[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][:len(agW0)]
+						for agK := 0; agK <= len(agW0)-4; agK += 4 {
+							agTx := agS0 + uint32(agK)/4
+							_ = agTx
+							agV0 := agW0[agK : agK+4 : agK+4]
+							_ = agV0
+							agV1 := agW1[agK : agK+4 : agK+4]
+							_ = agV1
+							agV2 := agW2[agK : agK+4 : agK+4]
+							_ = agV2
+							var t uint32 = agTx
+							_ = t
+							var lane uint32 = t - sub*q
+							_ = lane
+							var e uint32 = base + 4*lane
+							{
+								var u kernel.Float4 = kernel.Float4{X: agV0[0], Y: agV0[1], Z: agV0[2], W: agV0[3]}
+								var v kernel.Float4 = kernel.Float4{X: agV1[0], Y: agV1[1], Z: agV1[2], W: agV1[3]}
+								{
+									agT := kernel.Float4{X: float32(u.X * v.X), Y: float32(u.Y * v.Y), Z: float32(u.Z * v.Z), W: float32(u.W * v.W)}
+									agV2[0], agV2[1], agV2[2], agV2[3] = agT.X, agT.Y, agT.Z, agT.W
+								}
+							}
+							_ = e
+						}
+					} else {
+						for agTx := agS0; agTx < agS1; agTx++ {
+							var t uint32 = agTx
+							_ = t
+							var lane uint32 = t - sub*q
+							_ = lane
+							var e uint32 = base + 4*lane
+							if e < n && n-e > 3 {
+								var u kernel.Float4 = gpugen_load4(x, e/4)
+								var v kernel.Float4 = gpugen_load4(y, e/4)
+								gpugen_store4(z, e/4, kernel.Float4{X: float32(u.X * v.X), Y: float32(u.Y * v.Y), Z: float32(u.Z * v.Z), W: float32(u.W * v.W)})
+							} else {
+								for ; e < n; e = e + 1 {
+									z[e] = float32(x[e] * y[e])
+								}
 							}
 						}
 					}

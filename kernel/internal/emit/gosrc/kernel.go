@@ -32,6 +32,7 @@ type fn struct {
 	promoted   map[string]bool // per-thread slices read into locals in this phase
 	uni        *uniformPlan    // what the group computes once; nil in a helper
 	strip      *stripPlan      // while emitting the strip form
+	win        *windowPlan     // while emitting a windowed run of threads
 }
 
 // loopFlags are the flags by which a phase breaks or continues the
