@@ -16202,10 +16202,34 @@ func gpugentransposeOp(g backend.Group, args []backend.Arg) {
 	_ = by
 	var tile [16][17]float32
 	agN := int(agSx * agSy * agSz)
-	tilesX := make([]uint32, agN)
-	tilesY := make([]uint32, agN)
-	r0 := make([]uint32, agN)
-	c0 := make([]uint32, agN)
+	var agStack_tilesX [1024]uint32
+	tilesX := agStack_tilesX[:0]
+	if agN <= 1024 {
+		tilesX = agStack_tilesX[:agN]
+	} else {
+		tilesX = make([]uint32, agN)
+	}
+	var agStack_tilesY [1024]uint32
+	tilesY := agStack_tilesY[:0]
+	if agN <= 1024 {
+		tilesY = agStack_tilesY[:agN]
+	} else {
+		tilesY = make([]uint32, agN)
+	}
+	var agStack_r0 [1024]uint32
+	r0 := agStack_r0[:0]
+	if agN <= 1024 {
+		r0 = agStack_r0[:agN]
+	} else {
+		r0 = make([]uint32, agN)
+	}
+	var agStack_c0 [1024]uint32
+	c0 := agStack_c0[:0]
+	if agN <= 1024 {
+		c0 = agStack_c0[:agN]
+	} else {
+		c0 = make([]uint32, agN)
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
@@ -16326,19 +16350,97 @@ func gpugensgemm(g backend.Group, args []backend.Arg) {
 	var as_1 [2][16][32]kernel.Float4
 	var bs [2][16][32]kernel.Float4
 	agN := int(agSx * agSy * agSz)
-	agDone := make([]bool, agN)
-	tx := make([]uint32, agN)
-	ty := make([]uint32, agN)
-	ak := make([]uint32, agN)
-	aq := make([]uint32, agN)
-	bk := make([]uint32, agN)
-	bq := make([]uint32, agN)
-	tilesM := make([]uint32, agN)
-	tiles := make([]uint32, agN)
-	steps := make([]uint32, agN)
-	inGroup := make([]uint32, agN)
-	row0 := make([]uint32, agN)
-	col0 := make([]uint32, agN)
+	var agStack_agDone [1024]bool
+	agDone := agStack_agDone[:0]
+	if agN <= 1024 {
+		agDone = agStack_agDone[:agN]
+	} else {
+		agDone = make([]bool, agN)
+	}
+	var agStack_tx [1024]uint32
+	tx := agStack_tx[:0]
+	if agN <= 1024 {
+		tx = agStack_tx[:agN]
+	} else {
+		tx = make([]uint32, agN)
+	}
+	var agStack_ty [1024]uint32
+	ty := agStack_ty[:0]
+	if agN <= 1024 {
+		ty = agStack_ty[:agN]
+	} else {
+		ty = make([]uint32, agN)
+	}
+	var agStack_ak [1024]uint32
+	ak := agStack_ak[:0]
+	if agN <= 1024 {
+		ak = agStack_ak[:agN]
+	} else {
+		ak = make([]uint32, agN)
+	}
+	var agStack_aq [1024]uint32
+	aq := agStack_aq[:0]
+	if agN <= 1024 {
+		aq = agStack_aq[:agN]
+	} else {
+		aq = make([]uint32, agN)
+	}
+	var agStack_bk [1024]uint32
+	bk := agStack_bk[:0]
+	if agN <= 1024 {
+		bk = agStack_bk[:agN]
+	} else {
+		bk = make([]uint32, agN)
+	}
+	var agStack_bq [1024]uint32
+	bq := agStack_bq[:0]
+	if agN <= 1024 {
+		bq = agStack_bq[:agN]
+	} else {
+		bq = make([]uint32, agN)
+	}
+	var agStack_tilesM [1024]uint32
+	tilesM := agStack_tilesM[:0]
+	if agN <= 1024 {
+		tilesM = agStack_tilesM[:agN]
+	} else {
+		tilesM = make([]uint32, agN)
+	}
+	var agStack_tiles [1024]uint32
+	tiles := agStack_tiles[:0]
+	if agN <= 1024 {
+		tiles = agStack_tiles[:agN]
+	} else {
+		tiles = make([]uint32, agN)
+	}
+	var agStack_steps [1024]uint32
+	steps := agStack_steps[:0]
+	if agN <= 1024 {
+		steps = agStack_steps[:agN]
+	} else {
+		steps = make([]uint32, agN)
+	}
+	var agStack_inGroup [1024]uint32
+	inGroup := agStack_inGroup[:0]
+	if agN <= 1024 {
+		inGroup = agStack_inGroup[:agN]
+	} else {
+		inGroup = make([]uint32, agN)
+	}
+	var agStack_row0 [1024]uint32
+	row0 := agStack_row0[:0]
+	if agN <= 1024 {
+		row0 = agStack_row0[:agN]
+	} else {
+		row0 = make([]uint32, agN)
+	}
+	var agStack_col0 [1024]uint32
+	col0 := agStack_col0[:0]
+	if agN <= 1024 {
+		col0 = agStack_col0[:agN]
+	} else {
+		col0 = make([]uint32, agN)
+	}
 	acc_1 := make([][8][8]float32, agN)
 	ra := make([][2][4]float32, agN)
 	rb := make([][2]kernel.Float4, agN)
@@ -16872,7 +16974,13 @@ func gpugenreduce_sum(g backend.Group, args []backend.Arg) {
 	_ = live
 	var sh [64]float32
 	agN := int(agSx * agSy * agSz)
-	v_1 := make([]float32, agN)
+	var agStack_v_1 [1024]float32
+	v_1 := agStack_v_1[:0]
+	if agN <= 1024 {
+		v_1 = agStack_v_1[:agN]
+	} else {
+		v_1 = make([]float32, agN)
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
@@ -17114,7 +17222,13 @@ func gpugendotOp(g backend.Group, args []backend.Arg) {
 	_ = live
 	var sh [64]float32
 	agN := int(agSx * agSy * agSz)
-	v_2 := make([]float32, agN)
+	var agStack_v_2 [1024]float32
+	v_2 := agStack_v_2[:0]
+	if agN <= 1024 {
+		v_2 = agStack_v_2[:agN]
+	} else {
+		v_2 = make([]float32, agN)
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
