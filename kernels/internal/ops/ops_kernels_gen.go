@@ -17074,14 +17074,19 @@ func gpugenreduce_sum(g backend.Group, args []backend.Arg) {
 			}
 		}
 	}
-	for agTz := uint32(0); agTz < agSz; agTz++ {
-		for agTy := uint32(0); agTy < agSy; agTy++ {
-			for agTx := uint32(0); agTx < agSx; agTx++ {
-				agTid := agTx + agSx*(agTy+agSy*agTz)
-				var tid uint32 = agTid
-				_ = tid
-				if tid < 32 && tid+32 < live {
-					sh[tid] = sh[tid] + sh[tid+32]
+	{
+		agLo, agHi := int64(0), int64(uint32(32))
+		for agTz := uint32(0); agTz < agSz; agTz++ {
+			for agTy := uint32(0); agTy < agSy; agTy++ {
+				agRow := int64(agSx) * (int64(agTy) + int64(agSy)*int64(agTz))
+				agX1 := min(agHi-agRow, int64(agSx))
+				for agTx := uint32(max(min(agLo-agRow, agX1), 0)); int64(agTx) < agX1; agTx++ {
+					agTid := agTx + agSx*(agTy+agSy*agTz)
+					var tid uint32 = agTid
+					_ = tid
+					if tid < 32 && tid+32 < live {
+						sh[tid] = sh[tid] + sh[tid+32]
+					}
 				}
 			}
 		}
@@ -17325,14 +17330,19 @@ func gpugendotOp(g backend.Group, args []backend.Arg) {
 			}
 		}
 	}
-	for agTz := uint32(0); agTz < agSz; agTz++ {
-		for agTy := uint32(0); agTy < agSy; agTy++ {
-			for agTx := uint32(0); agTx < agSx; agTx++ {
-				agTid := agTx + agSx*(agTy+agSy*agTz)
-				var tid uint32 = agTid
-				_ = tid
-				if tid < 32 && tid+32 < live {
-					sh[tid] = sh[tid] + sh[tid+32]
+	{
+		agLo, agHi := int64(0), int64(uint32(32))
+		for agTz := uint32(0); agTz < agSz; agTz++ {
+			for agTy := uint32(0); agTy < agSy; agTy++ {
+				agRow := int64(agSx) * (int64(agTy) + int64(agSy)*int64(agTz))
+				agX1 := min(agHi-agRow, int64(agSx))
+				for agTx := uint32(max(min(agLo-agRow, agX1), 0)); int64(agTx) < agX1; agTx++ {
+					agTid := agTx + agSx*(agTy+agSy*agTz)
+					var tid uint32 = agTid
+					_ = tid
+					if tid < 32 && tid+32 < live {
+						sh[tid] = sh[tid] + sh[tid+32]
+					}
 				}
 			}
 		}
