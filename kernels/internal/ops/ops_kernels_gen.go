@@ -15153,6 +15153,9 @@ func gpugenfill_strips(g backend.Group, args []backend.Arg) bool {
 
 // gpugenfill runs one work group of the kernel fill.
 func gpugenfill(g backend.Group, args []backend.Arg) {
+	if gpugenfill_strips(g, args) {
+		return
+	}
 	_ = args[2]
 	y := args[0].Float32s()
 	n := args[1].U32()
@@ -15171,9 +15174,6 @@ func gpugenfill(g backend.Group, args []backend.Arg) {
 	var q uint32 = b / 4
 	_ = q
 	agRcp_q := gpugen_rcp(q)
-	if gpugenfill_strips(g, args) {
-		return
-	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 		agThreads0:
@@ -15339,6 +15339,9 @@ func gpugencopyOp_strips(g backend.Group, args []backend.Arg) bool {
 
 // gpugencopyOp runs one work group of the kernel copyOp.
 func gpugencopyOp(g backend.Group, args []backend.Arg) {
+	if gpugencopyOp_strips(g, args) {
+		return
+	}
 	_ = args[2]
 	y := args[0].Float32s()
 	x := args[1].Float32s()
@@ -15357,9 +15360,6 @@ func gpugencopyOp(g backend.Group, args []backend.Arg) {
 	var q uint32 = b / 4
 	_ = q
 	agRcp_q := gpugen_rcp(q)
-	if gpugencopyOp_strips(g, args) {
-		return
-	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 		agThreads0:
@@ -15528,6 +15528,9 @@ func gpugenscale_strips(g backend.Group, args []backend.Arg) bool {
 
 // gpugenscale runs one work group of the kernel scale.
 func gpugenscale(g backend.Group, args []backend.Arg) {
+	if gpugenscale_strips(g, args) {
+		return
+	}
 	_ = args[3]
 	y := args[0].Float32s()
 	x := args[1].Float32s()
@@ -15547,9 +15550,6 @@ func gpugenscale(g backend.Group, args []backend.Arg) {
 	var q uint32 = b / 4
 	_ = q
 	agRcp_q := gpugen_rcp(q)
-	if gpugenscale_strips(g, args) {
-		return
-	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 		agThreads0:
@@ -15721,6 +15721,9 @@ func gpugenaxpy_strips(g backend.Group, args []backend.Arg) bool {
 
 // gpugenaxpy runs one work group of the kernel axpy.
 func gpugenaxpy(g backend.Group, args []backend.Arg) {
+	if gpugenaxpy_strips(g, args) {
+		return
+	}
 	_ = args[3]
 	y := args[0].Float32s()
 	x := args[1].Float32s()
@@ -15740,9 +15743,6 @@ func gpugenaxpy(g backend.Group, args []backend.Arg) {
 	var q uint32 = b / 4
 	_ = q
 	agRcp_q := gpugen_rcp(q)
-	if gpugenaxpy_strips(g, args) {
-		return
-	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 		agThreads0:
@@ -15919,6 +15919,9 @@ func gpugenadd_strips(g backend.Group, args []backend.Arg) bool {
 
 // gpugenadd runs one work group of the kernel add.
 func gpugenadd(g backend.Group, args []backend.Arg) {
+	if gpugenadd_strips(g, args) {
+		return
+	}
 	_ = args[3]
 	z := args[0].Float32s()
 	x := args[1].Float32s()
@@ -15938,9 +15941,6 @@ func gpugenadd(g backend.Group, args []backend.Arg) {
 	var q uint32 = b / 4
 	_ = q
 	agRcp_q := gpugen_rcp(q)
-	if gpugenadd_strips(g, args) {
-		return
-	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 		agThreads0:
@@ -16117,6 +16117,9 @@ func gpugenmul_strips(g backend.Group, args []backend.Arg) bool {
 
 // gpugenmul runs one work group of the kernel mul.
 func gpugenmul(g backend.Group, args []backend.Arg) {
+	if gpugenmul_strips(g, args) {
+		return
+	}
 	_ = args[3]
 	z := args[0].Float32s()
 	x := args[1].Float32s()
@@ -16136,9 +16139,6 @@ func gpugenmul(g backend.Group, args []backend.Arg) {
 	var q uint32 = b / 4
 	_ = q
 	agRcp_q := gpugen_rcp(q)
-	if gpugenmul_strips(g, args) {
-		return
-	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 		agThreads0:

@@ -154,7 +154,8 @@ func (e *emitter) kernel(orig *ir.Func) (string, error) {
 			fmt.Fprintf(w, "_ = %s\n", n)
 		}
 		fmt.Fprintf(w, "%sreturn false\n}\n\n", strips)
-		body = fmt.Sprintf("if %s_strips(g, args) {\nreturn\n}\n", name) + body
+		// Before the prelude: a 1-D group reads its arguments once.
+		prelude = fmt.Sprintf("if %s_strips(g, args) {\nreturn\n}\n", name) + prelude
 	}
 	fmt.Fprintf(w, "// %s runs one work group of the kernel %s.\n", name, irf.Name)
 	fmt.Fprintf(w, "func %s(g backend.Group, args []backend.Arg) {\n", name)
