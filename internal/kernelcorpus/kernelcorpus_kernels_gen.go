@@ -15071,7 +15071,13 @@ func gpugenSgemm(g backend.Group, args []backend.Arg) {
 	var as_1 [16][16]float32
 	var bs [16][16]float32
 	agN := int(agSx * agSy * agSz)
-	acc := make([]float32, agN)
+	var agStack_acc [1024]float32
+	acc := agStack_acc[:0]
+	if agN <= 1024 {
+		acc = agStack_acc[:agN]
+	} else {
+		acc = make([]float32, agN)
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
@@ -15177,7 +15183,13 @@ func gpugenScan(g backend.Group, args []backend.Arg) {
 	agOx := agGx * agSx
 	var buf [2][128]uint32
 	agN := int(agSx * agSy * agSz)
-	src := make([]uint32, agN)
+	var agStack_src [1024]uint32
+	src := agStack_src[:0]
+	if agN <= 1024 {
+		src = agStack_src[:agN]
+	} else {
+		src = make([]uint32, agN)
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
@@ -15343,7 +15355,13 @@ func gpugenSharedReverse(g backend.Group, args []backend.Arg) {
 	agOx := agGx * agSx
 	var sh [64]int32
 	agN := int(agSx * agSy * agSz)
-	mine := make([]int32, agN)
+	var agStack_mine [1024]int32
+	mine := agStack_mine[:0]
+	if agN <= 1024 {
+		mine = agStack_mine[:agN]
+	} else {
+		mine = make([]int32, agN)
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {

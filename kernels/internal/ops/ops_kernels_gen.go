@@ -13963,17 +13963,55 @@ func gpugenfill_strips(g backend.Group, args []backend.Arg) bool {
 				var sub uint32 = agSub
 				var v kernel.Float4 = kernel.Float4{X: value, Y: value, Z: value, W: value}
 				for base := agGx*b + sub*s; base < n; base = base + 4*s {
-					for agTx := agS0; agTx < agS1; agTx++ {
-						var t uint32 = agTx
-						_ = t
-						var lane uint32 = t - sub*q
-						_ = lane
-						var e uint32 = base + 4*lane
-						if e < n && n-e > 3 {
-							gpugen_store4(y, e/4, v)
-						} else {
-							for ; e < n; e = e + 1 {
-								y[e] = value
+					if uint64((int64(agS0)-int64(sub*q))) < 1<<32 &&
+						uint64((4*(int64(agS0)-int64(sub*q)))) < 1<<32 &&
+						uint64((int64(base)+(4*(int64(agS0)-int64(sub*q))))) < 1<<32 &&
+						uint64((int64(agS1-1)-int64(sub*q))) < 1<<32 &&
+						uint64((4*(int64(agS1-1)-int64(sub*q)))) < 1<<32 &&
+						uint64((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) < 1<<32 &&
+						uint64((int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q)))))) < 1<<32 &&
+						uint64((int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q)))))) < 1<<32 &&
+						(int64(base)+(4*(int64(agS0)-int64(sub*q)))) < int64(n) &&
+						(int64(base)+(4*(int64(agS1-1)-int64(sub*q)))) < int64(n) &&
+						(int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q))))) > int64(uint32(3)) &&
+						(int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) > int64(uint32(3)) &&
+						(int64(base)+(4*(int64(agS0)-int64(sub*q))))%4 == 0 &&
+						uint64(((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4)) < 1<<32 &&
+						(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))%4 == 0 &&
+						uint64(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)) < 1<<32 &&
+						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(y)) {
+						agW0 := y[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][: 4*int(agS1-agS0) : 4*int(agS1-agS0)]
+						for agK := 0; agK <= len(agW0)-4; agK += 4 {
+							agTx := agS0 + uint32(agK)/4
+							_ = agTx
+							agV0 := agW0[agK : agK+4 : agK+4]
+							_ = agV0
+							var t uint32 = agTx
+							_ = t
+							var lane uint32 = t - sub*q
+							_ = lane
+							var e uint32 = base + 4*lane
+							{
+								{
+									agT := v
+									agV0[0], agV0[1], agV0[2], agV0[3] = agT.X, agT.Y, agT.Z, agT.W
+								}
+							}
+							_ = e
+						}
+					} else {
+						for agTx := agS0; agTx < agS1; agTx++ {
+							var t uint32 = agTx
+							_ = t
+							var lane uint32 = t - sub*q
+							_ = lane
+							var e uint32 = base + 4*lane
+							if e < n && n-e > 3 {
+								gpugen_store4(y, e/4, v)
+							} else {
+								for ; e < n; e = e + 1 {
+									y[e] = value
+								}
 							}
 						}
 					}
@@ -14001,6 +14039,9 @@ func gpugenfill_strips(g backend.Group, args []backend.Arg) bool {
 
 // gpugenfill runs one work group of the kernel fill.
 func gpugenfill(g backend.Group, args []backend.Arg) {
+	if gpugenfill_strips(g, args) {
+		return
+	}
 	_ = args[2]
 	y := args[0].Float32s()
 	n := args[1].U32()
@@ -14019,9 +14060,6 @@ func gpugenfill(g backend.Group, args []backend.Arg) {
 	var q uint32 = b / 4
 	_ = q
 	agRcp_q := gpugen_rcp(q)
-	if gpugenfill_strips(g, args) {
-		return
-	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 		agThreads0:
@@ -14107,17 +14145,59 @@ func gpugencopyOp_strips(g backend.Group, args []backend.Arg) bool {
 			if b%4 == 0 {
 				var sub uint32 = agSub
 				for base := agGx*b + sub*s; base < n; base = base + 4*s {
-					for agTx := agS0; agTx < agS1; agTx++ {
-						var t uint32 = agTx
-						_ = t
-						var lane uint32 = t - sub*q
-						_ = lane
-						var e uint32 = base + 4*lane
-						if e < n && n-e > 3 {
-							gpugen_store4(y, e/4, gpugen_load4(x, e/4))
-						} else {
-							for ; e < n; e = e + 1 {
-								y[e] = x[e]
+					if uint64((int64(agS0)-int64(sub*q))) < 1<<32 &&
+						uint64((4*(int64(agS0)-int64(sub*q)))) < 1<<32 &&
+						uint64((int64(base)+(4*(int64(agS0)-int64(sub*q))))) < 1<<32 &&
+						uint64((int64(agS1-1)-int64(sub*q))) < 1<<32 &&
+						uint64((4*(int64(agS1-1)-int64(sub*q)))) < 1<<32 &&
+						uint64((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) < 1<<32 &&
+						uint64((int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q)))))) < 1<<32 &&
+						uint64((int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q)))))) < 1<<32 &&
+						(int64(base)+(4*(int64(agS0)-int64(sub*q)))) < int64(n) &&
+						(int64(base)+(4*(int64(agS1-1)-int64(sub*q)))) < int64(n) &&
+						(int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q))))) > int64(uint32(3)) &&
+						(int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) > int64(uint32(3)) &&
+						(int64(base)+(4*(int64(agS0)-int64(sub*q))))%4 == 0 &&
+						uint64(((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4)) < 1<<32 &&
+						(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))%4 == 0 &&
+						uint64(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)) < 1<<32 &&
+						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(y)) &&
+						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(x)) {
+						agW0 := y[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][: 4*int(agS1-agS0) : 4*int(agS1-agS0)]
+						agW1 := x[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][:len(agW0)]
+						for agK := 0; agK <= len(agW0)-4; agK += 4 {
+							agTx := agS0 + uint32(agK)/4
+							_ = agTx
+							agV0 := agW0[agK : agK+4 : agK+4]
+							_ = agV0
+							agV1 := agW1[agK : agK+4 : agK+4]
+							_ = agV1
+							var t uint32 = agTx
+							_ = t
+							var lane uint32 = t - sub*q
+							_ = lane
+							var e uint32 = base + 4*lane
+							{
+								{
+									agT := kernel.Float4{X: agV1[0], Y: agV1[1], Z: agV1[2], W: agV1[3]}
+									agV0[0], agV0[1], agV0[2], agV0[3] = agT.X, agT.Y, agT.Z, agT.W
+								}
+							}
+							_ = e
+						}
+					} else {
+						for agTx := agS0; agTx < agS1; agTx++ {
+							var t uint32 = agTx
+							_ = t
+							var lane uint32 = t - sub*q
+							_ = lane
+							var e uint32 = base + 4*lane
+							if e < n && n-e > 3 {
+								gpugen_store4(y, e/4, gpugen_load4(x, e/4))
+							} else {
+								for ; e < n; e = e + 1 {
+									y[e] = x[e]
+								}
 							}
 						}
 					}
@@ -14145,6 +14225,9 @@ func gpugencopyOp_strips(g backend.Group, args []backend.Arg) bool {
 
 // gpugencopyOp runs one work group of the kernel copyOp.
 func gpugencopyOp(g backend.Group, args []backend.Arg) {
+	if gpugencopyOp_strips(g, args) {
+		return
+	}
 	_ = args[2]
 	y := args[0].Float32s()
 	x := args[1].Float32s()
@@ -14163,9 +14246,6 @@ func gpugencopyOp(g backend.Group, args []backend.Arg) {
 	var q uint32 = b / 4
 	_ = q
 	agRcp_q := gpugen_rcp(q)
-	if gpugencopyOp_strips(g, args) {
-		return
-	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 		agThreads0:
@@ -14252,18 +14332,61 @@ func gpugenscale_strips(g backend.Group, args []backend.Arg) bool {
 			if b%4 == 0 {
 				var sub uint32 = agSub
 				for base := agGx*b + sub*s; base < n; base = base + 4*s {
-					for agTx := agS0; agTx < agS1; agTx++ {
-						var t uint32 = agTx
-						_ = t
-						var lane uint32 = t - sub*q
-						_ = lane
-						var e uint32 = base + 4*lane
-						if e < n && n-e > 3 {
-							var v kernel.Float4 = gpugen_load4(x, e/4)
-							gpugen_store4(y, e/4, kernel.Float4{X: float32(a * v.X), Y: float32(a * v.Y), Z: float32(a * v.Z), W: float32(a * v.W)})
-						} else {
-							for ; e < n; e = e + 1 {
-								y[e] = float32(a * x[e])
+					if uint64((int64(agS0)-int64(sub*q))) < 1<<32 &&
+						uint64((4*(int64(agS0)-int64(sub*q)))) < 1<<32 &&
+						uint64((int64(base)+(4*(int64(agS0)-int64(sub*q))))) < 1<<32 &&
+						uint64((int64(agS1-1)-int64(sub*q))) < 1<<32 &&
+						uint64((4*(int64(agS1-1)-int64(sub*q)))) < 1<<32 &&
+						uint64((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) < 1<<32 &&
+						uint64((int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q)))))) < 1<<32 &&
+						uint64((int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q)))))) < 1<<32 &&
+						(int64(base)+(4*(int64(agS0)-int64(sub*q)))) < int64(n) &&
+						(int64(base)+(4*(int64(agS1-1)-int64(sub*q)))) < int64(n) &&
+						(int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q))))) > int64(uint32(3)) &&
+						(int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) > int64(uint32(3)) &&
+						(int64(base)+(4*(int64(agS0)-int64(sub*q))))%4 == 0 &&
+						uint64(((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4)) < 1<<32 &&
+						(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))%4 == 0 &&
+						uint64(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)) < 1<<32 &&
+						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(x)) &&
+						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(y)) {
+						agW0 := x[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][: 4*int(agS1-agS0) : 4*int(agS1-agS0)]
+						agW1 := y[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][:len(agW0)]
+						for agK := 0; agK <= len(agW0)-4; agK += 4 {
+							agTx := agS0 + uint32(agK)/4
+							_ = agTx
+							agV0 := agW0[agK : agK+4 : agK+4]
+							_ = agV0
+							agV1 := agW1[agK : agK+4 : agK+4]
+							_ = agV1
+							var t uint32 = agTx
+							_ = t
+							var lane uint32 = t - sub*q
+							_ = lane
+							var e uint32 = base + 4*lane
+							{
+								var v kernel.Float4 = kernel.Float4{X: agV0[0], Y: agV0[1], Z: agV0[2], W: agV0[3]}
+								{
+									agT := kernel.Float4{X: float32(a * v.X), Y: float32(a * v.Y), Z: float32(a * v.Z), W: float32(a * v.W)}
+									agV1[0], agV1[1], agV1[2], agV1[3] = agT.X, agT.Y, agT.Z, agT.W
+								}
+							}
+							_ = e
+						}
+					} else {
+						for agTx := agS0; agTx < agS1; agTx++ {
+							var t uint32 = agTx
+							_ = t
+							var lane uint32 = t - sub*q
+							_ = lane
+							var e uint32 = base + 4*lane
+							if e < n && n-e > 3 {
+								var v kernel.Float4 = gpugen_load4(x, e/4)
+								gpugen_store4(y, e/4, kernel.Float4{X: float32(a * v.X), Y: float32(a * v.Y), Z: float32(a * v.Z), W: float32(a * v.W)})
+							} else {
+								for ; e < n; e = e + 1 {
+									y[e] = float32(a * x[e])
+								}
 							}
 						}
 					}
@@ -14291,6 +14414,9 @@ func gpugenscale_strips(g backend.Group, args []backend.Arg) bool {
 
 // gpugenscale runs one work group of the kernel scale.
 func gpugenscale(g backend.Group, args []backend.Arg) {
+	if gpugenscale_strips(g, args) {
+		return
+	}
 	_ = args[3]
 	y := args[0].Float32s()
 	x := args[1].Float32s()
@@ -14310,9 +14436,6 @@ func gpugenscale(g backend.Group, args []backend.Arg) {
 	var q uint32 = b / 4
 	_ = q
 	agRcp_q := gpugen_rcp(q)
-	if gpugenscale_strips(g, args) {
-		return
-	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 		agThreads0:
@@ -14400,19 +14523,63 @@ func gpugenaxpy_strips(g backend.Group, args []backend.Arg) bool {
 			if b%4 == 0 {
 				var sub uint32 = agSub
 				for base := agGx*b + sub*s; base < n; base = base + 4*s {
-					for agTx := agS0; agTx < agS1; agTx++ {
-						var t uint32 = agTx
-						_ = t
-						var lane uint32 = t - sub*q
-						_ = lane
-						var e uint32 = base + 4*lane
-						if e < n && n-e > 3 {
-							var v kernel.Float4 = gpugen_load4(x, e/4)
-							var w kernel.Float4 = gpugen_load4(y, e/4)
-							gpugen_store4(y, e/4, kernel.Float4{X: float32(a*v.X) + w.X, Y: float32(a*v.Y) + w.Y, Z: float32(a*v.Z) + w.Z, W: float32(a*v.W) + w.W})
-						} else {
-							for ; e < n; e = e + 1 {
-								y[e] = float32(a*x[e]) + y[e]
+					if uint64((int64(agS0)-int64(sub*q))) < 1<<32 &&
+						uint64((4*(int64(agS0)-int64(sub*q)))) < 1<<32 &&
+						uint64((int64(base)+(4*(int64(agS0)-int64(sub*q))))) < 1<<32 &&
+						uint64((int64(agS1-1)-int64(sub*q))) < 1<<32 &&
+						uint64((4*(int64(agS1-1)-int64(sub*q)))) < 1<<32 &&
+						uint64((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) < 1<<32 &&
+						uint64((int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q)))))) < 1<<32 &&
+						uint64((int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q)))))) < 1<<32 &&
+						(int64(base)+(4*(int64(agS0)-int64(sub*q)))) < int64(n) &&
+						(int64(base)+(4*(int64(agS1-1)-int64(sub*q)))) < int64(n) &&
+						(int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q))))) > int64(uint32(3)) &&
+						(int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) > int64(uint32(3)) &&
+						(int64(base)+(4*(int64(agS0)-int64(sub*q))))%4 == 0 &&
+						uint64(((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4)) < 1<<32 &&
+						(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))%4 == 0 &&
+						uint64(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)) < 1<<32 &&
+						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(x)) &&
+						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(y)) {
+						agW0 := x[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][: 4*int(agS1-agS0) : 4*int(agS1-agS0)]
+						agW1 := y[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][:len(agW0)]
+						for agK := 0; agK <= len(agW0)-4; agK += 4 {
+							agTx := agS0 + uint32(agK)/4
+							_ = agTx
+							agV0 := agW0[agK : agK+4 : agK+4]
+							_ = agV0
+							agV1 := agW1[agK : agK+4 : agK+4]
+							_ = agV1
+							var t uint32 = agTx
+							_ = t
+							var lane uint32 = t - sub*q
+							_ = lane
+							var e uint32 = base + 4*lane
+							{
+								var v kernel.Float4 = kernel.Float4{X: agV0[0], Y: agV0[1], Z: agV0[2], W: agV0[3]}
+								var w kernel.Float4 = kernel.Float4{X: agV1[0], Y: agV1[1], Z: agV1[2], W: agV1[3]}
+								{
+									agT := kernel.Float4{X: float32(a*v.X) + w.X, Y: float32(a*v.Y) + w.Y, Z: float32(a*v.Z) + w.Z, W: float32(a*v.W) + w.W}
+									agV1[0], agV1[1], agV1[2], agV1[3] = agT.X, agT.Y, agT.Z, agT.W
+								}
+							}
+							_ = e
+						}
+					} else {
+						for agTx := agS0; agTx < agS1; agTx++ {
+							var t uint32 = agTx
+							_ = t
+							var lane uint32 = t - sub*q
+							_ = lane
+							var e uint32 = base + 4*lane
+							if e < n && n-e > 3 {
+								var v kernel.Float4 = gpugen_load4(x, e/4)
+								var w kernel.Float4 = gpugen_load4(y, e/4)
+								gpugen_store4(y, e/4, kernel.Float4{X: float32(a*v.X) + w.X, Y: float32(a*v.Y) + w.Y, Z: float32(a*v.Z) + w.Z, W: float32(a*v.W) + w.W})
+							} else {
+								for ; e < n; e = e + 1 {
+									y[e] = float32(a*x[e]) + y[e]
+								}
 							}
 						}
 					}
@@ -14440,6 +14607,9 @@ func gpugenaxpy_strips(g backend.Group, args []backend.Arg) bool {
 
 // gpugenaxpy runs one work group of the kernel axpy.
 func gpugenaxpy(g backend.Group, args []backend.Arg) {
+	if gpugenaxpy_strips(g, args) {
+		return
+	}
 	_ = args[3]
 	y := args[0].Float32s()
 	x := args[1].Float32s()
@@ -14459,9 +14629,6 @@ func gpugenaxpy(g backend.Group, args []backend.Arg) {
 	var q uint32 = b / 4
 	_ = q
 	agRcp_q := gpugen_rcp(q)
-	if gpugenaxpy_strips(g, args) {
-		return
-	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 		agThreads0:
@@ -14550,19 +14717,67 @@ func gpugenadd_strips(g backend.Group, args []backend.Arg) bool {
 			if b%4 == 0 {
 				var sub uint32 = agSub
 				for base := agGx*b + sub*s; base < n; base = base + 4*s {
-					for agTx := agS0; agTx < agS1; agTx++ {
-						var t uint32 = agTx
-						_ = t
-						var lane uint32 = t - sub*q
-						_ = lane
-						var e uint32 = base + 4*lane
-						if e < n && n-e > 3 {
-							var u kernel.Float4 = gpugen_load4(x, e/4)
-							var v kernel.Float4 = gpugen_load4(y, e/4)
-							gpugen_store4(z, e/4, kernel.Float4{X: u.X + v.X, Y: u.Y + v.Y, Z: u.Z + v.Z, W: u.W + v.W})
-						} else {
-							for ; e < n; e = e + 1 {
-								z[e] = x[e] + y[e]
+					if uint64((int64(agS0)-int64(sub*q))) < 1<<32 &&
+						uint64((4*(int64(agS0)-int64(sub*q)))) < 1<<32 &&
+						uint64((int64(base)+(4*(int64(agS0)-int64(sub*q))))) < 1<<32 &&
+						uint64((int64(agS1-1)-int64(sub*q))) < 1<<32 &&
+						uint64((4*(int64(agS1-1)-int64(sub*q)))) < 1<<32 &&
+						uint64((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) < 1<<32 &&
+						uint64((int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q)))))) < 1<<32 &&
+						uint64((int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q)))))) < 1<<32 &&
+						(int64(base)+(4*(int64(agS0)-int64(sub*q)))) < int64(n) &&
+						(int64(base)+(4*(int64(agS1-1)-int64(sub*q)))) < int64(n) &&
+						(int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q))))) > int64(uint32(3)) &&
+						(int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) > int64(uint32(3)) &&
+						(int64(base)+(4*(int64(agS0)-int64(sub*q))))%4 == 0 &&
+						uint64(((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4)) < 1<<32 &&
+						(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))%4 == 0 &&
+						uint64(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)) < 1<<32 &&
+						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(x)) &&
+						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(y)) &&
+						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(z)) {
+						agW0 := x[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][: 4*int(agS1-agS0) : 4*int(agS1-agS0)]
+						agW1 := y[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][:len(agW0)]
+						agW2 := z[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][:len(agW0)]
+						for agK := 0; agK <= len(agW0)-4; agK += 4 {
+							agTx := agS0 + uint32(agK)/4
+							_ = agTx
+							agV0 := agW0[agK : agK+4 : agK+4]
+							_ = agV0
+							agV1 := agW1[agK : agK+4 : agK+4]
+							_ = agV1
+							agV2 := agW2[agK : agK+4 : agK+4]
+							_ = agV2
+							var t uint32 = agTx
+							_ = t
+							var lane uint32 = t - sub*q
+							_ = lane
+							var e uint32 = base + 4*lane
+							{
+								var u kernel.Float4 = kernel.Float4{X: agV0[0], Y: agV0[1], Z: agV0[2], W: agV0[3]}
+								var v kernel.Float4 = kernel.Float4{X: agV1[0], Y: agV1[1], Z: agV1[2], W: agV1[3]}
+								{
+									agT := kernel.Float4{X: u.X + v.X, Y: u.Y + v.Y, Z: u.Z + v.Z, W: u.W + v.W}
+									agV2[0], agV2[1], agV2[2], agV2[3] = agT.X, agT.Y, agT.Z, agT.W
+								}
+							}
+							_ = e
+						}
+					} else {
+						for agTx := agS0; agTx < agS1; agTx++ {
+							var t uint32 = agTx
+							_ = t
+							var lane uint32 = t - sub*q
+							_ = lane
+							var e uint32 = base + 4*lane
+							if e < n && n-e > 3 {
+								var u kernel.Float4 = gpugen_load4(x, e/4)
+								var v kernel.Float4 = gpugen_load4(y, e/4)
+								gpugen_store4(z, e/4, kernel.Float4{X: u.X + v.X, Y: u.Y + v.Y, Z: u.Z + v.Z, W: u.W + v.W})
+							} else {
+								for ; e < n; e = e + 1 {
+									z[e] = x[e] + y[e]
+								}
 							}
 						}
 					}
@@ -14590,6 +14805,9 @@ func gpugenadd_strips(g backend.Group, args []backend.Arg) bool {
 
 // gpugenadd runs one work group of the kernel add.
 func gpugenadd(g backend.Group, args []backend.Arg) {
+	if gpugenadd_strips(g, args) {
+		return
+	}
 	_ = args[3]
 	z := args[0].Float32s()
 	x := args[1].Float32s()
@@ -14609,9 +14827,6 @@ func gpugenadd(g backend.Group, args []backend.Arg) {
 	var q uint32 = b / 4
 	_ = q
 	agRcp_q := gpugen_rcp(q)
-	if gpugenadd_strips(g, args) {
-		return
-	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 		agThreads0:
@@ -14700,19 +14915,67 @@ func gpugenmul_strips(g backend.Group, args []backend.Arg) bool {
 			if b%4 == 0 {
 				var sub uint32 = agSub
 				for base := agGx*b + sub*s; base < n; base = base + 4*s {
-					for agTx := agS0; agTx < agS1; agTx++ {
-						var t uint32 = agTx
-						_ = t
-						var lane uint32 = t - sub*q
-						_ = lane
-						var e uint32 = base + 4*lane
-						if e < n && n-e > 3 {
-							var u kernel.Float4 = gpugen_load4(x, e/4)
-							var v kernel.Float4 = gpugen_load4(y, e/4)
-							gpugen_store4(z, e/4, kernel.Float4{X: float32(u.X * v.X), Y: float32(u.Y * v.Y), Z: float32(u.Z * v.Z), W: float32(u.W * v.W)})
-						} else {
-							for ; e < n; e = e + 1 {
-								z[e] = float32(x[e] * y[e])
+					if uint64((int64(agS0)-int64(sub*q))) < 1<<32 &&
+						uint64((4*(int64(agS0)-int64(sub*q)))) < 1<<32 &&
+						uint64((int64(base)+(4*(int64(agS0)-int64(sub*q))))) < 1<<32 &&
+						uint64((int64(agS1-1)-int64(sub*q))) < 1<<32 &&
+						uint64((4*(int64(agS1-1)-int64(sub*q)))) < 1<<32 &&
+						uint64((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) < 1<<32 &&
+						uint64((int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q)))))) < 1<<32 &&
+						uint64((int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q)))))) < 1<<32 &&
+						(int64(base)+(4*(int64(agS0)-int64(sub*q)))) < int64(n) &&
+						(int64(base)+(4*(int64(agS1-1)-int64(sub*q)))) < int64(n) &&
+						(int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q))))) > int64(uint32(3)) &&
+						(int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) > int64(uint32(3)) &&
+						(int64(base)+(4*(int64(agS0)-int64(sub*q))))%4 == 0 &&
+						uint64(((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4)) < 1<<32 &&
+						(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))%4 == 0 &&
+						uint64(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)) < 1<<32 &&
+						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(x)) &&
+						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(y)) &&
+						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(z)) {
+						agW0 := x[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][: 4*int(agS1-agS0) : 4*int(agS1-agS0)]
+						agW1 := y[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][:len(agW0)]
+						agW2 := z[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][:len(agW0)]
+						for agK := 0; agK <= len(agW0)-4; agK += 4 {
+							agTx := agS0 + uint32(agK)/4
+							_ = agTx
+							agV0 := agW0[agK : agK+4 : agK+4]
+							_ = agV0
+							agV1 := agW1[agK : agK+4 : agK+4]
+							_ = agV1
+							agV2 := agW2[agK : agK+4 : agK+4]
+							_ = agV2
+							var t uint32 = agTx
+							_ = t
+							var lane uint32 = t - sub*q
+							_ = lane
+							var e uint32 = base + 4*lane
+							{
+								var u kernel.Float4 = kernel.Float4{X: agV0[0], Y: agV0[1], Z: agV0[2], W: agV0[3]}
+								var v kernel.Float4 = kernel.Float4{X: agV1[0], Y: agV1[1], Z: agV1[2], W: agV1[3]}
+								{
+									agT := kernel.Float4{X: float32(u.X * v.X), Y: float32(u.Y * v.Y), Z: float32(u.Z * v.Z), W: float32(u.W * v.W)}
+									agV2[0], agV2[1], agV2[2], agV2[3] = agT.X, agT.Y, agT.Z, agT.W
+								}
+							}
+							_ = e
+						}
+					} else {
+						for agTx := agS0; agTx < agS1; agTx++ {
+							var t uint32 = agTx
+							_ = t
+							var lane uint32 = t - sub*q
+							_ = lane
+							var e uint32 = base + 4*lane
+							if e < n && n-e > 3 {
+								var u kernel.Float4 = gpugen_load4(x, e/4)
+								var v kernel.Float4 = gpugen_load4(y, e/4)
+								gpugen_store4(z, e/4, kernel.Float4{X: float32(u.X * v.X), Y: float32(u.Y * v.Y), Z: float32(u.Z * v.Z), W: float32(u.W * v.W)})
+							} else {
+								for ; e < n; e = e + 1 {
+									z[e] = float32(x[e] * y[e])
+								}
 							}
 						}
 					}
@@ -14740,6 +15003,9 @@ func gpugenmul_strips(g backend.Group, args []backend.Arg) bool {
 
 // gpugenmul runs one work group of the kernel mul.
 func gpugenmul(g backend.Group, args []backend.Arg) {
+	if gpugenmul_strips(g, args) {
+		return
+	}
 	_ = args[3]
 	z := args[0].Float32s()
 	x := args[1].Float32s()
@@ -14759,9 +15025,6 @@ func gpugenmul(g backend.Group, args []backend.Arg) {
 	var q uint32 = b / 4
 	_ = q
 	agRcp_q := gpugen_rcp(q)
-	if gpugenmul_strips(g, args) {
-		return
-	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 		agThreads0:
@@ -14825,10 +15088,34 @@ func gpugentransposeOp(g backend.Group, args []backend.Arg) {
 	_ = by
 	var tile [16][17]float32
 	agN := int(agSx * agSy * agSz)
-	tilesX := make([]uint32, agN)
-	tilesY := make([]uint32, agN)
-	r0 := make([]uint32, agN)
-	c0 := make([]uint32, agN)
+	var agStack_tilesX [1024]uint32
+	tilesX := agStack_tilesX[:0]
+	if agN <= 1024 {
+		tilesX = agStack_tilesX[:agN]
+	} else {
+		tilesX = make([]uint32, agN)
+	}
+	var agStack_tilesY [1024]uint32
+	tilesY := agStack_tilesY[:0]
+	if agN <= 1024 {
+		tilesY = agStack_tilesY[:agN]
+	} else {
+		tilesY = make([]uint32, agN)
+	}
+	var agStack_r0 [1024]uint32
+	r0 := agStack_r0[:0]
+	if agN <= 1024 {
+		r0 = agStack_r0[:agN]
+	} else {
+		r0 = make([]uint32, agN)
+	}
+	var agStack_c0 [1024]uint32
+	c0 := agStack_c0[:0]
+	if agN <= 1024 {
+		c0 = agStack_c0[:agN]
+	} else {
+		c0 = make([]uint32, agN)
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
@@ -14949,19 +15236,97 @@ func gpugensgemm(g backend.Group, args []backend.Arg) {
 	var as_1 [2][16][32]kernel.Float4
 	var bs [2][16][32]kernel.Float4
 	agN := int(agSx * agSy * agSz)
-	agDone := make([]bool, agN)
-	tx := make([]uint32, agN)
-	ty := make([]uint32, agN)
-	ak := make([]uint32, agN)
-	aq := make([]uint32, agN)
-	bk := make([]uint32, agN)
-	bq := make([]uint32, agN)
-	tilesM := make([]uint32, agN)
-	tiles := make([]uint32, agN)
-	steps := make([]uint32, agN)
-	inGroup := make([]uint32, agN)
-	row0 := make([]uint32, agN)
-	col0 := make([]uint32, agN)
+	var agStack_agDone [1024]bool
+	agDone := agStack_agDone[:0]
+	if agN <= 1024 {
+		agDone = agStack_agDone[:agN]
+	} else {
+		agDone = make([]bool, agN)
+	}
+	var agStack_tx [1024]uint32
+	tx := agStack_tx[:0]
+	if agN <= 1024 {
+		tx = agStack_tx[:agN]
+	} else {
+		tx = make([]uint32, agN)
+	}
+	var agStack_ty [1024]uint32
+	ty := agStack_ty[:0]
+	if agN <= 1024 {
+		ty = agStack_ty[:agN]
+	} else {
+		ty = make([]uint32, agN)
+	}
+	var agStack_ak [1024]uint32
+	ak := agStack_ak[:0]
+	if agN <= 1024 {
+		ak = agStack_ak[:agN]
+	} else {
+		ak = make([]uint32, agN)
+	}
+	var agStack_aq [1024]uint32
+	aq := agStack_aq[:0]
+	if agN <= 1024 {
+		aq = agStack_aq[:agN]
+	} else {
+		aq = make([]uint32, agN)
+	}
+	var agStack_bk [1024]uint32
+	bk := agStack_bk[:0]
+	if agN <= 1024 {
+		bk = agStack_bk[:agN]
+	} else {
+		bk = make([]uint32, agN)
+	}
+	var agStack_bq [1024]uint32
+	bq := agStack_bq[:0]
+	if agN <= 1024 {
+		bq = agStack_bq[:agN]
+	} else {
+		bq = make([]uint32, agN)
+	}
+	var agStack_tilesM [1024]uint32
+	tilesM := agStack_tilesM[:0]
+	if agN <= 1024 {
+		tilesM = agStack_tilesM[:agN]
+	} else {
+		tilesM = make([]uint32, agN)
+	}
+	var agStack_tiles [1024]uint32
+	tiles := agStack_tiles[:0]
+	if agN <= 1024 {
+		tiles = agStack_tiles[:agN]
+	} else {
+		tiles = make([]uint32, agN)
+	}
+	var agStack_steps [1024]uint32
+	steps := agStack_steps[:0]
+	if agN <= 1024 {
+		steps = agStack_steps[:agN]
+	} else {
+		steps = make([]uint32, agN)
+	}
+	var agStack_inGroup [1024]uint32
+	inGroup := agStack_inGroup[:0]
+	if agN <= 1024 {
+		inGroup = agStack_inGroup[:agN]
+	} else {
+		inGroup = make([]uint32, agN)
+	}
+	var agStack_row0 [1024]uint32
+	row0 := agStack_row0[:0]
+	if agN <= 1024 {
+		row0 = agStack_row0[:agN]
+	} else {
+		row0 = make([]uint32, agN)
+	}
+	var agStack_col0 [1024]uint32
+	col0 := agStack_col0[:0]
+	if agN <= 1024 {
+		col0 = agStack_col0[:agN]
+	} else {
+		col0 = make([]uint32, agN)
+	}
 	acc_1 := make([][8][8]float32, agN)
 	ra := make([][2][4]float32, agN)
 	rb := make([][2]kernel.Float4, agN)
@@ -15495,7 +15860,13 @@ func gpugenreduce_sum(g backend.Group, args []backend.Arg) {
 	_ = live
 	var sh [64]float32
 	agN := int(agSx * agSy * agSz)
-	v_1 := make([]float32, agN)
+	var agStack_v_1 [1024]float32
+	v_1 := agStack_v_1[:0]
+	if agN <= 1024 {
+		v_1 = agStack_v_1[:agN]
+	} else {
+		v_1 = make([]float32, agN)
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
@@ -15589,14 +15960,19 @@ func gpugenreduce_sum(g backend.Group, args []backend.Arg) {
 			}
 		}
 	}
-	for agTz := uint32(0); agTz < agSz; agTz++ {
-		for agTy := uint32(0); agTy < agSy; agTy++ {
-			for agTx := uint32(0); agTx < agSx; agTx++ {
-				agTid := agTx + agSx*(agTy+agSy*agTz)
-				var tid uint32 = agTid
-				_ = tid
-				if tid < 32 && tid+32 < live {
-					sh[tid] = sh[tid] + sh[tid+32]
+	{
+		agLo, agHi := int64(0), int64(uint32(32))
+		for agTz := uint32(0); agTz < agSz; agTz++ {
+			for agTy := uint32(0); agTy < agSy; agTy++ {
+				agRow := int64(agSx) * (int64(agTy) + int64(agSy)*int64(agTz))
+				agX1 := min(agHi-agRow, int64(agSx))
+				for agTx := uint32(max(min(agLo-agRow, agX1), 0)); int64(agTx) < agX1; agTx++ {
+					agTid := agTx + agSx*(agTy+agSy*agTz)
+					var tid uint32 = agTid
+					_ = tid
+					if tid < 32 && tid+32 < live {
+						sh[tid] = sh[tid] + sh[tid+32]
+					}
 				}
 			}
 		}
@@ -15737,7 +16113,13 @@ func gpugendotOp(g backend.Group, args []backend.Arg) {
 	_ = live
 	var sh [64]float32
 	agN := int(agSx * agSy * agSz)
-	v_2 := make([]float32, agN)
+	var agStack_v_2 [1024]float32
+	v_2 := agStack_v_2[:0]
+	if agN <= 1024 {
+		v_2 = agStack_v_2[:agN]
+	} else {
+		v_2 = make([]float32, agN)
+	}
 	for agTz := uint32(0); agTz < agSz; agTz++ {
 		for agTy := uint32(0); agTy < agSy; agTy++ {
 			for agTx := uint32(0); agTx < agSx; agTx++ {
@@ -15834,14 +16216,19 @@ func gpugendotOp(g backend.Group, args []backend.Arg) {
 			}
 		}
 	}
-	for agTz := uint32(0); agTz < agSz; agTz++ {
-		for agTy := uint32(0); agTy < agSy; agTy++ {
-			for agTx := uint32(0); agTx < agSx; agTx++ {
-				agTid := agTx + agSx*(agTy+agSy*agTz)
-				var tid uint32 = agTid
-				_ = tid
-				if tid < 32 && tid+32 < live {
-					sh[tid] = sh[tid] + sh[tid+32]
+	{
+		agLo, agHi := int64(0), int64(uint32(32))
+		for agTz := uint32(0); agTz < agSz; agTz++ {
+			for agTy := uint32(0); agTy < agSy; agTy++ {
+				agRow := int64(agSx) * (int64(agTy) + int64(agSy)*int64(agTz))
+				agX1 := min(agHi-agRow, int64(agSx))
+				for agTx := uint32(max(min(agLo-agRow, agX1), 0)); int64(agTx) < agX1; agTx++ {
+					agTid := agTx + agSx*(agTy+agSy*agTz)
+					var tid uint32 = agTid
+					_ = tid
+					if tid < 32 && tid+32 < live {
+						sh[tid] = sh[tid] + sh[tid+32]
+					}
 				}
 			}
 		}

@@ -16,8 +16,11 @@
 // uniform guards, pure uniform locals, and the reciprocals of uniform
 // divisors. A barrier-free kernel whose control flow is uniform over strips
 // of threads runs that control flow once per strip, around tight loops over
-// the strip's threads (strips.go); a phase guarded by bounds on the thread
-// index runs only the threads inside them (threadrange.go).
+// the strip's threads (strips.go); where a strip passes a run's guards
+// as a whole and its threads' 4-wide accesses are consecutive, the run is a
+// loop over windows of the buffers that Go checks once per strip
+// (windows.go). A phase guarded by bounds on the thread index runs only the
+// threads inside them (threadrange.go).
 //
 // The emitted Go keeps the IR's semantics: integers wrap, shifts are Go's,
 // x/0 == x and x%0 == 0, float-to-integer conversion saturates (NaN gives 0),

@@ -456,6 +456,9 @@ func (f *fn) builtin(x *ir.CallBuiltin, untyped bool) (string, int, error) {
 		if len(x.Args) != 2 {
 			return "", 0, fmt.Errorf("%s: gosrc: Load4 takes two arguments", x.Pos)
 		}
+		if s, ok := f.windowLoad4(x); ok {
+			return s, precPrimary, nil
+		}
 		idx, err := f.u32(x.Args[1])
 		if err != nil {
 			return "", 0, err

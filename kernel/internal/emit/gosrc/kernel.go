@@ -32,6 +32,7 @@ type fn struct {
 	promoted   map[string]bool // per-thread slices read into locals in this phase
 	uni        *uniformPlan    // what the group computes once; nil in a helper
 	strip      *stripPlan      // while emitting the strip form
+	win        *windowPlan     // while emitting a windowed run of threads
 }
 
 // loopFlags are the flags by which a phase breaks or continues the
@@ -153,7 +154,8 @@ func (e *emitter) kernel(orig *ir.Func) (string, error) {
 			fmt.Fprintf(w, "_ = %s\n", n)
 		}
 		fmt.Fprintf(w, "%sreturn false\n}\n\n", strips)
-		body = fmt.Sprintf("if %s_strips(g, args) {\nreturn\n}\n", name) + body
+		// Before the prelude: a 1-D group reads its arguments once.
+		prelude = fmt.Sprintf("if %s_strips(g, args) {\nreturn\n}\n", name) + prelude
 	}
 	fmt.Fprintf(w, "// %s runs one work group of the kernel %s.\n", name, irf.Name)
 	fmt.Fprintf(w, "func %s(g backend.Group, args []backend.Arg) {\n", name)
@@ -308,6 +310,31 @@ func (f *fn) hoistDecls() string {
 	return b.String()
 }
 
+// spillStackLen is how many threads' values of type t a group keeps in an
+// array on its stack rather than in a slice it allocates (0: always
+// allocate): scalars and Float4s of groups of up to 1024 threads, or 256
+// for 16-byte values, so that a launch allocates nothing per group.
+func spillStackLen(t ir.Type) int {
+	switch t.(type) {
+	case ir.Scalar:
+		return 1024
+	case *ir.Vec:
+		return 256
+	}
+	return 0
+}
+
+// perThreadSlice declares name, a slice of the group's agN values of Go type
+// t, on the stack when agN is at most stack.
+func perThreadSlice(b *strings.Builder, name, t string, stack int) {
+	if stack == 0 {
+		fmt.Fprintf(b, "%s := make([]%s, %s)\n", name, t, nameN)
+		return
+	}
+	fmt.Fprintf(b, "var agStack_%s [%d]%s\n%s := agStack_%s[:0]\n", name, stack, t, name, name)
+	fmt.Fprintf(b, "if %s <= %d {\n%s = agStack_%s[:%s]\n} else {\n%s = make([]%s, %s)\n}\n", nameN, stack, name, name, nameN, name, t, nameN)
+}
+
 // spillDecls declares the per-thread slices, and fills spilled parameters.
 func (f *fn) spillDecls() (string, error) {
 	var b strings.Builder
@@ -328,14 +355,14 @@ func (f *fn) spillDecls() (string, error) {
 	}
 	fmt.Fprintf(&b, "%s := int(agSx * agSy * agSz)\n", nameN)
 	if needDone {
-		fmt.Fprintf(&b, "%s := make([]bool, %s)\n", nameDone, nameN)
+		perThreadSlice(&b, nameDone, "bool", spillStackLen(ir.Bool))
 	}
 	for _, v := range spilled {
 		t, err := f.e.goType(v.Type, v.Pos)
 		if err != nil {
 			return "", err
 		}
-		fmt.Fprintf(&b, "%s := make([]%s, %s)\n", f.names[v], t, nameN)
+		perThreadSlice(&b, f.names[v], t, spillStackLen(v.Type))
 		if v.Class == ir.Param {
 			load, err := f.e.paramLoad(v)
 			if err != nil {

@@ -50,6 +50,9 @@ func (f *fn) stmt(s ir.Stmt) error {
 	case *ir.Barrier:
 		return fmt.Errorf("%s: a Barrier in a helper or under a condition that differs between threads; call Barrier at the top level of the kernel or under uniform conditions", s.Pos)
 	case *ir.Store4:
+		if done, err := f.windowStore4(s); done || err != nil {
+			return err
+		}
 		buf, err := f.expr(s.Buf)
 		if err != nil {
 			return err

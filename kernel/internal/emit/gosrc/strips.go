@@ -566,8 +566,31 @@ func (f *fn) stripStmt(s ir.Stmt) error {
 }
 
 // laneRun emits statements in a loop over the strip's threads, after the
-// lane-pure locals they read.
+// lane-pure locals they read; in windows (windows.go) where it can.
 func (f *fn) laneRun(stmts []ir.Stmt) error {
+	plain := func() error {
+		f.printf("for agTx := agS0; agTx < agS1; agTx++ {\n")
+		if err := f.lanePureDecls(stmts); err != nil {
+			return err
+		}
+		f.depth++
+		err := f.stmts(stmts)
+		f.depth--
+		if err != nil {
+			return err
+		}
+		f.printf("}\n")
+		return nil
+	}
+	if w := f.planWindow(stmts); w != nil {
+		return f.windowRun(w, plain)
+	}
+	return plain()
+}
+
+// lanePureDecls declares, in a loop over the strip's threads, the lane-pure
+// locals that stmts read.
+func (f *fn) lanePureDecls(stmts []ir.Stmt) error {
 	p := f.strip
 	need := map[*ir.Var]bool{}
 	var add func(v *ir.Var)
@@ -588,7 +611,6 @@ func (f *fn) laneRun(stmts []ir.Stmt) error {
 			add(r.Var)
 		}
 	})
-	f.printf("for agTx := agS0; agTx < agS1; agTx++ {\n")
 	for _, d := range p.order {
 		if !need[d.Var] {
 			continue
@@ -604,12 +626,5 @@ func (f *fn) laneRun(stmts []ir.Stmt) error {
 		name := f.names[d.Var]
 		f.printf("var %s %s = %s\n_ = %s\n", name, t, init, name)
 	}
-	f.depth++
-	err := f.stmts(stmts)
-	f.depth--
-	if err != nil {
-		return err
-	}
-	f.printf("}\n")
 	return nil
 }

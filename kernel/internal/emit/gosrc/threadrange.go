@@ -17,10 +17,18 @@ type threadRange struct{ lo, hi string }
 // phaseRange returns the thread range of phase p, or nil when it runs every
 // thread.
 func (f *fn) phaseRange(p *phase) (*threadRange, error) {
-	if len(p.stmts) != 1 {
+	// Uniform declarations run before the threads do (uniform.go).
+	var stmts []ir.Stmt
+	for _, s := range p.stmts {
+		if d, ok := s.(*ir.Decl); ok && f.an.kinds[d.Var] == kindUniform {
+			continue
+		}
+		stmts = append(stmts, s)
+	}
+	if len(stmts) != 1 {
 		return nil, nil
 	}
-	s, ok := p.stmts[0].(*ir.If)
+	s, ok := stmts[0].(*ir.If)
 	if !ok || len(s.Else) != 0 {
 		return nil, nil
 	}
