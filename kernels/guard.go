@@ -29,34 +29,49 @@ func guardGo(op string, k backend.GoKernel) backend.GoKernel {
 
 // launchFits reports whether every buffer of a well-typed launch of op holds
 // the float32s its sizes imply, and whether group g's partial sum (for a
-// reduction) has its slot in out.
+// reduction) has its slot in out. Each buffer's length is read once: the
+// check runs for every group, so it must stay cheap next to a group's work.
 func launchFits(op string, g backend.Group, args []backend.Arg) bool {
-	l := func(i int) uint64 {
-		if args[i].Buffer == nil {
-			return 0
+	var b launchBuffers
+	for i := 0; i < len(args) && i < len(b.n); i++ {
+		if args[i].Kind == backend.ArgBuffer && args[i].Buffer != nil {
+			if f := args[i].Float32s(); f != nil {
+				b.host[i], b.n[i] = true, uint64(len(f))
+			}
 		}
-		return uint64(len(args[i].Float32s()))
 	}
-	isHost := func(i int) bool { return args[i].Buffer != nil && args[i].Float32s() != nil }
 	u := func(i int) uint64 { return uint64(args[i].U32()) }
-	// holds reports whether buffer i holds r×c float32s.
-	holds := func(i int, r, c uint64) bool { return r*c == 0 || (isHost(i) && (c <= l(i)/r)) }
 	switch op {
 	case OpFill:
-		return holds(0, 1, u(1))
+		return b.holds(0, 1, u(1))
 	case OpCopy, OpScale, OpAxpy:
-		return holds(0, 1, u(2)) && holds(1, 1, u(2))
+		n := u(2)
+		return b.holds(0, 1, n) && b.holds(1, 1, n)
 	case OpAdd, OpMul:
-		return holds(0, 1, u(3)) && holds(1, 1, u(3)) && holds(2, 1, u(3))
+		n := u(3)
+		return b.holds(0, 1, n) && b.holds(1, 1, n) && b.holds(2, 1, n)
 	case OpReduceSum:
-		return holds(0, 1, uint64(g.ID.X)+1) && holds(1, 1, u(2))
+		return b.holds(0, 1, uint64(g.ID.X)+1) && b.holds(1, 1, u(2))
 	case OpDot:
-		return holds(0, 1, uint64(g.ID.X)+1) && holds(1, 1, u(3)) && holds(2, 1, u(3))
+		n := u(3)
+		return b.holds(0, 1, uint64(g.ID.X)+1) && b.holds(1, 1, n) && b.holds(2, 1, n)
 	case OpTranspose:
-		return holds(0, u(3), u(2)) && holds(1, u(2), u(3))
+		return b.holds(0, u(3), u(2)) && b.holds(1, u(2), u(3))
 	case OpSgemm:
 		m, n, k := u(3), u(4), u(5)
-		return holds(0, m, n) && holds(1, m, k) && holds(2, k, n)
+		return b.holds(0, m, n) && b.holds(1, m, k) && b.holds(2, k, n)
 	}
 	return false
+}
+
+// launchBuffers are the first three buffers of a launch: whether each is host
+// memory and how many float32s it holds.
+type launchBuffers struct {
+	host [3]bool
+	n    [3]uint64
+}
+
+// holds reports whether buffer i holds r×c float32s.
+func (b *launchBuffers) holds(i int, r, c uint64) bool {
+	return r*c == 0 || (b.host[i] && c <= b.n[i]/r)
 }
