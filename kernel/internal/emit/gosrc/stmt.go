@@ -217,6 +217,12 @@ func (f *fn) ifStmt(s *ir.If) error {
 }
 
 func (f *fn) forStmt(s *ir.For) error {
+	return f.forLoop(s, f.stmts)
+}
+
+// forLoop writes s's header and its body through body (the statements of a
+// phase, or of a strip).
+func (f *fn) forLoop(s *ir.For, body func([]ir.Stmt) error) error {
 	init, cond, post, err := f.forClauses(s)
 	if err != nil {
 		return err
@@ -230,7 +236,7 @@ func (f *fn) forStmt(s *ir.For) error {
 		f.printf("for %s; %s; %s {\n", init, cond, post)
 	}
 	f.depth++
-	err = f.stmts(s.Body)
+	err = body(s.Body)
 	f.depth--
 	if err != nil {
 		return err

@@ -534,26 +534,7 @@ func (f *fn) stripStmt(s ir.Stmt) error {
 		f.printf("}\n")
 		return nil
 	case *ir.For:
-		init, cond, post, err := f.forClauses(s)
-		if err != nil {
-			return err
-		}
-		switch {
-		case init == "" && post == "" && cond == "":
-			f.printf("for {\n")
-		case init == "" && post == "":
-			f.printf("for %s {\n", cond)
-		default:
-			f.printf("for %s; %s; %s {\n", init, cond, post)
-		}
-		f.depth++
-		err = f.stripList(s.Body)
-		f.depth--
-		if err != nil {
-			return err
-		}
-		f.printf("}\n")
-		return nil
+		return f.forLoop(s, f.stripList)
 	case *ir.Block:
 		f.printf("{\n")
 		if err := f.stripList(s.Body); err != nil {
