@@ -51,12 +51,17 @@ type Exported struct {
 // Pointer is the DLManagedTensor*, for C code or a PyCapsule named
 // "dltensor". The consumer owns it: it calls the tensor's deleter once when
 // done, which frees it; after that the pointer is invalid.
-func (e *Exported) Pointer() unsafe.Pointer { return unsafe.Pointer(e.p) }
+func (e *Exported) Pointer() unsafe.Pointer {
+	if e == nil {
+		return nil
+	}
+	return unsafe.Pointer(e.p)
+}
 
 // Deleted reports whether the consumer has called the tensor's deleter:
 // until then the Buffer must stay open, and no kernel may write it while
 // the consumer reads it.
-func (e *Exported) Deleted() bool { return e.st.deleted.Load() }
+func (e *Exported) Deleted() bool { return e != nil && e.st != nil && e.st.deleted.Load() }
 
 // Export describes b as a compact row-major tensor of dtype and shape, for
 // another library to use in place. Only CUDA buffers can be exported (their
@@ -182,6 +187,9 @@ func Import(dev *gpu.Device, p unsafe.Pointer) (*Imported, error) {
 // Close closes the borrowed Buffer and calls the producer's deleter, once.
 // Work that uses the Buffer must be done (synchronize first).
 func (in *Imported) Close() error {
+	if in == nil || in.p == nil {
+		return nil // nothing imported
+	}
 	var err error
 	in.once.Do(func() {
 		err = in.Buffer.Close()

@@ -3,6 +3,7 @@ package dlpack
 import (
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -52,4 +53,22 @@ func TestShapes(t *testing.T) {
 		require.Equal(t, tc.elements, n, "%v", tc.shape)
 		require.Equal(t, tc.compact, compact(tc.shape, tc.strides), "%v %v", tc.shape, tc.strides)
 	}
+}
+
+// TestNilValues: the methods of nil or zero Exported and Imported values do
+// nothing and do not panic; Import and Export refuse nil with an error.
+func TestNilValues(t *testing.T) {
+	var e *Exported
+	assert.Nil(t, e.Pointer())
+	assert.False(t, e.Deleted())
+	assert.False(t, (&Exported{}).Deleted())
+	var in *Imported
+	assert.NoError(t, in.Close())
+	assert.NoError(t, (&Imported{}).Close())
+	_, err := Export(nil, Float32, []int64{4})
+	assert.Error(t, err)
+	_, err = ExportOwned(nil, Float32, []int64{4})
+	assert.Error(t, err)
+	_, err = Import(nil, nil)
+	assert.Error(t, err)
 }
