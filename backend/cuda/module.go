@@ -15,6 +15,7 @@ import (
 	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/backend/cuda/internal/cu"
 	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/internal/prebuilt"
 	"github.com/anygpu/gpu/nvrtc"
 )
 
@@ -28,20 +29,8 @@ import (
 // to compile with those (jitOptions). A compile that outlives ctx is
 // abandoned (it finishes in the background and is cached).
 func compileCUDA(ctx context.Context, src backend.Source, opts backend.CompileOptions, names []string, arch string, driverVersion int) (*nvrtc.Result, error) {
-	o := nvrtc.Options{
-		Arch:            arch,
-		PTX:             opts.MaxThreadsPerBlock > 0 || opts.OptLevel != nil,
-		FastMath:        opts.FastMath,
-		LineInfo:        opts.Debug,
-		MaxRegisters:    opts.MaxRegisters,
-		Defines:         opts.Defines,
-		IncludePaths:    opts.IncludePaths,
-		Headers:         opts.Headers,
-		NameExpressions: names,
-		Flags:           opts.Flags,
-		Name:            src.Name + ".cu",
-		DriverVersion:   driverVersion,
-	}
+	o := prebuilt.NVRTCOptions(src, opts, names)
+	o.Arch, o.DriverVersion = arch, driverVersion
 	if opts.Arch != "" {
 		o.Arch = opts.Arch
 	}
@@ -85,9 +74,10 @@ func jitOptions(opts backend.CompileOptions) ([]cu.JITOption, []uintptr) {
 }
 
 // Compile loads the device code of src: the first of CUBIN, Fatbin, PTX and
-// CUDA (compiled with NVRTC for the device, or opts.Arch, through the kernel
-// cache) that the source has and the device takes. A binary for another
-// architecture falls through to the next. The loaded module is kept in the
+// CUDA that the source has and the device takes. CUDA is served by the
+// prebuilt set when it has the program (loadPrebuilt), else compiled with
+// NVRTC for the device, or opts.Arch, through the kernel cache. A binary for
+// another architecture falls through to the next. The loaded module is kept in the
 // device's module cache: compiling the same source with the same options
 // again, while no header it included changed, returns it at once.
 func (d *device) Compile(ctx context.Context, src backend.Source, opts backend.CompileOptions) (backend.Module, error) {
@@ -142,6 +132,9 @@ func (d *device) load(ctx context.Context, op string, src backend.Source, opts b
 	if !hasCUDA {
 		return nil, lastErr
 	}
+	if lm, err := d.loadPrebuilt(op, src, opts, names); lm != nil || err != nil {
+		return lm, err
+	}
 	res, err := compileCUDA(ctx, src, opts, names, d.arch, d.lib.Version)
 	if err != nil {
 		return nil, errors.Wrap(err, Name, op)
@@ -191,6 +184,7 @@ type loadedModule struct {
 	lowered  map[string]string  // name expression -> mangled name
 	deps     []nvrtc.Dependency // the headers the program's includes reached
 	uncached string             // why the kernel cache could not keep it
+	prebuilt string             // the prebuilt image it was loaded from ("sm_90 CUBIN (NVRTC 13.0)"); "" when none
 
 	// Under the device's mu:
 	refs   int  // Modules using it, plus one while cached
@@ -349,6 +343,11 @@ var (
 
 // UncachedReason says why the kernel cache could not keep the program.
 func (m *module) UncachedReason() string { return m.lm.uncached }
+
+// Prebuilt names the prebuilt image the module's code was loaded from
+// ("sm_90 CUBIN (NVRTC 13.0)"), or is "" when NVRTC compiled it or the source
+// gave it (see loadPrebuilt).
+func (m *module) Prebuilt() string { return m.lm.prebuilt }
 
 // Kernel looks up an entry point: an extern "C" name, a symbol name of
 // compiled code, or a C++ name (a template instantiation such as

@@ -19,7 +19,10 @@
 // the driver does. cuDevicePrimaryCtxRetain returns $FAKECUDA_RETAIN when it
 // is set and not 0. When $FAKECUDA_LOG names a file, the module, function
 // and launch calls append a line each to it ("launch NAME smem=N", ...), for
-// tests to read. cuPointerGetAttribute describes every address as the start
+// tests to read. cuModuleLoadData and cuModuleLoadDataEx refuse an image
+// holding the text FAKECUDA_NO_BINARY with CUDA_ERROR_NO_BINARY_FOR_GPU
+// (logging "refuse N"), as the driver refuses code for another GPU.
+// cuPointerGetAttribute describes every address as the start
 // of 1 MiB of device memory of device $FAKECUDA_POINTER_DEVICE (default 0),
 // except 0xdead000, which it does not know (CUDA_ERROR_INVALID_VALUE).
 package fakecuda
@@ -177,12 +180,14 @@ static __thread void *current;
 	{"cuEventDestroy_v2", "int cuEventDestroy_v2(void *e) { free(e); return 0; }\n"},
 	{"cuEventElapsedTime_v2", "int cuEventElapsedTime_v2(float *ms, void *a, void *b) { *ms = 0.001f; return 0; }\n"},
 	{"cuModuleLoadData", `int cuModuleLoadData(fmodule **m, const char *image) {
+	if (strstr(image, "FAKECUDA_NO_BINARY")) { flog("refuse %zu", strlen(image)); return 209; }
 	fmodule *x = malloc(sizeof *x); x->image = strdup(image); *m = x;
 	flog("load %zu", strlen(image));
 	return 0;
 }
 `},
 	{"cuModuleLoadDataEx", `int cuModuleLoadDataEx(fmodule **m, const char *image, unsigned n, int *opts, void **vals) {
+	if (strstr(image, "FAKECUDA_NO_BINARY")) { flog("refuse %zu", strlen(image)); return 209; }
 	fmodule *x = malloc(sizeof *x); x->image = strdup(image); *m = x;
 	char buf[512] = ""; size_t k = 0;
 	for (unsigned i = 0; i < n && k < 400; i++) k += (size_t)snprintf(buf + k, sizeof buf - k, " %d=%lu", opts[i], (unsigned long)vals[i]);
