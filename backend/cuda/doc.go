@@ -104,6 +104,20 @@
 // is never served stale; a program with a computed #include is compiled
 // every time, and the root package logs why.
 //
+// The built-in kernels (kernels.Source, kernels.Generated) ship precompiled
+// (package internal/prebuilt, embedded in the module): before NVRTC, a CUDA
+// program is looked up by the hash of its text and the NVRTC options it would
+// be compiled with (not the architecture), and the image that suits the
+// device loads directly: a CUBIN for the device's major version at its minor
+// version or an earlier one (sm_80 on 8.6), else PTX for an older
+// architecture that the driver compiles (compute_75), when the driver is as
+// new as the NVRTC that wrote it. So a fresh process runs its first built-in
+// kernel without loading NVRTC. Any other program or option, gpu.Arch, a
+// program that includes files, or ANYGPU_CUDA_PREBUILT=off compiles with
+// NVRTC as below; so does an image the driver refuses (the next one is tried
+// first). The Module says which image it came from (its Prebuilt method,
+// "sm_90 CUBIN (NVRTC 13.0)"), as does the module cache's entry.
+//
 // Options: gpu.Define (-D), gpu.FastMath (--use_fast_math), gpu.DebugInfo
 // (-lineinfo), gpu.Arch, gpu.MaxRegisters (--maxrregcount; for PTX, the JIT's
 // CU_JIT_MAX_REGISTERS), gpu.CompilerFlags (verbatim). gpu.LaunchBounds and
@@ -189,7 +203,8 @@
 // The files follow the backends' common map: driver.go (loading the library,
 // Probe, Open), device.go (the context, binding it to threads, Close),
 // memory.go, stream.go, event.go, module.go (NVRTC compile, loading, the
-// module cache, kernels and their names), launchopts.go (dynamic shared
+// module cache, kernels and their names), prebuilt.go (the lookup of
+// precompiled built-ins), launchopts.go (dynamic shared
 // memory, cooperative launches), errors.go (what becomes of a CUresult: the code table itself is
 // the errors package's), info.go (DeviceInfo from the device attributes), and
 // internal/cu for the foreign calls. Three files hold what only CUDA has:

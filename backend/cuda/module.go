@@ -26,8 +26,9 @@ import (
 // gets without options), Headers in-memory headers, KernelNames name
 // expressions, MaxRegisters --maxrregcount, Flags go to NVRTC verbatim; with
 // a launch bound or an optimisation level the result is PTX, for the driver
-// to compile with those (jitOptions). A compile that outlives ctx is
-// abandoned (it finishes in the background and is cached).
+// to compile with those (jitOptions). The options are
+// prebuilt.NVRTCOptions', which the prebuilt set's keys hash. A compile that
+// outlives ctx is abandoned (it finishes in the background and is cached).
 func compileCUDA(ctx context.Context, src backend.Source, opts backend.CompileOptions, names []string, arch string, driverVersion int) (*nvrtc.Result, error) {
 	o := prebuilt.NVRTCOptions(src, opts, names)
 	o.Arch, o.DriverVersion = arch, driverVersion

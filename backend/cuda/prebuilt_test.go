@@ -150,3 +150,10 @@ func TestPrebuiltDamagedImage(t *testing.T) {
 	require.Equal(t, "compute_75 PTX (NVRTC 13.0)", m.(*module).Prebuilt())
 	require.NoError(t, m.Close())
 }
+
+func TestDocMentionsPrebuilt(t *testing.T) {
+	b, err := os.ReadFile("doc.go")
+	require.NoError(t, err)
+	require.Contains(t, string(b), EnvPrebuilt)
+	require.Contains(t, string(b), "internal/prebuilt")
+}
