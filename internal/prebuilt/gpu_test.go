@@ -230,14 +230,14 @@ func TestColdStart(t *testing.T) {
 		"kernel = Module.Kernel(fill), done = fill launched and its result read back")
 }
 
-// BenchmarkColdStart is TestColdStart's prebuilt CUBIN mode as a benchmark:
-// ms-to-kernel is the time from a fresh process's start to its first
-// built-in kernel's result.
+// BenchmarkColdStart is TestColdStart's first prebuilt mode (the CUBIN, else
+// the PTX) as a benchmark: ms-to-kernel is the time from a fresh process's
+// start to its first built-in kernel's result.
 func BenchmarkColdStart(b *testing.B) {
 	devs := testreq.SkipUnlessAvailable(b, cuda.Driver{})
 	modes, notes := coldModes(b, devs[0])
 	if len(modes) == 0 || !modes[0].prebuilt {
-		b.Skipf("no prebuilt CUBIN for this GPU: %v", notes)
+		b.Skipf("no prebuilt image for this GPU: %v", notes)
 	}
 	var total float64
 	for b.Loop() {
