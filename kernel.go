@@ -75,8 +75,15 @@ func (d *Device) Compile(ctx context.Context, src Source, opts ...CompileOption)
 	impl, err := d.impl.Compile(ctx, src, o)
 	// The backend's kernel cache is its own: whether this was a cache hit
 	// shows only in the duration.
-	d.logger.Debug("anygpu: compile", "device", d.name, "backend", d.backend, "source", src.Name,
-		"duration", time.Since(start), "ok", err == nil)
+	attrs := []any{"device", d.name, "backend", d.backend, "source", src.Name,
+		"duration", time.Since(start), "ok", err == nil}
+	// A backend that loaded a precompiled image instead of compiling says which.
+	if p, ok := impl.(interface{ Prebuilt() string }); ok && err == nil {
+		if from := p.Prebuilt(); from != "" {
+			attrs = append(attrs, "prebuilt", from)
+		}
+	}
+	d.logger.Debug("anygpu: compile", attrs...)
 	if err != nil {
 		return nil, d.wrap(err, op)
 	}
