@@ -164,7 +164,7 @@ func affineParam(op, name string, x, p *Tensor, cols int) (*Tensor, error) {
 	if len(p.shape) != 1 || p.shape[0] != cols {
 		return nil, invalid(op+" "+shapeString(x.shape), "%s of shape %s; want [%d]", name, shapeString(p.shape), cols)
 	}
-	return p.Contiguous()
+	return p.packed(op)
 }
 
 // norm is LayerNorm and RMSNorm (kind).
@@ -197,20 +197,15 @@ func norm(op string, x, gamma, beta *Tensor, eps float32, kind uint32) (*Tensor,
 	var flags uint32
 	gb, bb := x.st.buf, x.st.buf // not read when their flag is off
 	uses := []*storage{out.st, x.st}
-	gOff, bOff := 0, 0
 	if g != nil {
 		flags |= ops.NormGamma
-		gb, gOff = g.st.buf, g.offset
+		gb = g.st.buf
 		uses = append(uses, g.st)
 	}
 	if b != nil {
 		flags |= ops.NormBeta
-		bb, bOff = b.st.buf, b.offset
+		bb = b.st.buf
 		uses = append(uses, b.st)
-	}
-	if gOff != 0 || bOff != 0 {
-		// The kernel reads gamma and beta from their buffers' starts.
-		return nil, invalid(op, "internal: gamma or beta at an offset")
 	}
 	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.Buf(gb), gpu.Buf(bb),
 		gpu.U32(uint32(rows)), gpu.U32(uint32(cols)), gpu.U32(kind), gpu.U32(flags)}

@@ -3,7 +3,6 @@ package tensor
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -118,7 +117,7 @@ func (t *Tensor) Shape() []int {
 	if t == nil {
 		return nil
 	}
-	return slices.Clone(t.shape)
+	return append([]int{}, t.shape...)
 }
 
 // Strides is a copy of the strides, in elements (0 along a broadcast
@@ -127,7 +126,7 @@ func (t *Tensor) Strides() []int {
 	if t == nil {
 		return nil
 	}
-	return slices.Clone(t.strides)
+	return append([]int{}, t.strides...)
 }
 
 // Offset is the position of the first element in the buffer, in elements.

@@ -228,6 +228,16 @@ func (t *Tensor) Contiguous() (*Tensor, error) {
 	return t.gather(op)
 }
 
+// packed is t's elements contiguous from the start of a buffer, as kernels
+// that take a plain vector read them: a new handle when t already is, else
+// a copy.
+func (t *Tensor) packed(op string) (*Tensor, error) {
+	if t.IsContiguous() && t.offset == 0 {
+		return t.View()
+	}
+	return t.gather(op)
+}
+
 // gather copies t's elements into a new contiguous tensor at offset 0, on
 // the device.
 func (t *Tensor) gather(op string) (*Tensor, error) {
