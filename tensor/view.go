@@ -45,16 +45,18 @@ func (t *Tensor) Slice(dim, start, end int) (*Tensor, error) {
 }
 
 // Reshape returns a view of the elements in a new shape with as many
-// elements; one size may be -1, inferred. The view needs a contiguous t:
-// reshaping another view is an error of category InvalidArgument (call
-// Contiguous first, which copies), so that Reshape never copies behind the
-// caller's back.
+// elements; one size may be -1, inferred. Reshape never copies: when no
+// strides make t's elements, row-major, the new shape (a transposed matrix
+// flattened, say), it is an error of category InvalidArgument; call
+// Contiguous first, which copies. Merging or splitting dimensions that are
+// contiguous with each other, and adding or dropping dimensions of size 1,
+// always work.
 func (t *Tensor) Reshape(shape ...int) (*Tensor, error) {
 	const op = "reshape"
 	if err := t.usable(op); err != nil {
 		return nil, err
 	}
-	shape = slices.Clone(shape)
+	shape = append([]int{}, shape...)
 	infer, known := -1, 1
 	for i, s := range shape {
 		switch {
@@ -80,11 +82,44 @@ func (t *Tensor) Reshape(shape ...int) (*Tensor, error) {
 	if err := checkShape(op, shape); err != nil {
 		return nil, err
 	}
-	if !t.IsContiguous() {
+	strides, ok := viewStrides(t.shape, t.strides, shape)
+	if !ok {
 		return nil, invalidHint(op+" "+shapeString(t.shape)+" to "+shapeString(shape),
-			"call Contiguous first (it copies)", "a view with strides %s is not contiguous", shapeString(t.strides))
+			"call Contiguous first (it copies)", "no strides make a view of strides %s that shape", shapeString(t.strides))
 	}
-	return t.view(shape, rowMajor(shape), t.offset), nil
+	return t.view(shape, strides, t.offset), nil
+}
+
+// viewStrides finds strides that lay out the elements of a view (shape,
+// strides), row-major, in shape to; ok is false when there are none. The
+// view's dimensions split into chunks, each a run of dimensions contiguous
+// with one another; every chunk must be made of whole dimensions of to.
+func viewStrides(shape, strides, to []int) ([]int, bool) {
+	out := make([]int, len(to))
+	if numel(shape) == 0 || len(shape) == 0 {
+		return rowMajor(to), true
+	}
+	v := len(to) - 1
+	base := strides[len(shape)-1] // the stride of the current chunk's last dimension
+	chunk, made := 1, 1           // elements of the chunk, and of to's dimensions placed in it
+	for d := len(shape) - 1; d >= 0; d-- {
+		chunk *= shape[d]
+		if d > 0 && (shape[d-1] == 1 || strides[d-1] == chunk*base) {
+			continue // dimension d-1 continues the chunk
+		}
+		for v >= 0 && (made < chunk || to[v] == 1) {
+			out[v] = made * base
+			made *= to[v]
+			v--
+		}
+		if made != chunk {
+			return nil, false
+		}
+		if d > 0 {
+			base, chunk, made = strides[d-1], 1, 1
+		}
+	}
+	return out, v == -1
 }
 
 // Transpose returns the view with dimensions a and b swapped.
