@@ -7,9 +7,14 @@ import (
 	"github.com/anygpu/gpu/errors"
 )
 
-// invalid is an InvalidArgument error of op: "tensor: op: msg".
+// shapeHint is the hint of the package's InvalidArgument errors.
+const shapeHint = "see package tensor's rules for shapes, views and broadcasting"
+
+// invalid is an InvalidArgument error of op: "tensor: op: msg: hint".
 func invalid(op, format string, args ...any) error {
-	return errors.E(errors.InvalidArgument, "tensor", op, format, args...)
+	e := errors.E(errors.InvalidArgument, "tensor", op, format, args...)
+	e.Hint = shapeHint
+	return e
 }
 
 // invalidHint is invalid with a hint of its own.
