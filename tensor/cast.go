@@ -26,7 +26,8 @@ func Cast(x *Tensor, d DType) (*Tensor, error) {
 	per := 4 / d.Size()
 	words := (n + per - 1) / per
 	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.U32(uint32(n)), gpu.U32(uint32(x.dtype)), gpu.U32(uint32(d))}
-	args = append(args, viewArgs(x.offset, x.shape, x.strides)...)
+	shape, strides := coalesce(x.shape, x.strides)
+	args = append(args, viewArgs(x.offset, shape, strides[0])...)
 	if err := ds.launch("castElems", false, words, []*storage{out.st, x.st}, args...); err != nil {
 		_ = out.Close()
 		return nil, wrap(err, op)

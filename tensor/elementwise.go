@@ -27,7 +27,8 @@ func unaryOp(op string, x *Tensor, code uint32, a float32) (*Tensor, error) {
 		return nil, err
 	}
 	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.U32(uint32(x.Len())), gpu.U32(code)}
-	args = append(args, viewArgs(x.offset, x.shape, x.strides)...)
+	shape, strides := coalesce(x.shape, x.strides)
+	args = append(args, viewArgs(x.offset, shape, strides[0])...)
 	args = append(args, gpu.F32(a))
 	if err := ds.launch("unary", false, x.Len(), []*storage{out.st, x.st}, args...); err != nil {
 		_ = out.Close()
@@ -89,7 +90,8 @@ func binaryOp(op string, x, y *Tensor, code uint32) (*Tensor, error) {
 		return nil, err
 	}
 	n := out.Len()
-	xa, ya := viewArgs(x.offset, shape, xs), viewArgs(y.offset, shape, ys)
+	cshape, cs := coalesce(shape, xs, ys)
+	xa, ya := viewArgs(x.offset, cshape, cs[0]), viewArgs(y.offset, cshape, cs[1])
 	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.Buf(y.st.buf), gpu.U32(uint32(n)), gpu.U32(code)}
 	args = append(args, xa[1:1+MaxRank]...) // the output's sizes
 	args = append(args, xa[0])

@@ -116,7 +116,8 @@ func viewArgs(offset int, shape, strides []int) []gpu.Arg {
 // column stride.
 func rowArgs(offset int, shape, strides []int) []gpu.Arg {
 	r := len(shape)
-	outer, ostr := shape[:r-1], strides[:r-1]
+	outer, os := coalesce(shape[:r-1], strides[:r-1])
+	ostr := os[0]
 	args := []gpu.Arg{gpu.U32(uint32(offset))}
 	pad := MaxRank - 1 - len(outer)
 	for i := range MaxRank - 1 {

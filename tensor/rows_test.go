@@ -84,6 +84,8 @@ var rowInputs = []input{
 	{name: "expanded", base: []int{3, 1}, views: []func(*Tensor) (*Tensor, error){expand(2, 3, 4)},
 		host: func(h hostND) hostND { return h.expand(2, 3, 4) }},
 	{name: "rank 6", base: []int{2, 1, 3, 1, 2, 3}},
+	{name: "rank 6 no dimensions merge", base: []int{2, 3, 2, 3, 2, 3}, views: []func(*Tensor) (*Tensor, error){permute(1, 0, 3, 2, 5, 4)},
+		host: func(h hostND) hostND { return h.permute(1, 0, 3, 2, 5, 4) }},
 	{name: "long rows 3x1001", base: []int{3, 1001}},
 	{name: "long transposed rows", base: []int{1001, 3}, views: []func(*Tensor) (*Tensor, error){transpose(0, 1)},
 		host: func(h hostND) hostND { return h.permute(1, 0) }},

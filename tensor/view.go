@@ -284,8 +284,9 @@ func (t *Tensor) gather(op string) (*Tensor, error) {
 	n := t.Len()
 	per := 4 / t.dtype.Size()
 	words := (n + per - 1) / per
+	shape, strides := coalesce(t.shape, t.strides)
 	args := append([]gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(t.st.buf), gpu.U32(uint32(n)), gpu.U32(uint32(t.dtype.Size()))},
-		viewArgs(t.offset, t.shape, t.strides)...)
+		viewArgs(t.offset, shape, strides[0])...)
 	if err := ds.launch("gather", false, words, []*storage{out.st, t.st}, args...); err != nil {
 		_ = out.Close()
 		return nil, wrap(err, op)

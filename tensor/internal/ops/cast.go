@@ -201,12 +201,13 @@ func castElems(y, x []uint32, n, src, dst, xoff, s0, s1, s2, s3, s4, s5, t0, t1,
 	maskIn, maskOut := uint32(1)<<bitsIn-1, uint32(1)<<bitsOut-1
 	words := n/perOut + (n%perOut+perOut-1)/perOut
 	step := kernel.GroupSizeX() * kernel.GridX()
+	r := rank6(s0, s1, s2, s3, s4)
 	for w := kernel.GroupX()*kernel.GroupSizeX() + kernel.ThreadX(); w < words; w += step {
 		var out uint32
 		for j := uint32(0); j < perOut; j++ {
 			e := w*perOut + j
 			if e < n {
-				at := xoff + offset6(e, s0, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5)
+				at := xoff + offset6(e, r, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5)
 				v := (x[at/perIn] >> ((at % perIn) * bitsIn)) & maskIn
 				out |= (encodeElem(decodeElem(v, src), dst) & maskOut) << (j * bitsOut)
 			}

@@ -29,32 +29,53 @@ func last(i, step, n uint32) bool {
 	return n-i <= step
 }
 
-// offset6 is the element offset, from the view's start, of the i-th element
-// (row-major) of a view of sizes s0..s5 and strides t0..t5.
-func offset6(i, s0, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5 uint32) uint32 {
-	c5 := i % s5
-	i = i / s5
-	c4 := i % s4
-	i = i / s4
-	c3 := i % s3
-	i = i / s3
-	c2 := i % s2
-	i = i / s2
-	c1 := i % s1
-	i = i / s1
-	return i*t0 + c1*t1 + c2*t2 + c3*t3 + c4*t4 + c5*t5
+// rank6 is the rank of a view padded to sizes s0..s5 (ones in front): 6
+// less the leading sizes of 1, at least 1.
+func rank6(s0, s1, s2, s3, s4 uint32) uint32 {
+	if s0 != 1 {
+		return 6
+	} else if s1 != 1 {
+		return 5
+	} else if s2 != 1 {
+		return 4
+	} else if s3 != 1 {
+		return 3
+	} else if s4 != 1 {
+		return 2
+	}
+	return 1
 }
 
-// offset5 is offset6 for a view of rank 5 (the outer dimensions of a row
-// kernel's input).
-func offset5(i, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4 uint32) uint32 {
-	c4 := i % s4
+// offset6 is the element offset, from the view's start, of the i-th element
+// (row-major) of a view of rank r (rank6), sizes s1..s5 (the outermost size
+// is not needed) and strides t0..t5: a division per dimension but the
+// outermost, none for rank 1. Host code merges the dimensions a view lays
+// out as one, so contiguous views have rank 1.
+func offset6(i, r, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5 uint32) uint32 {
+	if r <= 1 {
+		return i * t5
+	}
+	o := (i % s5) * t5
+	i = i / s5
+	if r == 2 {
+		return o + i*t4
+	}
+	o += (i % s4) * t4
 	i = i / s4
-	c3 := i % s3
+	if r == 3 {
+		return o + i*t3
+	}
+	o += (i % s3) * t3
 	i = i / s3
-	c2 := i % s2
+	if r == 4 {
+		return o + i*t2
+	}
+	o += (i % s2) * t2
 	i = i / s2
-	c1 := i % s1
+	if r == 5 {
+		return o + i*t1
+	}
+	o += (i % s1) * t1
 	i = i / s1
-	return i*t0 + c1*t1 + c2*t2 + c3*t3 + c4*t4
+	return o + i*t0
 }

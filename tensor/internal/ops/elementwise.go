@@ -68,8 +68,9 @@ func unary(y, x []float32, n, op, xoff, s0, s1, s2, s3, s4, s5, t0, t1, t2, t3, 
 		return
 	}
 	step := kernel.GroupSizeX() * kernel.GridX()
+	r := rank6(s0, s1, s2, s3, s4)
 	for i := kernel.GroupX()*kernel.GroupSizeX() + kernel.ThreadX(); i < n; i += step {
-		v := x[xoff+offset6(i, s0, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5)]
+		v := x[xoff+offset6(i, r, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5)]
 		y[i] = unaryValue(op, v, a)
 		if last(i, step, n) {
 			break
@@ -87,9 +88,10 @@ func binary(z, x, y []float32, n, op, s0, s1, s2, s3, s4, s5, xoff, xt0, xt1, xt
 		return
 	}
 	step := kernel.GroupSizeX() * kernel.GridX()
+	r := rank6(s0, s1, s2, s3, s4)
 	for i := kernel.GroupX()*kernel.GroupSizeX() + kernel.ThreadX(); i < n; i += step {
-		u := x[xoff+offset6(i, s0, s1, s2, s3, s4, s5, xt0, xt1, xt2, xt3, xt4, xt5)]
-		v := y[yoff+offset6(i, s0, s1, s2, s3, s4, s5, yt0, yt1, yt2, yt3, yt4, yt5)]
+		u := x[xoff+offset6(i, r, s1, s2, s3, s4, s5, xt0, xt1, xt2, xt3, xt4, xt5)]
+		v := y[yoff+offset6(i, r, s1, s2, s3, s4, s5, yt0, yt1, yt2, yt3, yt4, yt5)]
 		var r float32
 		if op == BinaryAdd {
 			r = u + v

@@ -18,12 +18,13 @@ func gather(y, x []uint32, n, esize, xoff, s0, s1, s2, s3, s4, s5, t0, t1, t2, t
 	mask := uint32(1)<<bitsPer - 1 // 0xffffffff for 4-byte elements (1<<32 is 0)
 	words := n/per + (n%per+per-1)/per
 	step := kernel.GroupSizeX() * kernel.GridX()
+	r := rank6(s0, s1, s2, s3, s4)
 	for w := kernel.GroupX()*kernel.GroupSizeX() + kernel.ThreadX(); w < words; w += step {
 		var out uint32
 		for j := uint32(0); j < per; j++ {
 			e := w*per + j
 			if e < n {
-				src := xoff + offset6(e, s0, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5)
+				src := xoff + offset6(e, r, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5)
 				v := (x[src/per] >> ((src % per) * bitsPer)) & mask
 				out |= v << (j * bitsPer)
 			}

@@ -23,8 +23,9 @@ const (
 func reduceRows(out, x []float32, rows, cols, op, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32) {
 	sh := kernel.Shared[[rowGroup]float32]()
 	t, b := kernel.ThreadX(), kernel.GroupSizeX()
+	rr := rank6(1, s0, s1, s2, s3) // the outer view's rank
 	for r := kernel.GroupX(); r < rows; r += kernel.GridX() {
-		base := xoff + offset5(r, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4)
+		base := xoff + offset6(r, rr, s0, s1, s2, s3, s4, 0, t0, t1, t2, t3, t4)
 		var acc float32
 		if op == ReduceMax && cols > 0 {
 			acc = x[base] // every thread starts from the first element
@@ -68,8 +69,9 @@ func argmaxRows(out []int32, x []float32, rows, cols, xoff, s0, s1, s2, s3, s4, 
 	sv := kernel.Shared[[rowGroup]float32]()
 	si := kernel.Shared[[rowGroup]uint32]()
 	t, b := kernel.ThreadX(), kernel.GroupSizeX()
+	rr := rank6(1, s0, s1, s2, s3) // the outer view's rank
 	for r := kernel.GroupX(); r < rows; r += kernel.GridX() {
-		base := xoff + offset5(r, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4)
+		base := xoff + offset6(r, rr, s0, s1, s2, s3, s4, 0, t0, t1, t2, t3, t4)
 		best := x[base]
 		bi := uint32(0)
 		for c := t; c < cols; c += b {
@@ -106,8 +108,9 @@ func argmaxRows(out []int32, x []float32, rows, cols, xoff, s0, s1, s2, s3, s4, 
 func softmaxRows(y, x []float32, rows, cols, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32) {
 	sh := kernel.Shared[[rowGroup]float32]()
 	t, b := kernel.ThreadX(), kernel.GroupSizeX()
+	rr := rank6(1, s0, s1, s2, s3) // the outer view's rank
 	for r := kernel.GroupX(); r < rows; r += kernel.GridX() {
-		base := xoff + offset5(r, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4)
+		base := xoff + offset6(r, rr, s0, s1, s2, s3, s4, 0, t0, t1, t2, t3, t4)
 		m := x[base]
 		for c := t; c < cols; c += b {
 			m = max(m, x[base+c*cstride])
@@ -160,8 +163,9 @@ const (
 func normRows(y, x, gamma, beta []float32, rows, cols, kind, affine, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32, eps float32) {
 	sh := kernel.Shared[[rowGroup]float32]()
 	t, b := kernel.ThreadX(), kernel.GroupSizeX()
+	rr := rank6(1, s0, s1, s2, s3) // the outer view's rank
 	for r := kernel.GroupX(); r < rows; r += kernel.GridX() {
-		base := xoff + offset5(r, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4)
+		base := xoff + offset6(r, rr, s0, s1, s2, s3, s4, 0, t0, t1, t2, t3, t4)
 		var mean float32
 		if kind == NormLayer {
 			var s float32
