@@ -17,6 +17,11 @@ import (
 // device here are skipped (failed when ANYGPU_TEST_REQUIRE names them).
 var testBackends = []string{"cpu", "vulkan", "opengl", "webgpu", "cuda", "metal"}
 
+// simDevice is a simulated CUDA H100 (backend/sim): the CPU computes, but
+// launches are chosen from the H100's DeviceInfo (132 units, 1024 threads),
+// so the kernels run with many more groups than on the CPU device.
+const simDevice = "sim-cuda-h100"
+
 // testDevice is an opened device of one backend, shared by the tests.
 type testDevice struct {
 	name string
@@ -29,9 +34,11 @@ var devices []testDevice
 func TestMain(m *testing.M) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	for _, b := range testBackends {
-		dev, err := gpu.Open(ctx, gpu.WithBackends(b), gpu.WithFallback(false))
+		dev, err := gpu.Open(ctx, gpu.WithBackends(b), gpu.WithFallback(false), gpu.WithFake(""))
 		devices = append(devices, testDevice{name: b, dev: dev, err: err})
 	}
+	dev, err := gpu.Open(ctx, gpu.WithBackends("cuda"), gpu.WithFallback(false), gpu.WithFake("cuda:h100"))
+	devices = append(devices, testDevice{name: simDevice, dev: dev, err: err})
 	cancel()
 	code := m.Run()
 	for _, d := range devices {
