@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/anygpu/gpu/tensor/internal/fp"
-	"github.com/anygpu/gpu/tensor/internal/ops"
 )
 
 // DType is a tensor's element type.
@@ -15,15 +14,16 @@ type DType int
 // value and 0x7f/0xff are NaN); Float8E5M2 is OCP's E5M2 (IEEE-like, with
 // infinities). This release computes in Float32 (and Int32 for ArgMax):
 // the narrower types are storage, converted by Cast or on the host.
+// (The values are the device kernels' dtype codes.)
 const (
-	Float32    DType = ops.DTFloat32
-	Float16    DType = ops.DTFloat16
-	BFloat16   DType = ops.DTBFloat16
-	Int8       DType = ops.DTInt8
-	Int32      DType = ops.DTInt32
-	Uint8      DType = ops.DTUint8
-	Float8E4M3 DType = ops.DTFloat8E4M3
-	Float8E5M2 DType = ops.DTFloat8E5M2
+	Float32 DType = iota
+	Float16
+	BFloat16
+	Int8
+	Int32
+	Uint8
+	Float8E4M3
+	Float8E5M2
 )
 
 var dtypeNames = [...]string{

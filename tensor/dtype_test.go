@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/anygpu/gpu/tensor/internal/ops"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -11,23 +12,25 @@ import (
 func TestDTypes(t *testing.T) {
 	tests := []struct {
 		d     DType
+		code  int // the kernels' code for it
 		size  int
 		name  string
 		float bool
 	}{
-		{Float32, 4, "float32", true},
-		{Float16, 2, "float16", true},
-		{BFloat16, 2, "bfloat16", true},
-		{Int8, 1, "int8", false},
-		{Int32, 4, "int32", false},
-		{Uint8, 1, "uint8", false},
-		{Float8E4M3, 1, "float8_e4m3fn", true},
-		{Float8E5M2, 1, "float8_e5m2", true},
+		{Float32, ops.DTFloat32, 4, "float32", true},
+		{Float16, ops.DTFloat16, 2, "float16", true},
+		{BFloat16, ops.DTBFloat16, 2, "bfloat16", true},
+		{Int8, ops.DTInt8, 1, "int8", false},
+		{Int32, ops.DTInt32, 4, "int32", false},
+		{Uint8, ops.DTUint8, 1, "uint8", false},
+		{Float8E4M3, ops.DTFloat8E4M3, 1, "float8_e4m3fn", true},
+		{Float8E5M2, ops.DTFloat8E5M2, 1, "float8_e5m2", true},
 	}
 	require.Len(t, DTypes(), len(tests))
 	for i, tc := range tests {
 		assert.Equal(t, tc.d, DTypes()[i])
 		assert.True(t, tc.d.Valid())
+		assert.Equal(t, tc.code, int(tc.d), "%s is the kernels' code", tc.name)
 		assert.Equal(t, tc.size, tc.d.Size(), tc.name)
 		assert.Equal(t, tc.name, tc.d.String())
 		assert.Equal(t, tc.float, tc.d.IsFloat(), tc.name)

@@ -29,7 +29,7 @@ func reduce(op string, x *Tensor, ax int, code uint32) (*Tensor, error) {
 	if err := needFloat32(op, x); err != nil {
 		return nil, err
 	}
-	a, err := axis(op, ax, len(x.shape), x.shape)
+	a, err := normAxis(op, ax, len(x.shape), x.shape)
 	if err != nil {
 		return nil, err
 	}
@@ -81,20 +81,20 @@ func Mean(x *Tensor, axis int) (*Tensor, error) { return reduce("mean", x, axis,
 func Max(x *Tensor, axis int) (*Tensor, error) { return reduce("max", x, axis, ops.ReduceMax) }
 
 // ArgMax returns, as an Int32 tensor, the index of the largest element along
-// dimension ax (the first of equal ones), which the result drops; an
+// dimension axis (the first of equal ones), which the result drops; an
 // empty dimension is an InvalidArgument error.
-func ArgMax(x *Tensor, ax int) (*Tensor, error) {
+func ArgMax(x *Tensor, axis int) (*Tensor, error) {
 	const op = "argmax"
 	if err := needFloat32(op, x); err != nil {
 		return nil, err
 	}
-	a, err := axis(op, ax, len(x.shape), x.shape)
+	a, err := normAxis(op, axis, len(x.shape), x.shape)
 	if err != nil {
 		return nil, err
 	}
 	shape, strides, outer, cols := alongLast(x, a)
 	if numel(outer) > 0 && cols == 0 {
-		return nil, invalid(op+" "+shapeString(x.shape), "dimension %d is empty: no maximum", ax)
+		return nil, invalid(op+" "+shapeString(x.shape), "dimension %d is empty: no maximum", axis)
 	}
 	ds := x.st.ds
 	out, err := empty(ds, op, Int32, outer)

@@ -160,7 +160,7 @@ func (t *Tensor) Dim(d int) (int, error) {
 	if err := t.usable("dim"); err != nil {
 		return 0, err
 	}
-	a, err := axis("dim", d, len(t.shape), t.shape)
+	a, err := normAxis("dim", d, len(t.shape), t.shape)
 	if err != nil {
 		return 0, err
 	}
@@ -266,9 +266,9 @@ func checkShape(op string, shape []int) error {
 	return nil
 }
 
-// axis normalises dimension d (negative counts from the end) of a tensor of
+// normAxis normalises dimension d (negative counts from the end) of a tensor of
 // rank r and shape shape, for op's errors.
-func axis(op string, d, r int, shape []int) (int, error) {
+func normAxis(op string, d, r int, shape []int) (int, error) {
 	if d < -r || d >= r {
 		return 0, invalid(op, "dimension %d out of range for shape %s (rank %d)", d, shapeString(shape), r)
 	}

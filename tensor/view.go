@@ -28,7 +28,7 @@ func (t *Tensor) Slice(dim, start, end int) (*Tensor, error) {
 	if err := t.usable(op); err != nil {
 		return nil, err
 	}
-	d, err := axis(op, dim, len(t.shape), t.shape)
+	d, err := normAxis(op, dim, len(t.shape), t.shape)
 	if err != nil {
 		return nil, err
 	}
@@ -128,11 +128,11 @@ func (t *Tensor) Transpose(a, b int) (*Tensor, error) {
 	if err := t.usable(op); err != nil {
 		return nil, err
 	}
-	i, err := axis(op, a, len(t.shape), t.shape)
+	i, err := normAxis(op, a, len(t.shape), t.shape)
 	if err != nil {
 		return nil, err
 	}
-	j, err := axis(op, b, len(t.shape), t.shape)
+	j, err := normAxis(op, b, len(t.shape), t.shape)
 	if err != nil {
 		return nil, err
 	}
