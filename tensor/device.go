@@ -66,6 +66,9 @@ func Release(ctx context.Context, dev *gpu.Device) error {
 		return nil
 	}
 	err := ds.synchronize(ctx)
+	if errors.Is(err, errors.Closed) {
+		err = nil // a closed device has finished its work and freed its memory
+	}
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
 	if ds.mod != nil {
