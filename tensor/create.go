@@ -57,8 +57,19 @@ func empty(ds *deviceState, op string, d DType, shape []int) (*Tensor, error) {
 	return t, nil
 }
 
-// checkNew validates a constructor's device, dtype and shape.
-func checkNew(op string, dev *gpu.Device, d DType, shape []int) error {
+// checkCtx is nil, or the error for a nil or ended context.
+func checkCtx(op string, ctx context.Context) error {
+	if ctx == nil {
+		return invalid(op, "nil context")
+	}
+	return wrap(ctx.Err(), op)
+}
+
+// checkNew validates a constructor's context, device, dtype and shape.
+func checkNew(op string, ctx context.Context, dev *gpu.Device, d DType, shape []int) error {
+	if err := checkCtx(op, ctx); err != nil {
+		return err
+	}
 	if dev == nil {
 		return invalid(op, "nil device")
 	}
@@ -71,7 +82,7 @@ func checkNew(op string, dev *gpu.Device, d DType, shape []int) error {
 // Empty returns a contiguous tensor of dtype d and shape on dev whose
 // contents are undefined. No shape (Empty(dev, Float32)) is a scalar.
 func Empty(dev *gpu.Device, d DType, shape ...int) (*Tensor, error) {
-	if err := checkNew("empty", dev, d, shape); err != nil {
+	if err := checkNew("empty", context.Background(), dev, d, shape); err != nil {
 		return nil, err
 	}
 	return empty(stateOf(dev), "empty", d, shape)
@@ -79,9 +90,12 @@ func Empty(dev *gpu.Device, d DType, shape ...int) (*Tensor, error) {
 
 // Zeros returns a contiguous tensor of zeros (a device fill, not a
 // transfer).
+//
+// The constructors look at ctx before they start; the upload or fill they
+// enqueue is not waited for (the readers wait for it).
 func Zeros(ctx context.Context, dev *gpu.Device, d DType, shape ...int) (*Tensor, error) {
 	const op = "zeros"
-	if err := checkNew(op, dev, d, shape); err != nil {
+	if err := checkNew(op, ctx, dev, d, shape); err != nil {
 		return nil, err
 	}
 	t, err := empty(stateOf(dev), op, d, shape)
@@ -101,7 +115,7 @@ func Zeros(ctx context.Context, dev *gpu.Device, d DType, shape ...int) (*Tensor
 // times d.Size()). It is one H2D transfer.
 func FromBytes(ctx context.Context, dev *gpu.Device, d DType, raw []byte, shape ...int) (*Tensor, error) {
 	const op = "from bytes"
-	if err := checkNew(op, dev, d, shape); err != nil {
+	if err := checkNew(op, ctx, dev, d, shape); err != nil {
 		return nil, err
 	}
 	if n := numel(shape) * d.Size(); len(raw) != n {
@@ -152,8 +166,8 @@ func shapeFor(op string, n int, shape []int) ([]int, error) {
 func FromSlice[T Element](ctx context.Context, dev *gpu.Device, data []T, shape ...int) (*Tensor, error) {
 	const op = "from slice"
 	d := dtypeOf[T]()
-	if dev == nil {
-		return nil, invalid(op, "nil device")
+	if err := checkNew(op, ctx, dev, d, nil); err != nil {
+		return nil, err
 	}
 	shape, err := shapeFor(op, len(data), shape)
 	if err != nil {
@@ -180,7 +194,7 @@ func FromSlice[T Element](ctx context.Context, dev *gpu.Device, data []T, shape 
 // converted bytes.
 func FromFloat32(ctx context.Context, dev *gpu.Device, d DType, data []float32, shape ...int) (*Tensor, error) {
 	const op = "from float32"
-	if err := checkNew(op, dev, d, nil); err != nil {
+	if err := checkNew(op, ctx, dev, d, nil); err != nil {
 		return nil, err
 	}
 	shape, err := shapeFor(op, len(data), shape)

@@ -141,3 +141,22 @@ func TestNilTensor(t *testing.T) {
 		assert.ErrorIs(t, call(), errors.InvalidArgument, name)
 	}
 }
+
+func TestContexts(t *testing.T) {
+	dev := cpuDevice(t)
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := FromSlice(done, dev, []float32{1})
+	require.ErrorIs(t, err, context.Canceled)
+	_, err = FromFloat32(nil, dev, Float16, []float32{1})
+	require.ErrorIs(t, err, errors.InvalidArgument)
+	_, err = Zeros(done, dev, Float32, 2)
+	require.ErrorIs(t, err, context.Canceled)
+	x, err := FromSlice(context.Background(), dev, []float32{1})
+	require.NoError(t, err)
+	defer x.Close()
+	_, err = x.ToFloat32(nil)
+	require.ErrorIs(t, err, errors.InvalidArgument)
+	_, err = x.ToFloat32(done)
+	require.ErrorIs(t, err, context.Canceled)
+}

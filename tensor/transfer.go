@@ -47,8 +47,8 @@ func (t *Tensor) readBytes(ctx context.Context, op string, counted bool) ([]byte
 	if err := t.usable(op); err != nil {
 		return nil, err
 	}
-	if ctx == nil {
-		return nil, invalid(op, "nil context")
+	if err := checkCtx(op, ctx); err != nil {
+		return nil, err
 	}
 	src := t
 	if !t.IsContiguous() {
@@ -158,8 +158,8 @@ func (t *Tensor) CopyTo(ctx context.Context, dev *gpu.Device) (*Tensor, error) {
 	if dev == nil {
 		return nil, invalid(op, "nil device")
 	}
-	if ctx == nil {
-		return nil, invalid(op, "nil context")
+	if err := checkCtx(op, ctx); err != nil {
+		return nil, err
 	}
 	// A source at a 4-byte aligned offset, contiguous: the copy's unit.
 	src := t
