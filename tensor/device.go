@@ -1,0 +1,211 @@
+package tensor
+
+import (
+	"context"
+	"sync"
+
+	"github.com/anygpu/gpu"
+	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/tensor/internal/ops"
+)
+
+// deviceState is what the package keeps per device: the compiled ops, the
+// device's transfer ledger, the op sequence and the buffers whose free waits
+// for queued work.
+type deviceState struct {
+	dev *gpu.Device
+
+	mu        sync.Mutex
+	transfers gpu.TransferCounts
+	mod       *gpu.Module
+	modErr    error
+	kernels   map[string]*gpu.Kernel
+	geometry  map[string]int // block size chosen per kernel
+	epoch     uint64         // ops enqueued so far
+	synced    uint64         // ops known complete
+	deferred  []deferredFree
+	deferredB int64
+}
+
+type deferredFree struct {
+	buf   *gpu.Buffer
+	epoch uint64
+}
+
+// maxDeferredBytes is how much memory waits for a synchronization to be
+// freed before a free synchronizes the device itself.
+const maxDeferredBytes = 256 << 20
+
+var (
+	registryMu sync.Mutex
+	registry   = map[*gpu.Device]*deviceState{}
+)
+
+// stateOf is dev's state, created on first use.
+func stateOf(dev *gpu.Device) *deviceState {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	ds := registry[dev]
+	if ds == nil {
+		ds = &deviceState{dev: dev}
+		registry[dev] = ds
+	}
+	return ds
+}
+
+// Release forgets what the package keeps for dev: its compiled ops, its
+// transfer ledger, buffers waiting to be freed (after synchronizing the
+// device). Call it when done with a device, before or after closing it;
+// tensors of dev must be closed first. Using dev again starts afresh.
+func Release(ctx context.Context, dev *gpu.Device) error {
+	registryMu.Lock()
+	ds := registry[dev]
+	delete(registry, dev)
+	registryMu.Unlock()
+	if ds == nil {
+		return nil
+	}
+	err := ds.synchronize(ctx)
+	if errors.Is(err, errors.Closed) {
+		err = nil // a closed device has finished its work and freed its memory
+	}
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	if ds.mod != nil {
+		err = errors.Join(err, ds.mod.Close())
+		ds.mod, ds.kernels = nil, nil
+	}
+	return err
+}
+
+// Synchronize waits for every op enqueued on dev's default stream (where the
+// package enqueues its work) and frees the buffers of closed tensors that
+// waited for it.
+func Synchronize(ctx context.Context, dev *gpu.Device) error {
+	if dev == nil {
+		return invalid("synchronize", "nil device")
+	}
+	return stateOf(dev).synchronize(ctx)
+}
+
+func (ds *deviceState) synchronize(ctx context.Context) error {
+	ds.mu.Lock()
+	epoch := ds.epoch
+	ds.mu.Unlock()
+	if err := ds.dev.DefaultStream().Synchronize(ctx); err != nil {
+		return wrap(err, "synchronize")
+	}
+	ds.mu.Lock()
+	ds.synced = max(ds.synced, epoch)
+	var keep []deferredFree
+	var free []*gpu.Buffer
+	for _, d := range ds.deferred {
+		if d.epoch <= ds.synced {
+			free = append(free, d.buf)
+			ds.deferredB -= d.buf.Size()
+		} else {
+			keep = append(keep, d)
+		}
+	}
+	ds.deferred = keep
+	ds.mu.Unlock()
+	var err error
+	for _, b := range free {
+		err = errors.Join(err, b.Close())
+	}
+	return err
+}
+
+// free closes buf, last used by work of sequence epoch: now if that work is
+// known complete, else at the next synchronization.
+func (ds *deviceState) free(buf *gpu.Buffer, epoch uint64) error {
+	ds.mu.Lock()
+	if epoch <= ds.synced {
+		ds.mu.Unlock()
+		return buf.Close()
+	}
+	ds.deferred = append(ds.deferred, deferredFree{buf, epoch})
+	ds.deferredB += buf.Size()
+	over := ds.deferredB > maxDeferredBytes
+	ds.mu.Unlock()
+	if over {
+		return ds.synchronize(context.Background())
+	}
+	return nil
+}
+
+// nextEpoch is the sequence number of an op about to be enqueued.
+func (ds *deviceState) nextEpoch() uint64 {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	ds.epoch++
+	return ds.epoch
+}
+
+// kernel is the compiled op name, compiling the package's ops for the device
+// on first use.
+func (ds *deviceState) kernel(name string) (*gpu.Kernel, error) {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	if ds.mod == nil && ds.modErr == nil {
+		ds.mod, ds.modErr = ds.dev.Compile(context.Background(), ops.Kernels)
+		ds.kernels = map[string]*gpu.Kernel{}
+		ds.geometry = map[string]int{}
+	}
+	if ds.modErr != nil {
+		return nil, wrap(ds.modErr, "compile ops")
+	}
+	if k := ds.kernels[name]; k != nil {
+		return k, nil
+	}
+	k, err := ds.mod.Kernel(name)
+	if err != nil {
+		return nil, wrap(err, "kernel "+name)
+	}
+	ds.kernels[name] = k
+	return k, nil
+}
+
+// count adds a transfer of n bytes in direction dir to the device's ledger.
+func (ds *deviceState) count(dir func(*gpu.TransferCounts) *gpu.Transfer, n int64) {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	addTransfer(dir(&ds.transfers), n)
+}
+
+// DeviceTransfers is the transfer ledger the package keeps for dev: the
+// bytes its tensors moved through FromSlice and the other constructors
+// (H2D), ToHost and the other readers (D2H), CopyTo within the device (D2D)
+// and CopyTo from another device (Peer, counted on the destination). Peek,
+// Zeros' fill and kernels are not transfers here. (Device.Stats counts every
+// copy of the device, this package's and Peek's included.)
+func DeviceTransfers(dev *gpu.Device) gpu.TransferCounts {
+	if dev == nil {
+		return gpu.TransferCounts{}
+	}
+	ds := stateOf(dev)
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	return ds.transfers
+}
+
+// ResetDeviceTransfers zeroes dev's ledger (DeviceTransfers).
+func ResetDeviceTransfers(dev *gpu.Device) {
+	if dev == nil {
+		return
+	}
+	ds := stateOf(dev)
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	ds.transfers = gpu.TransferCounts{}
+}
+
+func addTransfer(t *gpu.Transfer, n int64) {
+	t.Count++
+	t.Bytes += n
+}
+
+func h2d(c *gpu.TransferCounts) *gpu.Transfer  { return &c.H2D }
+func d2h(c *gpu.TransferCounts) *gpu.Transfer  { return &c.D2H }
+func d2d(c *gpu.TransferCounts) *gpu.Transfer  { return &c.D2D }
+func peer(c *gpu.TransferCounts) *gpu.Transfer { return &c.Peer }

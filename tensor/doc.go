@@ -1,0 +1,58 @@
+// Package tensor is n-dimensional arrays on a device, for inference: a
+// Tensor is a device buffer with a shape, strides, an offset and a dtype,
+// and its ops are kernels written once in Go (package kernel) that run on
+// every backend.
+//
+//	dev, _ := gpu.Open(ctx)
+//	x, _ := tensor.FromSlice(ctx, dev, []float32{1, 2, 3, 4, 5, 6}, 2, 3)
+//	p, _ := tensor.Softmax(x)          // on the device
+//	probs, _ := p.ToFloat32(ctx)       // the one copy back
+//
+// # Dtypes
+//
+// Float32, Float16, BFloat16, Int8, Int32, Uint8, Float8E4M3 (OCP E4M3 FN)
+// and Float8E5M2 are stored; ops compute in Float32 in this release (ArgMax
+// returns Int32), and Cast converts any dtype to any other on the device,
+// rounding to nearest even, bit for bit as the host conversions
+// (Float16FromFloat32 and its siblings) do.
+//
+// # Views
+//
+// Slice, Reshape, Transpose, Permute and Expand (broadcast, stride 0) make
+// views that share the buffer; none copies. Reshape refuses, with an
+// InvalidArgument error, a shape no strides can give (flattening a
+// transposed matrix): Contiguous copies then, on the device, and only then.
+// Ops take any view and return contiguous tensors. Every shape error is an
+// InvalidArgument naming the shapes: "tensor: reshape [2 3] to [4 2]: 6
+// elements vs 8". Tensors have at most MaxRank dimensions and 2³²-1
+// elements.
+//
+// # Ownership
+//
+// Every tensor, view or not, holds a reference to its buffer and is closed
+// when done; the buffer is freed with the last reference. Closing a tensor
+// does not invalidate its views. A buffer that queued device work still uses
+// is freed at the device's next synchronization (ToHost and the other
+// readers, Synchronize), or when 256 MiB wait.
+//
+// # Residency and transfers
+//
+// A tensor stays on its device. Bytes move only in the constructors
+// (FromSlice, FromFloat32, FromBytes: H2D), the readers (ToHost, ToFloat32,
+// Bytes: D2H) and CopyTo (D2D within a device, Peer between devices); each
+// is counted on the tensor (Tensor.Transfers) and on the device
+// (DeviceTransfers), and ResetTransfers / ResetDeviceTransfers zero them,
+// so a test can assert that a forward pass made exactly one D2H. Peek reads
+// a tensor without counting it, for debugging. Ops are kernels, not
+// transfers, and so are Zeros' fill and Contiguous' copy.
+//
+// # Devices and launches
+//
+// Ops run on the device's default stream, in call order, and return before
+// the work is done; the readers wait for it. The package compiles its ops
+// for a device on first use and chooses each launch from DeviceInfo: the
+// block from the device's limits (and, on CUDA, the occupancy calculator,
+// profiling.SuggestBlockSize), the grid from its compute units; kernels
+// stride over whatever the grid does not cover. Release drops what the
+// package keeps for a device.
+package tensor

@@ -1,0 +1,118 @@
+package tensor
+
+import (
+	"github.com/anygpu/gpu"
+	"github.com/anygpu/gpu/tensor/internal/ops"
+)
+
+// needFloat32 is nil when t is usable and of dtype Float32.
+func needFloat32(op string, t *Tensor) error {
+	if err := t.usable(op); err != nil {
+		return err
+	}
+	if t.dtype != Float32 {
+		return notSupported(op, "Cast to Float32 first", "%s tensors: this release computes in float32", t.dtype)
+	}
+	return nil
+}
+
+// unaryOp applies kernel op code code to x into a new contiguous tensor.
+func unaryOp(op string, x *Tensor, code uint32, a float32) (*Tensor, error) {
+	if err := needFloat32(op, x); err != nil {
+		return nil, err
+	}
+	ds := x.st.ds
+	out, err := empty(ds, op, Float32, x.shape)
+	if err != nil {
+		return nil, err
+	}
+	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.U32(uint32(x.Len())), gpu.U32(code)}
+	shape, strides := coalesce(x.shape, x.strides)
+	args = append(args, viewArgs(x.offset, shape, strides[0])...)
+	args = append(args, gpu.F32(a))
+	if err := ds.launch("unary", false, x.Len(), []*storage{out.st, x.st}, args...); err != nil {
+		_ = out.Close()
+		return nil, wrap(err, op)
+	}
+	return out, nil
+}
+
+// Scale returns a·x.
+func Scale(x *Tensor, a float32) (*Tensor, error) { return unaryOp("scale", x, ops.UnaryScale, a) }
+
+// ReLU returns max(x, 0).
+func ReLU(x *Tensor) (*Tensor, error) { return unaryOp("relu", x, ops.UnaryReLU, 0) }
+
+// GELU returns the GELU of x in its tanh form,
+// x/2·(1 + tanh(√(2/π)·(x + 0.044715·x³))) (GPT-2's "gelu_new").
+func GELU(x *Tensor) (*Tensor, error) { return unaryOp("gelu", x, ops.UnaryGELUTanh, 0) }
+
+// GELUErf returns the exact GELU of x, x/2·(1 + erf(x/√2)); erf is a
+// polynomial approximation with an absolute error below 4e-7.
+func GELUErf(x *Tensor) (*Tensor, error) { return unaryOp("gelu erf", x, ops.UnaryGELUErf, 0) }
+
+// SiLU returns x·σ(x) = x/(1 + e^-x).
+func SiLU(x *Tensor) (*Tensor, error) { return unaryOp("silu", x, ops.UnarySiLU, 0) }
+
+// Exp returns e^x.
+func Exp(x *Tensor) (*Tensor, error) { return unaryOp("exp", x, ops.UnaryExp, 0) }
+
+// Tanh returns tanh x.
+func Tanh(x *Tensor) (*Tensor, error) { return unaryOp("tanh", x, ops.UnaryTanh, 0) }
+
+// binaryOp applies kernel op code code to x and y, broadcast, into a new
+// contiguous tensor of the broadcast shape.
+func binaryOp(op string, x, y *Tensor, code uint32) (*Tensor, error) {
+	if err := needFloat32(op, x); err != nil {
+		return nil, err
+	}
+	if err := needFloat32(op, y); err != nil {
+		return nil, err
+	}
+	if x.Device() != y.Device() {
+		return nil, invalidHint(op, "CopyTo one device first", "tensors on %s and %s", x.Device().Name(), y.Device().Name())
+	}
+	shape, err := broadcastShapes(op, x.shape, y.shape)
+	if err != nil {
+		return nil, err
+	}
+	xs, err := x.expandStrides(op, shape)
+	if err != nil {
+		return nil, err
+	}
+	ys, err := y.expandStrides(op, shape)
+	if err != nil {
+		return nil, err
+	}
+	ds := x.st.ds
+	out, err := empty(ds, op, Float32, shape)
+	if err != nil {
+		return nil, err
+	}
+	n := out.Len()
+	cshape, cs := coalesce(shape, xs, ys)
+	xa, ya := viewArgs(x.offset, cshape, cs[0]), viewArgs(y.offset, cshape, cs[1])
+	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.Buf(y.st.buf), gpu.U32(uint32(n)), gpu.U32(code)}
+	args = append(args, xa[1:1+MaxRank]...) // the output's sizes
+	args = append(args, xa[0])
+	args = append(args, xa[1+MaxRank:]...)
+	args = append(args, ya[0])
+	args = append(args, ya[1+MaxRank:]...)
+	if err := ds.launch("binary", false, n, []*storage{out.st, x.st, y.st}, args...); err != nil {
+		_ = out.Close()
+		return nil, wrap(err, op)
+	}
+	return out, nil
+}
+
+// Add returns x + y, broadcast (NumPy's rule).
+func Add(x, y *Tensor) (*Tensor, error) { return binaryOp("add", x, y, ops.BinaryAdd) }
+
+// Sub returns x - y, broadcast.
+func Sub(x, y *Tensor) (*Tensor, error) { return binaryOp("sub", x, y, ops.BinarySub) }
+
+// Mul returns x·y, broadcast.
+func Mul(x, y *Tensor) (*Tensor, error) { return binaryOp("mul", x, y, ops.BinaryMul) }
+
+// Div returns x/y, broadcast.
+func Div(x, y *Tensor) (*Tensor, error) { return binaryOp("div", x, y, ops.BinaryDiv) }

@@ -1,0 +1,212 @@
+package ops
+
+import "github.com/anygpu/gpu/kernel"
+
+// Row reduction op codes (reduceRows's op).
+const (
+	ReduceSum  = 0
+	ReduceMean = 1
+	ReduceMax  = 2
+)
+
+// Every row kernel reads row r (r < rows) of a view: its outer index r is
+// row-major over the outer sizes s0..s4 (strides t0..t4) and its cols
+// elements are cstride apart, from offset xoff. A group takes rows
+// GroupX, GroupX+GridX, ...; its threads (at most rowGroup, one dimension)
+// take columns ThreadX, ThreadX+GroupSizeX, ...
+
+// reduceRows writes to out[r] the sum, mean or maximum (op) of row r. The
+// maximum of an empty row is not defined (the host refuses it); the sum of
+// one is 0 and its mean 0/0.
+//
+//gpu:kernel
+func reduceRows(out, x []float32, rows, cols, op, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32) {
+	sh := kernel.Shared[[rowGroup]float32]()
+	t, b := kernel.ThreadX(), kernel.GroupSizeX()
+	rr := rank6(1, s0, s1, s2, s3) // the outer view's rank
+	for r := kernel.GroupX(); r < rows; r += kernel.GridX() {
+		base := xoff + offset6(r, rr, s0, s1, s2, s3, s4, 0, t0, t1, t2, t3, t4)
+		var acc float32
+		if op == ReduceMax && cols > 0 {
+			acc = x[base] // every thread starts from the first element
+		}
+		for c := t; c < cols; c += b {
+			v := x[base+c*cstride]
+			if op == ReduceMax {
+				acc = max(acc, v)
+			} else {
+				acc += v
+			}
+		}
+		sh[t] = acc
+		kernel.Barrier()
+		for h := uint32(rowGroup / 2); h > 0; h /= 2 {
+			if t < h && t+h < b {
+				if op == ReduceMax {
+					sh[t] = max(sh[t], sh[t+h])
+				} else {
+					sh[t] += sh[t+h]
+				}
+			}
+			kernel.Barrier()
+		}
+		if t == 0 {
+			if op == ReduceMean {
+				out[r] = sh[0] / float32(cols)
+			} else {
+				out[r] = sh[0]
+			}
+		}
+		kernel.Barrier()
+	}
+}
+
+// argmaxRows writes to out[r] the index of the largest element of row r, the
+// first of equal ones. Rows are not empty (the host refuses empty ones).
+//
+//gpu:kernel
+func argmaxRows(out []int32, x []float32, rows, cols, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32) {
+	sv := kernel.Shared[[rowGroup]float32]()
+	si := kernel.Shared[[rowGroup]uint32]()
+	t, b := kernel.ThreadX(), kernel.GroupSizeX()
+	rr := rank6(1, s0, s1, s2, s3) // the outer view's rank
+	for r := kernel.GroupX(); r < rows; r += kernel.GridX() {
+		base := xoff + offset6(r, rr, s0, s1, s2, s3, s4, 0, t0, t1, t2, t3, t4)
+		best := x[base]
+		bi := uint32(0)
+		for c := t; c < cols; c += b {
+			v := x[base+c*cstride]
+			if v > best {
+				best = v
+				bi = c
+			}
+		}
+		sv[t] = best
+		si[t] = bi
+		kernel.Barrier()
+		for h := uint32(rowGroup / 2); h > 0; h /= 2 {
+			if t < h && t+h < b {
+				v, i := sv[t+h], si[t+h]
+				if v > sv[t] || (v == sv[t] && i < si[t]) {
+					sv[t] = v
+					si[t] = i
+				}
+			}
+			kernel.Barrier()
+		}
+		if t == 0 {
+			out[r] = int32(si[0])
+		}
+		kernel.Barrier()
+	}
+}
+
+// softmaxRows writes row r's softmax to y[r·cols ...]: e^(x-max) over the
+// row's sum of them.
+//
+//gpu:kernel
+func softmaxRows(y, x []float32, rows, cols, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32) {
+	sh := kernel.Shared[[rowGroup]float32]()
+	t, b := kernel.ThreadX(), kernel.GroupSizeX()
+	rr := rank6(1, s0, s1, s2, s3) // the outer view's rank
+	for r := kernel.GroupX(); r < rows; r += kernel.GridX() {
+		base := xoff + offset6(r, rr, s0, s1, s2, s3, s4, 0, t0, t1, t2, t3, t4)
+		m := x[base]
+		for c := t; c < cols; c += b {
+			m = max(m, x[base+c*cstride])
+		}
+		sh[t] = m
+		kernel.Barrier()
+		for h := uint32(rowGroup / 2); h > 0; h /= 2 {
+			if t < h && t+h < b {
+				sh[t] = max(sh[t], sh[t+h])
+			}
+			kernel.Barrier()
+		}
+		m = sh[0]
+		kernel.Barrier()
+		var s float32
+		for c := t; c < cols; c += b {
+			s += kernel.Exp(x[base+c*cstride] - m)
+		}
+		sh[t] = s
+		kernel.Barrier()
+		for h := uint32(rowGroup / 2); h > 0; h /= 2 {
+			if t < h && t+h < b {
+				sh[t] += sh[t+h]
+			}
+			kernel.Barrier()
+		}
+		inv := 1 / sh[0]
+		kernel.Barrier()
+		for c := t; c < cols; c += b {
+			y[r*cols+c] = kernel.Exp(x[base+c*cstride]-m) * inv
+		}
+	}
+}
+
+// Norm kinds and flags (normRows's kind and affine).
+const (
+	NormLayer = 0 // (x - mean)/√(var + eps)
+	NormRMS   = 1 // x/√(mean(x²) + eps)
+
+	NormGamma = 1 // multiply by gamma[c]
+	NormBeta  = 2 // add beta[c]
+)
+
+// normRows writes row r, normalised (kind: layer norm with the biased
+// variance, or RMS norm), to y[r·cols ...], times gamma[c] and plus beta[c]
+// as affine's flags say (gamma and beta are contiguous, cols long; a buffer
+// whose flag is off is not read).
+//
+//gpu:kernel
+func normRows(y, x, gamma, beta []float32, rows, cols, kind, affine, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32, eps float32) {
+	sh := kernel.Shared[[rowGroup]float32]()
+	t, b := kernel.ThreadX(), kernel.GroupSizeX()
+	rr := rank6(1, s0, s1, s2, s3) // the outer view's rank
+	for r := kernel.GroupX(); r < rows; r += kernel.GridX() {
+		base := xoff + offset6(r, rr, s0, s1, s2, s3, s4, 0, t0, t1, t2, t3, t4)
+		var mean float32
+		if kind == NormLayer {
+			var s float32
+			for c := t; c < cols; c += b {
+				s += x[base+c*cstride]
+			}
+			sh[t] = s
+			kernel.Barrier()
+			for h := uint32(rowGroup / 2); h > 0; h /= 2 {
+				if t < h && t+h < b {
+					sh[t] += sh[t+h]
+				}
+				kernel.Barrier()
+			}
+			mean = sh[0] / float32(cols)
+			kernel.Barrier()
+		}
+		var q float32
+		for c := t; c < cols; c += b {
+			d := x[base+c*cstride] - mean
+			q += d * d
+		}
+		sh[t] = q
+		kernel.Barrier()
+		for h := uint32(rowGroup / 2); h > 0; h /= 2 {
+			if t < h && t+h < b {
+				sh[t] += sh[t+h]
+			}
+			kernel.Barrier()
+		}
+		inv := kernel.Rsqrt(sh[0]/float32(cols) + eps)
+		kernel.Barrier()
+		for c := t; c < cols; c += b {
+			v := (x[base+c*cstride] - mean) * inv
+			if affine&NormGamma != 0 {
+				v *= gamma[c]
+			}
+			if affine&NormBeta != 0 {
+				v += beta[c]
+			}
+			y[r*cols+c] = v
+		}
+	}
+}

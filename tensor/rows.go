@@ -1,0 +1,233 @@
+package tensor
+
+import (
+	"math"
+	"slices"
+
+	"github.com/anygpu/gpu"
+	"github.com/anygpu/gpu/tensor/internal/ops"
+)
+
+// alongLast is the view of x with dimension ax moved last, the outer shape
+// (the others, in order) and the row length.
+func alongLast(x *Tensor, ax int) (shape, strides, outer []int, cols int) {
+	r := len(x.shape)
+	for i := range r {
+		if i != ax {
+			shape = append(shape, x.shape[i])
+			strides = append(strides, x.strides[i])
+		}
+	}
+	outer = slices.Clone(shape)
+	shape = append(shape, x.shape[ax])
+	strides = append(strides, x.strides[ax])
+	return shape, strides, outer, x.shape[ax]
+}
+
+// reduce is Sum, Mean or Max (code) along axis.
+func reduce(op string, x *Tensor, ax int, code uint32) (*Tensor, error) {
+	if err := needFloat32(op, x); err != nil {
+		return nil, err
+	}
+	a, err := normAxis(op, ax, len(x.shape), x.shape)
+	if err != nil {
+		return nil, err
+	}
+	shape, strides, outer, cols := alongLast(x, a)
+	ds := x.st.ds
+	out, err := empty(ds, op, Float32, outer)
+	if err != nil {
+		return nil, err
+	}
+	rows := out.Len()
+	if rows > 0 && cols == 0 {
+		// An empty row: the sum is 0, the mean NaN, the maximum undefined.
+		if code == ops.ReduceMax {
+			_ = out.Close()
+			return nil, invalid(op+" "+shapeString(x.shape), "dimension %d is empty: no maximum", ax)
+		}
+		fill := uint32(0)
+		if code == ops.ReduceMean {
+			fill = math.Float32bits(float32(math.NaN()))
+		}
+		out.st.touch(ds.nextEpoch())
+		if err := ds.dev.DefaultStream().Fill(out.st.buf, 0, out.st.size, fill); err != nil {
+			_ = out.Close()
+			return nil, wrap(err, op)
+		}
+		return out, nil
+	}
+	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.U32(uint32(rows)), gpu.U32(uint32(cols)), gpu.U32(code)}
+	args = append(args, rowArgs(x.offset, shape, strides)...)
+	if err := ds.launch("reduceRows", true, rows, []*storage{out.st, x.st}, args...); err != nil {
+		_ = out.Close()
+		return nil, wrap(err, op)
+	}
+	return out, nil
+}
+
+// Sum returns the sums along dimension axis (negative counts from the end),
+// which the result drops: [2 3 4] summed along 1 is [2 4]. Reshape the
+// result to keep it as size 1.
+func Sum(x *Tensor, axis int) (*Tensor, error) { return reduce("sum", x, axis, ops.ReduceSum) }
+
+// Mean returns the means along dimension axis, which the result drops (NaN
+// for an empty dimension).
+func Mean(x *Tensor, axis int) (*Tensor, error) { return reduce("mean", x, axis, ops.ReduceMean) }
+
+// Max returns the maxima along dimension axis, which the result drops; an
+// empty dimension is an InvalidArgument error. NaNs are not propagated
+// reliably on every backend.
+func Max(x *Tensor, axis int) (*Tensor, error) { return reduce("max", x, axis, ops.ReduceMax) }
+
+// ArgMax returns, as an Int32 tensor, the index of the largest element along
+// dimension axis (the first of equal ones), which the result drops; an
+// empty dimension is an InvalidArgument error.
+func ArgMax(x *Tensor, axis int) (*Tensor, error) {
+	const op = "argmax"
+	if err := needFloat32(op, x); err != nil {
+		return nil, err
+	}
+	a, err := normAxis(op, axis, len(x.shape), x.shape)
+	if err != nil {
+		return nil, err
+	}
+	shape, strides, outer, cols := alongLast(x, a)
+	if numel(outer) > 0 && cols == 0 {
+		return nil, invalid(op+" "+shapeString(x.shape), "dimension %d is empty: no maximum", axis)
+	}
+	ds := x.st.ds
+	out, err := empty(ds, op, Int32, outer)
+	if err != nil {
+		return nil, err
+	}
+	rows := out.Len()
+	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.U32(uint32(rows)), gpu.U32(uint32(cols))}
+	args = append(args, rowArgs(x.offset, shape, strides)...)
+	if err := ds.launch("argmaxRows", true, rows, []*storage{out.st, x.st}, args...); err != nil {
+		_ = out.Close()
+		return nil, wrap(err, op)
+	}
+	return out, nil
+}
+
+// rowsOf checks that x has a last dimension and returns the row count and
+// length.
+func rowsOf(op string, x *Tensor) (rows, cols int, err error) {
+	if len(x.shape) == 0 {
+		return 0, 0, invalid(op+" "+shapeString(x.shape), "a scalar has no last dimension")
+	}
+	cols = x.shape[len(x.shape)-1]
+	return numel(x.shape[:len(x.shape)-1]), cols, nil
+}
+
+// Softmax returns the softmax of x along its last dimension:
+// e^(x-max)/Σe^(x-max) per row.
+func Softmax(x *Tensor) (*Tensor, error) {
+	const op = "softmax"
+	if err := needFloat32(op, x); err != nil {
+		return nil, err
+	}
+	rows, cols, err := rowsOf(op, x)
+	if err != nil {
+		return nil, err
+	}
+	ds := x.st.ds
+	out, err := empty(ds, op, Float32, x.shape)
+	if err != nil {
+		return nil, err
+	}
+	if rows*cols == 0 {
+		return out, nil
+	}
+	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.U32(uint32(rows)), gpu.U32(uint32(cols))}
+	args = append(args, rowArgs(x.offset, x.shape, x.strides)...)
+	if err := ds.launch("softmaxRows", true, rows, []*storage{out.st, x.st}, args...); err != nil {
+		_ = out.Close()
+		return nil, wrap(err, op)
+	}
+	return out, nil
+}
+
+// affineParam is p, contiguous, checked to be a vector of cols elements on
+// x's device (nil stays nil).
+func affineParam(op, name string, x, p *Tensor, cols int) (*Tensor, error) {
+	if p == nil {
+		return nil, nil
+	}
+	if err := needFloat32(op, p); err != nil {
+		return nil, err
+	}
+	if p.Device() != x.Device() {
+		return nil, invalidHint(op, "CopyTo one device first", "%s on %s, x on %s", name, p.Device().Name(), x.Device().Name())
+	}
+	if len(p.shape) != 1 || p.shape[0] != cols {
+		return nil, invalid(op+" "+shapeString(x.shape), "%s of shape %s; want [%d]", name, shapeString(p.shape), cols)
+	}
+	return p.packed(op)
+}
+
+// norm is LayerNorm and RMSNorm (kind).
+func norm(op string, x, gamma, beta *Tensor, eps float32, kind uint32) (*Tensor, error) {
+	if err := needFloat32(op, x); err != nil {
+		return nil, err
+	}
+	rows, cols, err := rowsOf(op, x)
+	if err != nil {
+		return nil, err
+	}
+	g, err := affineParam(op, "gamma", x, gamma, cols)
+	if err != nil {
+		return nil, err
+	}
+	defer g.Close()
+	b, err := affineParam(op, "beta", x, beta, cols)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	ds := x.st.ds
+	out, err := empty(ds, op, Float32, x.shape)
+	if err != nil {
+		return nil, err
+	}
+	if rows*cols == 0 {
+		return out, nil
+	}
+	var flags uint32
+	gb, bb := x.st.buf, x.st.buf // not read when their flag is off
+	uses := []*storage{out.st, x.st}
+	if g != nil {
+		flags |= ops.NormGamma
+		gb = g.st.buf
+		uses = append(uses, g.st)
+	}
+	if b != nil {
+		flags |= ops.NormBeta
+		bb = b.st.buf
+		uses = append(uses, b.st)
+	}
+	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.Buf(gb), gpu.Buf(bb),
+		gpu.U32(uint32(rows)), gpu.U32(uint32(cols)), gpu.U32(kind), gpu.U32(flags)}
+	args = append(args, rowArgs(x.offset, x.shape, x.strides)...)
+	args = append(args, gpu.F32(eps))
+	if err := ds.launch("normRows", true, rows, uses, args...); err != nil {
+		_ = out.Close()
+		return nil, wrap(err, op)
+	}
+	return out, nil
+}
+
+// LayerNorm normalises x along its last dimension to mean 0 and variance 1
+// (the biased variance, as PyTorch's layer_norm), (x-mean)/√(var+eps), then
+// multiplies by gamma and adds beta, vectors of the last dimension's size
+// (either may be nil: no scale, no shift).
+func LayerNorm(x, gamma, beta *Tensor, eps float32) (*Tensor, error) {
+	return norm("layer norm", x, gamma, beta, eps, ops.NormLayer)
+}
+
+// RMSNorm normalises x along its last dimension by its root mean square,
+// x/√(mean(x²)+eps), then multiplies by gamma (nil: no scale).
+func RMSNorm(x, gamma *Tensor, eps float32) (*Tensor, error) {
+	return norm("rms norm", x, gamma, nil, eps, ops.NormRMS)
+}
