@@ -77,9 +77,6 @@ func (e *emitter) nameFuncs(funcs []*ir.Func) error {
 
 // function appends f's definition to b.
 func (e *emitter) function(b *strings.Builder, f *ir.Func) error {
-	if f.Features&ir.Float16 != 0 {
-		return errFloat16(f.Pos)
-	}
 	fe := &funcEmitter{emitter: e, f: f, names: map[*ir.Var]string{}, namer: newNamer(e.taken)}
 	params := make([]string, len(f.Params))
 	for i, p := range f.Params {
