@@ -32,6 +32,19 @@ func (l *loader) checkFloat16(fn *ir.Func) {
 		}
 	})
 	reported := map[ir.Pos]bool{}
+	ir.WalkStmts(fn.Body, nil, func(e ir.Expr) { // a load or store spells its index twice (opt.Portable)
+		ix, ok := e.(*ir.Index)
+		if !ok || ix.Type != ir.F16 {
+			return
+		}
+		ir.WalkExpr(ix.Index, func(x ir.Expr) {
+			if a, ok := x.(*ir.Atomic); ok && !reported[a.Pos] {
+				reported[a.Pos] = true
+				l.errs = append(l.errs, &Error{Pos: a.Pos, Msg: "an atomic in the index of a []kernel.Float16 is not allowed",
+					Hint: "do the atomic in a statement before and index with its result"})
+			}
+		})
+	})
 	ir.WalkStmts(fn.Body, nil, func(e ir.Expr) {
 		if e.ExprType() != ir.F16 && !isFloat16Compare(e) || allowed[e] || reported[e.ExprPos()] {
 			return
