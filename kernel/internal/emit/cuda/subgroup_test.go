@@ -53,7 +53,7 @@ func TestSubgroupAndFloat16(t *testing.T) {
 	for _, want := range []string{
 		"for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);", // float sum
 		"for (int o = 16; o > 0; o >>= 1) u += __shfl_xor_sync(0xffffffffu, u, o);", // int32 sum, in unsigned: it wraps
-		"v = anygpu_min_f32(v, __shfl_xor_sync(0xffffffffu, v, o));",                  // Go's min of floats (NaN, -0)
+		"v = anygpu_min_f32(v, __shfl_xor_sync(0xffffffffu, v, o));",                // Go's min of floats (NaN, -0)
 		"v = anygpu_max_u32(v, __shfl_xor_sync(0xffffffffu, v, o));",
 		"unsigned lane = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u;",
 		"__shfl_xor_sync(0xffffffffu, v, (int)(1u & (32u - 1u)))",
