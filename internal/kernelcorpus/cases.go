@@ -240,7 +240,7 @@ func Cases() []Case {
 		{Name: "half_scale", Kernel: "HalfScale", Grid: g1(n, 64), Block: gpu.D1(64),
 			Args: []Arg{bU32(zerosU32(n / 2)), bU32(zerosU32(n / 2)), bU32(halves(randF32(n, 45, -40000, 40000))), sF32(1.7), sU32(n)}},
 		{Name: "half_row_sum", Kernel: "HalfRowSum", Grid: g1(rows, 32), Block: gpu.D1(32),
-			Args: []Arg{bF32(zerosF32(rows)), bU32(halves(randF32(rows*cols+1, 46, -4, 4))), sU32(rows), sU32(cols)}, ULP: 2, Abs: 1e-5},
+			Args: []Arg{bF32(zerosF32(rows)), bF32(zerosF32(rows)), bU32(halves(randF32(rows*cols+1, 46, -4, 4))), sU32(rows), sU32(cols)}, ULP: 2, Abs: 1e-5},
 		{Name: "atomic_cas", Kernel: "AtomicCAS", Grid: g1(n, 64), Block: gpu.D1(64),
 			Args: []Arg{bU32([]uint32{5}), bU32(randU32(n, 41, 0)), bU32(zerosU32(n)), sU32(n)}},
 	}

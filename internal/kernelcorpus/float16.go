@@ -33,10 +33,14 @@ func HalfScale(y, c, x []kernel.Float16, a float32, n uint32) {
 	c[n-1-i] = x[n-1-i]
 }
 
-// HalfRowSum sums each row of a rows×cols float16 matrix in float32.
+// toHalfPrecision rounds v to the nearest float16, kept as a float32.
+func toHalfPrecision(v float32) float32 { return kernel.ToFloat32(kernel.ToFloat16(v)) }
+
+// HalfRowSum sums each row of a rows×cols float16 matrix in float32, and
+// also gives the sum rounded to float16's precision.
 //
 //gpu:kernel
-func HalfRowSum(out []float32, x []kernel.Float16, rows, cols uint32) {
+func HalfRowSum(out, rounded []float32, x []kernel.Float16, rows, cols uint32) {
 	r := kernel.GlobalX()
 	if r >= rows {
 		return
@@ -46,6 +50,7 @@ func HalfRowSum(out []float32, x []kernel.Float16, rows, cols uint32) {
 		acc += kernel.ToFloat32(x[r*cols+j])
 	}
 	out[r] = acc
+	rounded[r] = toHalfPrecision(acc * 100)
 }
 
 // halves packs xs, rounded to float16, two to a uint32 word (element 2k in

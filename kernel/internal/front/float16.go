@@ -5,7 +5,8 @@ import "github.com/anygpu/gpu/kernel/internal/ir"
 // checkFloat16 keeps float16 inside buffers (see ir.Slice): an element of a
 // []kernel.Float16 is read only through kernel.ToFloat32 and written only
 // with kernel.ToFloat16 of a float32 or with another such element (which
-// becomes a conversion through float32, exact). Any other float16 value
+// becomes a conversion through float32, exact); kernel.ToFloat32 of
+// kernel.ToFloat16(x) rounds x to float16's precision. Any other float16 value
 // (arithmetic, a comparison, a constant) is an error at its position.
 func (l *loader) checkFloat16(fn *ir.Func) {
 	allowed := map[ir.Expr]bool{}
@@ -28,6 +29,9 @@ func (l *loader) checkFloat16(fn *ir.Func) {
 		if c, ok := e.(*ir.Convert); ok && c.To == ir.F32 {
 			if ix, ok := c.X.(*ir.Index); ok && ix.Type == ir.F16 {
 				allowed[ix] = true
+			}
+			if r, ok := c.X.(*ir.Convert); ok && r.To == ir.F16 && r.X.ExprType() == ir.F32 {
+				allowed[r] = true // ToFloat32(ToFloat16(x)): x rounded to float16's precision
 			}
 		}
 	})

@@ -103,7 +103,8 @@ type Array struct {
 // result or Const is F16, and an expression of type F16 is either an Index
 // of an F16 buffer that is the X of a Convert to F32 or the Value of an
 // Assign to an Index of an F16 buffer, or a Convert of an F32 to F16 that
-// is such a Value.
+// is such a Value or the X of a Convert to F32 (a rounding to float16's
+// precision).
 type Slice struct{ Elem Scalar }
 
 func (*Vec) isType()   {}

@@ -56,7 +56,7 @@ func loadHalfHelpers() (halfHelpers, error) {
 func halfWords(m *ir.Module) error {
 	var kernels []*ir.Func
 	for _, f := range m.Funcs {
-		if f != nil && f.Kernel && f.Features&ir.Float16 != 0 {
+		if f != nil && f.Features&ir.Float16 != 0 { // a helper may round to float16's precision
 			kernels = append(kernels, f)
 		}
 	}
@@ -79,7 +79,7 @@ func halfWords(m *ir.Module) error {
 		f.Name, taken[name] = name, true
 	}
 	for _, f := range kernels {
-		lowerHalfKernel(f, h)
+		lowerHalf(f, h)
 	}
 	m.Funcs = append([]*ir.Func{h.toF32, h.fromF32}, m.Funcs...)
 	return nil
@@ -93,8 +93,8 @@ type halfLowering struct {
 	next  int
 }
 
-// lowerHalfKernel rewrites f (see halfWords).
-func lowerHalfKernel(f *ir.Func, h halfHelpers) {
+// lowerHalf rewrites f (see halfWords).
+func lowerHalf(f *ir.Func, h halfHelpers) {
 	l := &halfLowering{h: h, bufs: map[*ir.Var]bool{}, names: varNames(f)}
 	for _, p := range f.Params {
 		if s, ok := p.Type.(*ir.Slice); ok && s.Elem == ir.F16 {
@@ -136,11 +136,16 @@ func u32Op(op ir.Op, x, y ir.Expr, p ir.Pos) ir.Expr {
 	return &ir.Binary{Op: op, X: x, Y: y, Type: ir.U32, Pos: p}
 }
 
-// load rewrites float32(x[i]) of a float16 buffer x.
+// load rewrites float32(x[i]) of a float16 buffer x, and float32(float16(v))
+// (v rounded to float16's precision).
 func (l *halfLowering) load(e ir.Expr) ir.Expr {
 	c, ok := e.(*ir.Convert)
 	if !ok || c.To != ir.F32 {
 		return e
+	}
+	if r, ok := c.X.(*ir.Convert); ok && r.To == ir.F16 { // a rounding to float16's precision
+		bits := &ir.Call{Func: l.h.fromF32, Args: []ir.Expr{r.X}, Pos: r.Pos}
+		return &ir.Call{Func: l.h.toF32, Args: []ir.Expr{bits}, Pos: c.Pos}
 	}
 	buf := l.halfBuf(c.X)
 	if buf == nil {
