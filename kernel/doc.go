@@ -37,6 +37,8 @@
 //   - Types: bool, int32, uint32, float32; int64, uint64 and float64 where the
 //     device has them. int and uint are 32-bit in a kernel (as on GPUs).
 //     Float4 is four float32s, for 4-wide loads and stores (Load4, Store4).
+//     Float16 is a buffer element only ([]kernel.Float16), read through
+//     ToFloat32 and written with ToFloat16: arithmetic is in float32.
 //   - Parameters: slices of those scalar types (buffers) and scalars.
 //   - Locals: scalars, Float4, fixed-size arrays ([8]float32, [4][4]int32).
 //   - Work-group shared arrays of a constant size: sh := kernel.Shared[[256]float32]().
@@ -48,7 +50,7 @@
 //   - Expressions: arithmetic, comparison, logical and bitwise operators on
 //     scalars, conversions between scalar types, indexing of buffers and
 //     arrays, the built-ins min, max and len (of arrays), and this package's
-//     functions.
+//     functions, the subgroup (warp) operations among them.
 //
 // Everything else (maps, closures, goroutines, channels, interfaces, defer,
 // allocation, strings, recursion, panics, pointers, methods, len of a buffer)
@@ -91,10 +93,26 @@
 // functions return 0 and Barrier does nothing: run a kernel through a device
 // (the CPU backend runs it as compiled Go) to execute it.
 //
+// # Subgroups and float16 on each backend
+//
+// The subgroup operations (SubgroupSize, SubgroupAdd, SubgroupShuffle, ...)
+// are CUDA's warp intrinsics on CUDA (a subgroup of 32). Every other dialect
+// (WGSL, SPIR-V, GLSL, GLSL ES, MSL) and the CPU run them as a subgroup of one
+// thread, which the contract (see SubgroupSize) makes correct: the same
+// kernel gives the same results, only without the speed of a warp exchange.
+//
+// A []kernel.Float16 is a buffer of 16-bit elements on CUDA (converted with
+// the PTX instructions). WGSL, and the SPIR-V, GLSL and MSL written from it,
+// cannot address 16-bit elements without the shader-f16 feature, so there
+// the buffer is read as 4-byte words (keep its length even) and a store
+// replaces its half of a word by compare-and-swap, so that threads storing
+// neighbouring elements never race; the CPU runs the same form. Every
+// backend rounds to nearest even and keeps subnormals, infinities and NaN
+// (a NaN's payload and sign may differ between CUDA and the others).
+//
 // # Not yet
 //
-// float16 kernels, subgroup (warp) operations and a length of a buffer are
-// not in the language yet. Kernels with float64 or int64 arithmetic run on
+// A length of a buffer is not in the language yet. Kernels with float64 or int64 arithmetic run on
 // CUDA and the CPU only: the WGSL they would need does not exist, and the
 // SPIR-V, GLSL and MSL dialects come from the WGSL, so those dialects leave
 // such kernels out (Source.Unsupported), and Module.Kernel on those backends

@@ -48,6 +48,9 @@ func TranslatePackage(name string, files []File, goPrefix string) (*Package, err
 	if err != nil {
 		return nil, translateError(err)
 	}
+	if err := opt.Portable(m); err != nil { // done by build.Source already: subgroups of one, float16 in words
+		return nil, translateError(err)
+	}
 	g, err := gosrc.Emit(m, goPrefix)
 	if err != nil {
 		return nil, translateError(err)

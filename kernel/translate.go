@@ -39,6 +39,9 @@ func Translate(goSource string) (backend.Source, error) {
 	if err != nil {
 		return backend.Source{}, translateError(err)
 	}
+	if err := opt.Portable(m); err != nil { // done by build.Source already: subgroups of one, float16 in words
+		return backend.Source{}, translateError(err)
+	}
 	if src.Go, err = interp.Compile(m); err != nil {
 		return backend.Source{}, translateError(err)
 	}

@@ -8,7 +8,8 @@
 // float32), random statements (declarations, assignments, if/else, bounded
 // three-clause, range, condition-only and infinite loops with break and
 // continue, early returns, local arrays, atomics, shared arrays with
-// barriers in uniform control flow) and random expression trees (every
+// barriers in uniform control flow, subgroup reductions finished through a
+// shared array and lane-preserving shuffles) and random expression trees (every
 // integer operator, shifts by any count, division and remainder by zero,
 // conversions, comparisons, logical operators, min, max and the kernel
 // package's math functions).

@@ -75,6 +75,7 @@ type expr struct {
 // gen is the state of one program's generation.
 type gen struct {
 	r      *rand.Rand
+	sr     *rand.Rand // the subgroup prologue's choices (subgroup.go)
 	opt    Options
 	scopes [][]*variable
 	names  int // counter for fresh names

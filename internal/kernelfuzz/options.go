@@ -16,6 +16,7 @@ type Options struct {
 	Atomics     bool // AtomicAdd/Min/Max/And/Or/Xor on buffers, results unused
 	Shared      bool // a shared array exchanged through barriers in a uniform loop
 	MultiKernel bool // more than one kernel per file
+	Subgroups   bool // a subgroup reduction and shuffle in the prologue (blocks of a multiple of 32)
 
 	// Constructs that met a translator or driver bug (see Default).
 
@@ -29,5 +30,5 @@ type Options struct {
 func Default() Options {
 	return Options{Floats: true, Shifts: true, DivRem: true, Conversions: true, MathCalls: true,
 		Loops: true, Arrays: true, Helpers: true, EarlyReturn: true, Atomics: true, Shared: true,
-		MultiKernel: true, AbsUint32: true, GroupSize: true, SignedRemByConstant: true}
+		MultiKernel: true, Subgroups: true, AbsUint32: true, GroupSize: true, SignedRemByConstant: true}
 }

@@ -16,10 +16,12 @@ import (
 	"github.com/anygpu/gpu/kernel/internal/emit/naga"
 	"github.com/anygpu/gpu/kernel/internal/emit/wgsl"
 	"github.com/anygpu/gpu/kernel/internal/ir"
+	"github.com/anygpu/gpu/kernel/internal/opt"
 )
 
 // Source returns every dialect of m but Go, with Params from the kernels'
-// signatures, named name. Kernels a dialect cannot express (float64 on
+// signatures, named name. It rewrites m for the dialects after CUDA
+// (opt.Portable), which the CPU's Go takes too. Kernels a dialect cannot express (float64 on
 // WebGPU, say) are left out of that dialect; Unsupported says why, by
 // dialect and kernel.
 func Source(name string, m *ir.Module) (backend.Source, Unsupported, error) {
@@ -33,6 +35,10 @@ func Source(name string, m *ir.Module) (backend.Source, Unsupported, error) {
 	}
 	var err error
 	if src.CUDA, err = cuda.Emit(m); err != nil {
+		return src, nil, err
+	}
+	// Every other dialect gets subgroups of one thread and float16 in words.
+	if err := opt.Portable(m); err != nil {
 		return src, nil, err
 	}
 	w, err := wgsl.Emit(m)

@@ -118,6 +118,16 @@ func (f *fnLower) call(e *ast.CallExpr) ir.Expr {
 // conversion lowers T(x).
 func (f *fnLower) conversion(e *ast.CallExpr, t types.Type) ir.Expr {
 	p := f.pos(e)
+	if isFloat16(t) {
+		f.errorf(e, "round a float32 with kernel.ToFloat16(x)",
+			"a conversion to kernel.Float16 is not allowed: it would take the number as the half's bits")
+		return bad(p)
+	}
+	if len(e.Args) == 1 && isFloat16(f.typeOf(e.Args[0])) {
+		f.errorf(e, "convert with kernel.ToFloat32(h)",
+			"a conversion of a kernel.Float16 is not allowed: it would read the half's bits as an integer")
+		return bad(p)
+	}
 	to := f.l.irType(t, e.Fun.Pos(), "conversion to")
 	if len(e.Args) != 1 || to == nil {
 		return bad(p)
@@ -213,7 +223,18 @@ func (f *fnLower) kernelCall(e *ast.CallExpr, name string) ir.Expr {
 	if op, ok := atomicOps[name]; ok {
 		return f.atomic(e, name, op)
 	}
+	if b, ok := subgroupBuiltins[name]; ok {
+		return f.subgroup(e, name, b)
+	}
 	switch name {
+	case "ToFloat16":
+		return &ir.Convert{To: ir.F16, X: convert(f.expr(e.Args[0]), ir.F32), Pos: p}
+	case "ToFloat32":
+		x := f.expr(e.Args[0])
+		if x.ExprType() != ir.F16 {
+			return bad(p) // an error already reported (a float16 local, say)
+		}
+		return &ir.Convert{To: ir.F32, X: x, Pos: p}
 	case "Load4":
 		buf := f.buffer(e.Args[0], "kernel.Load4")
 		idx := f.expr(e.Args[1])

@@ -85,6 +85,10 @@ func makeConst(s ir.Scalar, v constant.Value, p ir.Pos) *ir.Const {
 // constant lowers an expression go/types folded to a constant.
 func (f *fnLower) constant(e ast.Expr, tv types.TypeAndValue) ir.Expr {
 	p := f.pos(e)
+	if isFloat16(tv.Type) {
+		f.errorf(e, "write kernel.ToFloat16(1.5)", "a constant of type kernel.Float16 is not allowed: it would be the half's bits")
+		return bad(p)
+	}
 	b, ok := tv.Type.Underlying().(*types.Basic)
 	if !ok {
 		f.errorf(e, "", "constant of type %s is not allowed in a kernel", tv.Type)

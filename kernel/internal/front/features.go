@@ -37,6 +37,10 @@ func computeFeatures(fn *ir.Func) {
 			fn.Features |= x.Func.Features
 		case *ir.Convert:
 			add(x.X.ExprType())
+		case *ir.CallBuiltin:
+			if x.Builtin.IsSubgroup() {
+				fn.Features |= ir.Subgroup
+			}
 		case *ir.Atomic:
 			if x.Place.Type == ir.F32 && x.Op == ir.AtomicAdd {
 				fn.Features |= ir.AtomicFloat

@@ -73,8 +73,9 @@ func (l *loader) helper(obj *types.Func, call token.Pos) *ir.Func {
 // with a suffix when a backend reserves it.
 func (l *loader) helperName(goName string) string {
 	name := goName
+	base := unreservedBase(goName, "f")
 	for i := 1; reserved(name) || l.helperNames[name] || (name != goName && l.funcNames[name]); i++ {
-		name = goName + "_" + strconv.Itoa(i)
+		name = base + "_" + strconv.Itoa(i)
 	}
 	l.helperNames[name] = true
 	l.funcNames[name] = true

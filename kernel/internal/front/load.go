@@ -148,10 +148,14 @@ func (l *loader) load(files []File) *ir.Module {
 	}
 	m := &ir.Module{Funcs: append(append([]*ir.Func{}, l.helpers...), ks...)}
 	for _, fn := range m.Funcs {
+		l.checkFloat16(fn)
 		computeFeatures(fn)
 	}
 	for _, fn := range ks {
 		l.checkUniform(fn)
+	}
+	if len(l.errs) > 0 {
+		return nil
 	}
 	return m
 }

@@ -76,6 +76,20 @@ func reserved(name string) bool {
 		strings.HasPrefix(name, "_") || strings.Contains(name, "__")
 }
 
+// unreservedBase is want made into a base that a numeric suffix makes
+// unreserved: no "__", and none of the reserved prefixes (prefix goes
+// first), so that the suffix loops of the namers end.
+func unreservedBase(want, prefix string) string {
+	base := want
+	for strings.Contains(base, "__") {
+		base = strings.ReplaceAll(base, "__", "_")
+	}
+	if base == "" || strings.HasPrefix(base, "_") || strings.HasPrefix(base, "gl_") || strings.HasPrefix(base, "anygpu") {
+		base = prefix + base
+	}
+	return base
+}
+
 // namer hands out unique, unreserved names within one function.
 type namer struct {
 	used  map[string]bool
@@ -87,13 +101,7 @@ func newNamer(avoid map[string]bool) *namer { return &namer{used: map[string]boo
 // name returns a fresh name for the Go name want: want itself when it is
 // free, or want with a suffix.
 func (n *namer) name(want string) string {
-	base := want
-	for strings.Contains(base, "__") {
-		base = strings.ReplaceAll(base, "__", "_")
-	}
-	if base == "" || strings.HasPrefix(base, "_") {
-		base = "v" + base
-	}
+	base := unreservedBase(want, "v")
 	name := base
 	for i := 1; n.used[name] || n.avoid[name] || reserved(name); i++ {
 		name = base + "_" + strconv.Itoa(i)

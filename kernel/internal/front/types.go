@@ -13,6 +13,15 @@ func (l *loader) isFloat4(t types.Type) bool {
 	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == kernelPath && n.Obj().Name() == "Float4"
 }
 
+// isFloat16 reports whether t is kernel.Float16.
+func isFloat16(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == kernelPath && n.Obj().Name() == "Float16"
+}
+
+// float16Hint is what to write instead of a float16 value outside a buffer.
+const float16Hint = "float16 lives only in buffers: convert as you load and store, v := kernel.ToFloat32(x[i]) and x[i] = kernel.ToFloat16(v), and compute in float32"
+
 // scalarOf maps a basic type to a scalar (untyped kinds to their default
 // type); ok is false for the types the language lacks, with what to write
 // instead.
@@ -52,6 +61,10 @@ func scalarOf(b *types.Basic) (s ir.Scalar, hint string) {
 func (l *loader) irType(t types.Type, pos token.Pos, what string) ir.Type {
 	if l.isFloat4(t) {
 		return l.float4
+	}
+	if isFloat16(t) {
+		l.errorf(pos, float16Hint, "%s of type kernel.Float16 is not allowed", what)
+		return nil
 	}
 	switch u := t.Underlying().(type) {
 	case *types.Basic:
@@ -106,6 +119,9 @@ func (l *loader) irType(t types.Type, pos token.Pos, what string) ir.Type {
 
 // bufferType maps a kernel parameter's slice type to a buffer type.
 func (l *loader) bufferType(t *types.Slice, pos token.Pos, name string) ir.Type {
+	if isFloat16(t.Elem()) {
+		return &ir.Slice{Elem: ir.F16}
+	}
 	b, ok := t.Elem().Underlying().(*types.Basic)
 	if !ok || l.isFloat4(t.Elem()) {
 		if _, ok := t.Elem().Underlying().(*types.Slice); ok {
@@ -136,6 +152,9 @@ func (l *loader) quietType(t types.Type) ir.Type {
 	}
 	if l.isFloat4(t) {
 		return l.float4
+	}
+	if isFloat16(t) {
+		return ir.F16
 	}
 	switch u := t.Underlying().(type) {
 	case *types.Basic:

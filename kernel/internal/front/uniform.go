@@ -42,7 +42,7 @@ type uniformity struct {
 // checkUniform reports Barriers under varying control flow and early
 // returns under varying control flow before a Barrier.
 func (l *loader) checkUniform(fn *ir.Func) {
-	if !fn.Barriers {
+	if !fn.Barriers && fn.Features&ir.Subgroup == 0 {
 		return
 	}
 	u := &uniformity{l: l, why: map[*ir.Var]string{}, seq: map[*ir.Var]int{}, helpers: map[*ir.Func]string{}}
@@ -98,7 +98,7 @@ func (u *uniformity) reason(e ir.Expr) *varying {
 		return u.reason(x.Index)
 	case *ir.CallBuiltin:
 		switch {
-		case x.Builtin.IsID() && !uniformID(x.Builtin):
+		case x.Builtin.IsID() && !uniformID(x.Builtin), x.Builtin == ir.SubgroupInvocationID:
 			return leaf("kernel."+x.Builtin.String()+"()", x.Pos)
 		case x.Builtin == ir.Load4:
 			return leaf("kernel.Load4", x.Pos)
@@ -318,6 +318,7 @@ type enclosing struct {
 
 type barrierAt struct {
 	pos   ir.Pos
+	what  string   // "Barrier" or the subgroup operation's name
 	loops []ir.Pos // the loops around it
 }
 
@@ -342,37 +343,65 @@ func (c *barrierCheck) check(list []ir.Stmt) {
 	for _, s := range list {
 		switch s := s.(type) {
 		case *ir.If:
+			c.subgroupOps(s.Cond)
 			c.encl = append(c.encl, enclosing{what: "if", pos: s.Pos, why: c.u.reason(s.Cond)})
 			c.check(s.Then)
 			c.check(s.Else)
 			c.encl = c.encl[:len(c.encl)-1]
 		case *ir.For:
+			if s.Init != nil {
+				c.check([]ir.Stmt{s.Init})
+			}
 			c.encl = append(c.encl, enclosing{what: "for loop", pos: s.Pos, why: c.u.loopReason(s), loop: true})
+			c.subgroupOps(s.Cond)
+			if s.Post != nil {
+				c.check([]ir.Stmt{s.Post})
+			}
 			c.check(s.Body)
 			c.encl = c.encl[:len(c.encl)-1]
 		case *ir.Block:
 			c.check(s.Body)
 		case *ir.Barrier:
-			c.barriers = append(c.barriers, barrierAt{pos: s.Pos, loops: c.loops()})
-			for _, e := range c.encl {
-				if e.why != nil {
-					msg := fmt.Sprintf("kernel.Barrier inside the %s at %s, whose condition varies between the threads of a group: it reads %s",
-						e.what, at(e.pos), describe(e.why))
-					if e.why.exit {
-						msg = fmt.Sprintf("kernel.Barrier inside the %s at %s, which some threads may leave early: %s", e.what, at(e.pos), e.why.name)
-					}
-					c.u.l.errs = append(c.u.l.errs, &Error{Pos: s.Pos, Msg: msg,
-						Hint: "every thread of a group must reach the same Barrier: make the condition depend only on parameters, constants and group indices and sizes, or move the Barrier out"})
-					break
-				}
-			}
+			c.sync(s.Pos, "Barrier")
 		case *ir.Return:
+			c.subgroupOps(s.Value)
 			for _, e := range c.encl {
 				if e.why != nil {
 					c.rets = append(c.rets, returnAt{pos: s.Pos, why: e.why, loops: c.loops()})
 					break
 				}
 			}
+		default:
+			ir.WalkStmt(s, nil, func(e ir.Expr) { c.subgroupOps(e) })
+		}
+	}
+}
+
+// subgroupOps checks the subgroup operations in e (not nested ones: the
+// callers walk every expression).
+func (c *barrierCheck) subgroupOps(e ir.Expr) {
+	if b, ok := e.(*ir.CallBuiltin); ok && b.Builtin.IsSubgroup() && b.Builtin != ir.SubgroupSize && b.Builtin != ir.SubgroupInvocationID {
+		c.sync(b.Pos, b.Builtin.String())
+	}
+}
+
+// sync checks a Barrier or a subgroup operation (what) at pos, which every
+// thread of the group must reach.
+func (c *barrierCheck) sync(pos ir.Pos, what string) {
+	c.barriers = append(c.barriers, barrierAt{pos: pos, what: what, loops: c.loops()})
+	for _, e := range c.encl {
+		if e.why != nil {
+			msg := fmt.Sprintf("kernel.%s inside the %s at %s, whose condition varies between the threads of a group: it reads %s",
+				what, e.what, at(e.pos), describe(e.why))
+			if e.why.exit {
+				msg = fmt.Sprintf("kernel.%s inside the %s at %s, which some threads may leave early: %s", what, e.what, at(e.pos), e.why.name)
+			}
+			hint := "every thread of a group must reach the same Barrier: make the condition depend only on parameters, constants and group indices and sizes, or move the Barrier out"
+			if what != "Barrier" {
+				hint = "every thread of a subgroup must call kernel." + what + " together, in control flow that is the same for the whole group (as for Barrier): compute the value under the condition and call it outside"
+			}
+			c.u.l.errs = append(c.u.l.errs, &Error{Pos: pos, Msg: msg, Hint: hint})
+			break
 		}
 	}
 }
@@ -417,7 +446,7 @@ func (c *barrierCheck) returns() {
 			continue
 		}
 		c.u.l.errs = append(c.u.l.errs, &Error{Pos: r.pos,
-			Msg:  fmt.Sprintf("a thread that returns early never reaches the Barrier at %s (the return depends on %s)", at(hit.pos), describeAny(r.why)),
+			Msg:  fmt.Sprintf("a thread that returns early never reaches the %s at %s (the return depends on %s)", hit.what, at(hit.pos), describeAny(r.why)),
 			Hint: "guard the work with if instead"})
 	}
 }

@@ -116,7 +116,10 @@ type Binary struct {
 	Pos  Pos
 }
 
-// Convert is To(X) between scalar types. Float to integer truncates toward
+// Convert is To(X) between scalar types. F16 takes part only as a
+// buffer's element (see Slice): Convert to F32 of an Index of such a buffer
+// (a load, exact) and Convert from F32 to F16 as the Value stored into one
+// (rounded to nearest, ties to even). Float to integer truncates toward
 // zero; out of range or NaN saturates to the type's limits (NaN → 0), as
 // WGSL and CUDA's conversions do (Go leaves it implementation-defined).
 type Convert struct {
@@ -181,12 +184,27 @@ const (
 	Len
 	// Load4 is a 4-wide load: Args are a buffer Ref and an index in Vec units.
 	Load4
+	// Subgroup operations (kernel.Subgroup*), only in kernels, under control
+	// flow uniform for the group (the front end checks it as for Barrier).
+	// A subgroup is SubgroupSize consecutive threads by ThreadIndex. The
+	// size and lane take no arguments and are U32; the others are of the
+	// type of their first argument (I32, U32 or F32).
+	SubgroupSize
+	SubgroupInvocationID
+	SubgroupAdd            // the sum over the subgroup (integers wrap)
+	SubgroupMin            // as Min, over the subgroup
+	SubgroupMax            // as Max, over the subgroup
+	SubgroupShuffle        // 2 args: the value of lane Args[1] (U32)
+	SubgroupShuffleXor     // 2 args: the value of lane SubgroupInvocationID ^ Args[1] (U32)
+	SubgroupBroadcastFirst // the value of lane 0
 )
 
 var builtinNames = [...]string{"invalid", "ThreadX", "ThreadY", "ThreadZ", "ThreadIndex", "GroupX", "GroupY",
 	"GroupZ", "GroupSizeX", "GroupSizeY", "GroupSizeZ", "GridX", "GridY", "GridZ", "GlobalX", "GlobalY",
 	"GlobalZ", "Sqrt", "Rsqrt", "Exp", "Exp2", "Log", "Log2", "Sin", "Cos", "Tanh", "Pow", "Floor", "Ceil",
-	"Trunc", "Fma", "Abs", "Min", "Max", "Clamp", "Float32bits", "Float32frombits", "len", "Load4"}
+	"Trunc", "Fma", "Abs", "Min", "Max", "Clamp", "Float32bits", "Float32frombits", "len", "Load4",
+	"SubgroupSize", "SubgroupInvocationID", "SubgroupAdd", "SubgroupMin", "SubgroupMax", "SubgroupShuffle",
+	"SubgroupShuffleXor", "SubgroupBroadcastFirst"}
 
 // String is the built-in's name in package kernel (or Go's, for min, max and len).
 func (b Builtin) String() string {
@@ -195,6 +213,9 @@ func (b Builtin) String() string {
 	}
 	return "Builtin?"
 }
+
+// IsSubgroup reports whether b is a subgroup operation.
+func (b Builtin) IsSubgroup() bool { return b >= SubgroupSize && b <= SubgroupBroadcastFirst }
 
 // IsID reports whether b is a thread or group index or size.
 func (b Builtin) IsID() bool { return b >= ThreadX && b <= GlobalZ }

@@ -99,6 +99,12 @@ type Array struct {
 }
 
 // Slice is a buffer: a kernel's slice parameter. Elem is a scalar type.
+// F16 is an element type only: no Local, Shared, array, helper parameter,
+// result or Const is F16, and an expression of type F16 is either an Index
+// of an F16 buffer that is the X of a Convert to F32 or the Value of an
+// Assign to an Index of an F16 buffer, or a Convert of an F32 to F16 that
+// is such a Value or the X of a Convert to F32 (a rounding to float16's
+// precision).
 type Slice struct{ Elem Scalar }
 
 func (*Vec) isType()   {}
@@ -172,6 +178,7 @@ const (
 	Int64                            // int64/uint64 arithmetic
 	Float16                          // float16 arithmetic
 	AtomicFloat                      // AtomicAdd on float32
+	Subgroup                         // subgroup operations
 )
 
 // Module is what one translation produces: the kernels and the helpers they

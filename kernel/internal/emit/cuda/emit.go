@@ -77,11 +77,18 @@ func (e *emitter) nameFuncs(funcs []*ir.Func) error {
 
 // function appends f's definition to b.
 func (e *emitter) function(b *strings.Builder, f *ir.Func) error {
-	if f.Features&ir.Float16 != 0 {
-		return errFloat16(f.Pos)
-	}
 	fe := &funcEmitter{emitter: e, f: f, names: map[*ir.Var]string{}, namer: newNamer(e.taken)}
 	params := make([]string, len(f.Params))
+	for _, v := range append(append([]*ir.Var{}, f.Params...), f.Shared...) {
+		if _, err := checkType(v.Type, v.Pos); err != nil { // float16 only as a buffer's element
+			return err
+		}
+	}
+	if f.Result != nil {
+		if _, err := checkType(f.Result, f.Pos); err != nil {
+			return err
+		}
+	}
 	for i, p := range f.Params {
 		s, err := fe.param(p)
 		if err != nil {

@@ -19,16 +19,16 @@ func TestEmitErrors(t *testing.T) {
 		contains string
 	}{
 		{"nil module", nil, errors.InvalidArgument, "nil module"},
-		{"float16 buffer", &ir.Module{Funcs: []*ir.Func{kernel("K", []*ir.Var{param("h", slice(ir.F16), 0)})}},
-			errors.NotSupported, "k.go:3:7: float16 is not supported on CUDA yet: use float32"},
 		{"float16 helper parameter", &ir.Module{Funcs: []*ir.Func{{Name: "h", Params: []*ir.Var{param("a", ir.F16, 0)}, Pos: at}}},
-			errors.NotSupported, "float16"},
+			errors.Internal, "a float16 value outside a buffer's element"},
 		{"float16 constant", &ir.Module{Funcs: []*ir.Func{func() *ir.Func {
 			o := out()
 			return kernel("K", []*ir.Var{o}, assign(index(ref(o), u32(0)), conv(ir.F32, &ir.Const{Type: ir.F16, Float: 1, Pos: at})))
-		}()}}, errors.NotSupported, "float16"},
-		{"float16 feature", &ir.Module{Funcs: []*ir.Func{{Name: "K", Kernel: true, Features: ir.Float16, Pos: at}}},
-			errors.NotSupported, "float16"},
+		}()}}, errors.Internal, "float16"},
+		{"float16 from an integer", &ir.Module{Funcs: []*ir.Func{func() *ir.Func {
+			h := param("h", slice(ir.F16), 0)
+			return kernel("K", []*ir.Var{h}, assign(index(ref(h), u32(0)), conv(ir.F16, u32(1))))
+		}()}}, errors.Internal, "a float16 value outside a buffer's element"},
 		{"bool parameter", &ir.Module{Funcs: []*ir.Func{kernel("K", []*ir.Var{param("b", ir.Bool, 0)})}},
 			errors.NotSupported, "bool kernel parameters are not supported: pass a uint32 (0 or 1)"},
 		{"bool buffer", &ir.Module{Funcs: []*ir.Func{kernel("K", []*ir.Var{param("b", slice(ir.Bool), 0)})}},

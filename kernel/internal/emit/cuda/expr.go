@@ -58,9 +58,6 @@ func (fe *funcEmitter) exprs(xs []ir.Expr) ([]string, error) {
 // scalarOf is x's type, which must be a scalar.
 func scalarOf(x ir.Expr) (ir.Scalar, error) {
 	if s, ok := x.ExprType().(ir.Scalar); ok {
-		if s == ir.F16 {
-			return s, errFloat16(x.ExprPos())
-		}
 		return s, nil
 	}
 	return ir.Invalid, malformed(x.ExprPos(), "%T operand where a scalar belongs", x.ExprType())
@@ -80,9 +77,9 @@ func (fe *funcEmitter) ref(x *ir.Ref) (string, error) {
 	return name, nil
 }
 
-// checkType rejects float16 anywhere in t.
+// checkType rejects float16 anywhere in t but a buffer's element.
 func checkType(t ir.Type, pos ir.Pos) (ir.Type, error) {
-	if ir.ElemScalar(t) == ir.F16 {
+	if _, ok := t.(*ir.Slice); !ok && ir.ElemScalar(t) == ir.F16 {
 		return t, errFloat16(pos)
 	}
 	return t, nil
@@ -94,8 +91,10 @@ func (fe *funcEmitter) index(x *ir.Index) (string, error) {
 	default:
 		return "", malformed(x.Pos, "index of a %T", x.X.ExprType())
 	}
-	if _, err := checkType(x.Type, x.Pos); err != nil {
-		return "", err
+	if _, isBuffer := x.X.ExprType().(*ir.Slice); !isBuffer {
+		if _, err := checkType(x.Type, x.Pos); err != nil {
+			return "", err
+		}
 	}
 	base, err := fe.expr(x.X)
 	if err != nil {
@@ -301,12 +300,19 @@ func (fe *funcEmitter) convert(x *ir.Convert) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if x.To == ir.F16 {
-		return "", errFloat16(x.Pos)
-	}
 	v, err := fe.expr(x.X)
 	if err != nil {
 		return "", err
+	}
+	switch { // float16: a buffer element's load and store (see float16 in helpers.go)
+	case from == ir.F16 && x.To == ir.F32:
+		h, err := fe.helper("h2f", x.Pos)
+		return h + "(" + bare(v) + ")", err
+	case from == ir.F32 && x.To == ir.F16:
+		h, err := fe.helper("f2h", x.Pos)
+		return h + "(" + bare(v) + ")", err
+	case from == ir.F16 || x.To == ir.F16:
+		return "", errFloat16(x.Pos)
 	}
 	to, ok := scalarNames[x.To]
 	switch {
@@ -405,13 +411,14 @@ var mathFuncs = map[ir.Builtin]string{
 // arity is the number of arguments of the built-ins that take any.
 var arity = map[ir.Builtin]int{
 	ir.Pow: 2, ir.Fma: 3, ir.Min: 2, ir.Max: 2, ir.Clamp: 3, ir.Len: 1, ir.Load4: 2,
+	ir.SubgroupShuffle: 2, ir.SubgroupShuffleXor: 2,
 }
 
 func (fe *funcEmitter) builtin(x *ir.CallBuiltin) (string, error) {
 	want, ok := arity[x.Builtin]
 	if !ok {
 		want = 1
-		if x.Builtin.IsID() {
+		if x.Builtin.IsID() || x.Builtin == ir.SubgroupSize || x.Builtin == ir.SubgroupInvocationID {
 			want = 0
 		}
 	}
@@ -420,6 +427,9 @@ func (fe *funcEmitter) builtin(x *ir.CallBuiltin) (string, error) {
 	}
 	if x.Builtin.IsID() {
 		return ids[x.Builtin], nil
+	}
+	if x.Builtin.IsSubgroup() {
+		return fe.subgroup(x)
 	}
 	switch x.Builtin {
 	case ir.Len:

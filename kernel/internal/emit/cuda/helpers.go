@@ -116,6 +116,28 @@ func init() {
 				t, helperPrefix, op.name, sfx, t, t, op.zero, op.cmp)
 		}
 	}
+	// Warp reductions (subgroup.go): a butterfly over the 32 lanes; signed
+	// sums in unsigned, so that they wrap.
+	for _, s := range []ir.Scalar{ir.I32, ir.U32, ir.F32} {
+		t, sfx := scalarNames[s], suffixes[s]
+		acc, in, out := "v", "v", "v"
+		if s == ir.I32 {
+			acc, in, out = "u", "unsigned u = (unsigned)v;\n\t", "(int)u"
+		} else {
+			in = ""
+		}
+		add("sg_add_"+sfx, "__device__ %s %ssg_add_%s(%s v) {\n\t%sfor (int o = 16; o > 0; o >>= 1) %s += __shfl_xor_sync(0xffffffffu, %s, o);\n\treturn %s;\n}\n",
+			t, helperPrefix, sfx, t, in, acc, acc, out)
+		for _, op := range []string{"min", "max"} {
+			add("sg_"+op+"_"+sfx, "__device__ %s %ssg_%s_%s(%s v) {\n\tfor (int o = 16; o > 0; o >>= 1) v = %s%s_%s(v, __shfl_xor_sync(0xffffffffu, v, o));\n\treturn v;\n}\n",
+				t, helperPrefix, op, sfx, t, helperPrefix, op, sfx)
+		}
+	}
+	// float16 (a buffer's element, stored as its bits): the PTX conversions,
+	// exact to float32 and rounded to nearest even from it, subnormals kept;
+	// no cuda_fp16.h needed.
+	add("h2f", "__device__ float %sh2f(unsigned short h) {\n\tfloat f;\n\tasm(\"cvt.f32.f16 %%0, %%1;\" : \"=f\"(f) : \"h\"(h));\n\treturn f;\n}\n", helperPrefix)
+	add("f2h", "__device__ unsigned short %sf2h(float f) {\n\tunsigned short h;\n\tasm(\"cvt.rn.f16.f32 %%0, %%1;\" : \"=h\"(h) : \"f\"(f));\n\treturn h;\n}\n", helperPrefix)
 	// Float4 arithmetic and comparison, lane by lane.
 	for _, op := range []struct{ name, sym string }{{"add", "+"}, {"sub", "-"}, {"mul", "*"}, {"div", "/"}} {
 		add(op.name+"_f4", "__device__ float4 %s%s_f4(float4 a, float4 b) {\n\treturn make_float4(a.x %s b.x, a.y %s b.y, a.z %s b.z, a.w %s b.w);\n}\n",

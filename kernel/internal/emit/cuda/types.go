@@ -26,10 +26,11 @@ var suffixes = map[ir.Scalar]string{
 	ir.I32: "i32", ir.U32: "u32", ir.F32: "f32", ir.I64: "i64", ir.U64: "u64", ir.F64: "f64",
 }
 
-// scalarName is s's spelling, or an error for float16 and invalid types.
+// scalarName is s's spelling, or an error for invalid types. float16 is
+// stored as its bits (a buffer's element only: see convert).
 func scalarName(s ir.Scalar, pos ir.Pos) (string, error) {
 	if s == ir.F16 {
-		return "", errFloat16(pos)
+		return "unsigned short", nil
 	}
 	name, ok := scalarNames[s]
 	if !ok {
@@ -38,9 +39,10 @@ func scalarName(s ir.Scalar, pos ir.Pos) (string, error) {
 	return name, nil
 }
 
-// errFloat16 is the error for any use of float16.
+// errFloat16 is the error for a float16 value outside a buffer, which the
+// front end does not let through.
 func errFloat16(pos ir.Pos) error {
-	return notSupported(pos, "use float32", "float16 is not supported on CUDA yet")
+	return malformed(pos, "a float16 value outside a buffer's element")
 }
 
 // isFloat4 reports whether t is kernel.Float4, the only vector type.

@@ -38,3 +38,8 @@ __device__ double fma(double, double, double);
 #undef MATH
 #undef MATH2
 #undef ATOMIC
+#define SHFL(T) \
+	__device__ T __shfl_sync(unsigned, T, int, int = 32); __device__ T __shfl_xor_sync(unsigned, T, int, int = 32);
+SHFL(int)
+SHFL(unsigned)
+SHFL(float)
