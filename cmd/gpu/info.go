@@ -172,6 +172,7 @@ func deviceGroups(st gpu.BackendStatus, d gpu.DeviceInfo) []group {
 	if d.ComputeMajor > 0 {
 		c.add("compute capability", fmt.Sprintf("%d.%d", d.ComputeMajor, d.ComputeMinor))
 	}
+	c.add("built-in kernels", builtinsOrigin(st, d))
 	c.add("warp/subgroup", itoa(d.WarpSize))
 	c.add("max threads/block", itoa(d.MaxThreadsPerBlock))
 	c.add("max block", dim(d.MaxBlockDim))
