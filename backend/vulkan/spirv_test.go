@@ -107,9 +107,9 @@ func TestSPIRVRejects(t *testing.T) {
 }
 
 // TestSPIRVUpToDate checks that the committed .spv were generated from the
-// GLSL as it is now (go generate ./kernels records the sources' hashes).
+// GLSL as it is now (go generate ./kernels/internal/handwritten records the sources' hashes).
 func TestSPIRVUpToDate(t *testing.T) {
-	dir := filepath.Join("..", "..", "kernels", "vulkan")
+	dir := filepath.Join("..", "..", "kernels", "internal", "handwritten", "vulkan")
 	f, err := os.Open(filepath.Join(dir, "sources.sha256"))
 	if os.IsNotExist(err) {
 		t.Skip("the kernel sources are not here (run from the package directory)")
@@ -124,14 +124,14 @@ func TestSPIRVUpToDate(t *testing.T) {
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		require.NoError(t, err)
 		got := sha256.Sum256(data)
-		assert.Equal(t, sum, hex.EncodeToString(got[:]), "%s changed since the SPIR-V was generated: run go generate ./kernels", name)
+		assert.Equal(t, sum, hex.EncodeToString(got[:]), "%s changed since the SPIR-V was generated: run go generate ./kernels/internal/handwritten", name)
 		seen[name] = true
 	}
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	for _, e := range entries {
 		if n := e.Name(); strings.HasSuffix(n, ".comp") || strings.HasSuffix(n, ".glsl") {
-			assert.True(t, seen[n], "%s is not in sources.sha256: run go generate ./kernels", n)
+			assert.True(t, seen[n], "%s is not in sources.sha256: run go generate ./kernels/internal/handwritten", n)
 		}
 	}
 }
