@@ -36,23 +36,24 @@ func TestBuiltinSPIRV(t *testing.T) {
 			assert.True(t, e.specializable())
 			assert.Equal(t, [3]int32{0, 1, 2}, e.specIDs)
 			var bufs int
-			var scalars []backend.Arg
 			for _, k := range kernels.Params[op] {
 				if k == backend.ArgBuffer {
 					bufs++
-				} else {
-					scalars = append(scalars, backend.Arg{Kind: k})
 				}
 			}
-			require.Len(t, e.bindings, bufs)
+			// The buffers at 0..n-1, then the scalars' uniform block at n
+			// (every built-in op has scalars); no push constants.
+			require.Len(t, e.bindings, bufs+1)
 			for i, b := range e.bindings {
+				want := uint32(descriptorStorageBuffer)
+				if i == bufs {
+					want = descriptorUniformBuffer
+				}
 				assert.Equal(t, uint32(0), b.set)
 				assert.Equal(t, uint32(i), b.binding)
-				assert.Equal(t, uint32(descriptorStorageBuffer), b.descType)
+				assert.Equal(t, want, b.descType, "binding %d", i)
 			}
-			require.True(t, e.pushKnown)
-			packed := len(backend.PackScalars(scalars, false))
-			assert.Equal(t, packed, int(alignUp(uint64(e.pushBytes), 8)), "push block %d bytes, scalars pack into %d", e.pushBytes, packed)
+			assert.Zero(t, e.pushBytes)
 		})
 	}
 }

@@ -28,34 +28,33 @@ func reduce_sum(out, x []float32, n uint32) {
 			lane := t - sub*q
 			step := 4 * s
 			for base := kernel.GroupX()*b + sub*s; base < n; base += step {
-				e := base + 4*lane
-				if e < n && n-e > 3 {
-					if n-e > step+3 {
-						// Two chunk rounds at once: two loads in flight.
-						u := kernel.Load4(x, e/4)
-						v := kernel.Load4(x, (e+step)/4)
-						a0 += u.X
-						a1 += u.Y
-						a2 += u.Z
-						a3 += u.W
-						b0 += v.X
-						b1 += v.Y
-						b2 += v.Z
-						b3 += v.W
-						if last(base, step, n) {
-							break
-						}
-						base += step
-					} else {
-						u := kernel.Load4(x, e/4)
-						a0 += u.X
-						a1 += u.Y
-						a2 += u.Z
-						a3 += u.W
-					}
+				if n-base > step && n-base-step >= b {
+					// This round's chunk and the next's are whole: two
+					// loads in flight, one test for the whole quarter.
+					e := base + 4*lane
+					u := kernel.Load4(x, e/4)
+					v := kernel.Load4(x, (e+step)/4)
+					a0 += u.X
+					a1 += u.Y
+					a2 += u.Z
+					a3 += u.W
+					b0 += v.X
+					b1 += v.Y
+					b2 += v.Z
+					b3 += v.W
+					base += step
 				} else {
-					for ; e < n; e++ {
-						a0 += x[e]
+					e := base + 4*lane
+					if e < n && n-e > 3 {
+						u := kernel.Load4(x, e/4)
+						a0 += u.X
+						a1 += u.Y
+						a2 += u.Z
+						a3 += u.W
+					} else {
+						for ; e < n; e++ {
+							a0 += x[e]
+						}
 					}
 				}
 				if last(base, step, n) {
@@ -74,11 +73,12 @@ func reduce_sum(out, x []float32, n uint32) {
 	// The group's sum, in shared memory: groups of more than maxGroup
 	// threads fold into maxGroup slots first. The barriers also order every
 	// read of x before out is written (out may be x).
-	tid := kernel.ThreadIndex()
+	// (kernel.ThreadIndex() is not a local before the first barrier: the
+	// CPU runs that part in strips, where a thread's index is not a value.)
 	nt := kernel.GroupSizeX() * kernel.GroupSizeY() * kernel.GroupSizeZ()
 	v := ((a0 + a1) + (a2 + a3)) + ((b0 + b1) + (b2 + b3))
 	for fold := uint32(0); fold < nt; fold += maxGroup {
-		if tid >= fold && tid-fold < maxGroup {
+		if tid := kernel.ThreadIndex(); tid >= fold && tid-fold < maxGroup {
 			if fold == 0 {
 				sh[tid] = v
 			} else {
@@ -91,12 +91,12 @@ func reduce_sum(out, x []float32, n uint32) {
 	// live slots its first rounds add nothing, and every h is a constant.
 	live := min(nt, maxGroup)
 	for h := uint32(maxGroup / 2); h > 0; h /= 2 {
-		if tid < h && tid+h < live {
+		if tid := kernel.ThreadIndex(); tid < h && tid+h < live {
 			sh[tid] += sh[tid+h]
 		}
 		kernel.Barrier()
 	}
-	if tid == 0 {
+	if kernel.ThreadIndex() == 0 {
 		out[kernel.GroupX()] = sh[0]
 	}
 }
@@ -120,36 +120,34 @@ func dotOp(out, x, y []float32, n uint32) {
 			lane := t - sub*q
 			step := 4 * s
 			for base := kernel.GroupX()*b + sub*s; base < n; base += step {
-				e := base + 4*lane
-				if e < n && n-e > 3 {
-					if n-e > step+3 {
-						u := kernel.Load4(x, e/4)
-						v := kernel.Load4(y, e/4)
-						u2 := kernel.Load4(x, (e+step)/4)
-						v2 := kernel.Load4(y, (e+step)/4)
-						a0 += u.X * v.X
-						a1 += u.Y * v.Y
-						a2 += u.Z * v.Z
-						a3 += u.W * v.W
-						b0 += u2.X * v2.X
-						b1 += u2.Y * v2.Y
-						b2 += u2.Z * v2.Z
-						b3 += u2.W * v2.W
-						if last(base, step, n) {
-							break
-						}
-						base += step
-					} else {
-						u := kernel.Load4(x, e/4)
-						v := kernel.Load4(y, e/4)
-						a0 += u.X * v.X
-						a1 += u.Y * v.Y
-						a2 += u.Z * v.Z
-						a3 += u.W * v.W
-					}
+				if n-base > step && n-base-step >= b {
+					e := base + 4*lane
+					u := kernel.Load4(x, e/4)
+					v := kernel.Load4(y, e/4)
+					u2 := kernel.Load4(x, (e+step)/4)
+					v2 := kernel.Load4(y, (e+step)/4)
+					a0 += u.X * v.X
+					a1 += u.Y * v.Y
+					a2 += u.Z * v.Z
+					a3 += u.W * v.W
+					b0 += u2.X * v2.X
+					b1 += u2.Y * v2.Y
+					b2 += u2.Z * v2.Z
+					b3 += u2.W * v2.W
+					base += step
 				} else {
-					for ; e < n; e++ {
-						a0 += x[e] * y[e]
+					e := base + 4*lane
+					if e < n && n-e > 3 {
+						u := kernel.Load4(x, e/4)
+						v := kernel.Load4(y, e/4)
+						a0 += u.X * v.X
+						a1 += u.Y * v.Y
+						a2 += u.Z * v.Z
+						a3 += u.W * v.W
+					} else {
+						for ; e < n; e++ {
+							a0 += x[e] * y[e]
+						}
 					}
 				}
 				if last(base, step, n) {
@@ -168,11 +166,12 @@ func dotOp(out, x, y []float32, n uint32) {
 	// The group's sum, in shared memory: groups of more than maxGroup
 	// threads fold into maxGroup slots first. The barriers also order every
 	// read of x before out is written (out may be x).
-	tid := kernel.ThreadIndex()
+	// (kernel.ThreadIndex() is not a local before the first barrier: the
+	// CPU runs that part in strips, where a thread's index is not a value.)
 	nt := kernel.GroupSizeX() * kernel.GroupSizeY() * kernel.GroupSizeZ()
 	v := ((a0 + a1) + (a2 + a3)) + ((b0 + b1) + (b2 + b3))
 	for fold := uint32(0); fold < nt; fold += maxGroup {
-		if tid >= fold && tid-fold < maxGroup {
+		if tid := kernel.ThreadIndex(); tid >= fold && tid-fold < maxGroup {
 			if fold == 0 {
 				sh[tid] = v
 			} else {
@@ -185,12 +184,12 @@ func dotOp(out, x, y []float32, n uint32) {
 	// live slots its first rounds add nothing, and every h is a constant.
 	live := min(nt, maxGroup)
 	for h := uint32(maxGroup / 2); h > 0; h /= 2 {
-		if tid < h && tid+h < live {
+		if tid := kernel.ThreadIndex(); tid < h && tid+h < live {
 			sh[tid] += sh[tid+h]
 		}
 		kernel.Barrier()
 	}
-	if tid == 0 {
+	if kernel.ThreadIndex() == 0 {
 		out[kernel.GroupX()] = sh[0]
 	}
 }
