@@ -73,12 +73,11 @@ func reduce_sum(out, x []float32, n uint32) {
 	// The group's sum, in shared memory: groups of more than maxGroup
 	// threads fold into maxGroup slots first. The barriers also order every
 	// read of x before out is written (out may be x).
-	// (kernel.ThreadIndex() is not a local before the first barrier: the
-	// CPU runs that part in strips, where a thread's index is not a value.)
+	tid := kernel.ThreadIndex()
 	nt := kernel.GroupSizeX() * kernel.GroupSizeY() * kernel.GroupSizeZ()
 	v := ((a0 + a1) + (a2 + a3)) + ((b0 + b1) + (b2 + b3))
 	for fold := uint32(0); fold < nt; fold += maxGroup {
-		if tid := kernel.ThreadIndex(); tid >= fold && tid-fold < maxGroup {
+		if tid >= fold && tid-fold < maxGroup {
 			if fold == 0 {
 				sh[tid] = v
 			} else {
@@ -91,12 +90,12 @@ func reduce_sum(out, x []float32, n uint32) {
 	// live slots its first rounds add nothing, and every h is a constant.
 	live := min(nt, maxGroup)
 	for h := uint32(maxGroup / 2); h > 0; h /= 2 {
-		if tid := kernel.ThreadIndex(); tid < h && tid+h < live {
+		if tid < h && tid+h < live {
 			sh[tid] += sh[tid+h]
 		}
 		kernel.Barrier()
 	}
-	if kernel.ThreadIndex() == 0 {
+	if tid == 0 {
 		out[kernel.GroupX()] = sh[0]
 	}
 }
@@ -166,12 +165,11 @@ func dotOp(out, x, y []float32, n uint32) {
 	// The group's sum, in shared memory: groups of more than maxGroup
 	// threads fold into maxGroup slots first. The barriers also order every
 	// read of x before out is written (out may be x).
-	// (kernel.ThreadIndex() is not a local before the first barrier: the
-	// CPU runs that part in strips, where a thread's index is not a value.)
+	tid := kernel.ThreadIndex()
 	nt := kernel.GroupSizeX() * kernel.GroupSizeY() * kernel.GroupSizeZ()
 	v := ((a0 + a1) + (a2 + a3)) + ((b0 + b1) + (b2 + b3))
 	for fold := uint32(0); fold < nt; fold += maxGroup {
-		if tid := kernel.ThreadIndex(); tid >= fold && tid-fold < maxGroup {
+		if tid >= fold && tid-fold < maxGroup {
 			if fold == 0 {
 				sh[tid] = v
 			} else {
@@ -184,12 +182,12 @@ func dotOp(out, x, y []float32, n uint32) {
 	// live slots its first rounds add nothing, and every h is a constant.
 	live := min(nt, maxGroup)
 	for h := uint32(maxGroup / 2); h > 0; h /= 2 {
-		if tid := kernel.ThreadIndex(); tid < h && tid+h < live {
+		if tid < h && tid+h < live {
 			sh[tid] += sh[tid+h]
 		}
 		kernel.Barrier()
 	}
-	if kernel.ThreadIndex() == 0 {
+	if tid == 0 {
 		out[kernel.GroupX()] = sh[0]
 	}
 }
