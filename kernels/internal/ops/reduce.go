@@ -4,9 +4,10 @@ import "github.com/anygpu/gpu/kernel"
 
 // maxGroup is the most threads of a group the reductions sum in shared
 // memory at once; larger groups fold into it first, maxGroup threads at a
-// time. 256, the usual block, takes one store and eight tree rounds (nine
-// barriers), as the hand-written kernels did; with 64 such a group took four
-// fold rounds and six tree rounds.
+// time. A group of 256, the usual block, takes one store and four tree
+// rounds (five barriers; the hand-written kernels took nine); with 64 slots
+// such a group took four fold rounds and six tree rounds. It must be a power
+// of 4 (the tree's fan-in).
 const maxGroup = 256
 
 // reduce_sum writes to out[g] the sum of the elements x[c·G·B + g·B + t]
@@ -86,12 +87,21 @@ func reduce_sum(out, x []float32, n uint32) {
 		}
 		kernel.Barrier()
 	}
-	// The tree starts at maxGroup/2 whatever the group's size: with fewer
-	// live slots its first rounds add nothing, and every h is a constant.
+	// A tree of fan-in 4 (maxGroup is a power of 4): four rounds, and so
+	// four barriers, for 256 slots. It starts at maxGroup/4 whatever the
+	// group's size: with fewer live slots its first rounds add nothing, and
+	// every h is a constant.
 	live := min(nt, maxGroup)
-	for h := uint32(maxGroup / 2); h > 0; h /= 2 {
+	for h := uint32(maxGroup / 4); h > 0; h /= 4 {
 		if tid < h && tid+h < live {
-			sh[tid] += sh[tid+h]
+			r := sh[tid] + sh[tid+h]
+			if tid+2*h < live {
+				r += sh[tid+2*h]
+			}
+			if tid+3*h < live {
+				r += sh[tid+3*h]
+			}
+			sh[tid] = r
 		}
 		kernel.Barrier()
 	}
@@ -178,12 +188,21 @@ func dotOp(out, x, y []float32, n uint32) {
 		}
 		kernel.Barrier()
 	}
-	// The tree starts at maxGroup/2 whatever the group's size: with fewer
-	// live slots its first rounds add nothing, and every h is a constant.
+	// A tree of fan-in 4 (maxGroup is a power of 4): four rounds, and so
+	// four barriers, for 256 slots. It starts at maxGroup/4 whatever the
+	// group's size: with fewer live slots its first rounds add nothing, and
+	// every h is a constant.
 	live := min(nt, maxGroup)
-	for h := uint32(maxGroup / 2); h > 0; h /= 2 {
+	for h := uint32(maxGroup / 4); h > 0; h /= 4 {
 		if tid < h && tid+h < live {
-			sh[tid] += sh[tid+h]
+			r := sh[tid] + sh[tid+h]
+			if tid+2*h < live {
+				r += sh[tid+2*h]
+			}
+			if tid+3*h < live {
+				r += sh[tid+3*h]
+			}
+			sh[tid] = r
 		}
 		kernel.Barrier()
 	}
