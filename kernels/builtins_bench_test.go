@@ -18,8 +18,8 @@ import (
 // separated (default: every available one).
 const envBenchBackends = "ANYGPU_BENCH_BACKENDS"
 
-// BenchmarkBuiltins times every built-in op, generated (kernels.Generated)
-// and hand-written (kernels.Source), on every available backend (on the CPU
+// BenchmarkBuiltins times every built-in op, generated (kernels.Source)
+// and hand-written (kernels.Handwritten), on every available backend (on the CPU
 // also generated-untuned: the generated set without its hand-tuned sgemm), launched
 // as gpu bench launches saxpy, reduce and sgemm: 1-D ops over 4 Mi elements
 // in blocks of 256, a thread per 4 elements (reductions: 1024 groups),
@@ -100,10 +100,10 @@ func benchBuiltins(b *testing.B, dev *gpu.Device) {
 	sets := []struct {
 		name string
 		src  gpu.Source
-	}{{"generated", kernels.Generated()}, {"handwritten", kernels.Source()}}
+	}{{"generated", kernels.Source()}, {"handwritten", kernels.Handwritten()}}
 	if dev.Info().Type == backend.TypeCPU {
 		// The generated set's CPU sgemm is the hand-tuned one; this set
-		// times the generated Go sgemm too (kernels.Generated says why).
+		// times the generated Go sgemm too (kernels.Source says why).
 		sets = append(sets, struct {
 			name string
 			src  gpu.Source

@@ -15,7 +15,7 @@ import (
 // output. NVRTC compiles it on a CUDA machine; here nothing can run it. It
 // skips when clang is not installed.
 func TestCUDASyntax(t *testing.T) {
-	src := Generated().CUDA
+	src := Source().CUDA
 	require.NotEmpty(t, src)
 	for _, op := range Ops() {
 		require.Regexp(t, `extern "C" __global__ void\s+(__launch_bounds__\(\d+\)\s+)?`+op+`\(`, src, "entry point %s", op)

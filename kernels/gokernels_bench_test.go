@@ -7,7 +7,7 @@ import (
 )
 
 // BenchmarkGoKernelsOneCore times the CPU group functions of the generated
-// built-ins (Generated) against the hand-written ones (Source) on one core,
+// built-ins (Source) against the hand-written ones (Handwritten) on one core,
 // without the CPU backend's goroutines, launched as BenchmarkBuiltins
 // launches them but over 256 Ki elements, which stay in the caches: it
 // measures the code, where the backend benchmark measures memory as well.
@@ -41,7 +41,7 @@ func BenchmarkGoKernelsOneCore(b *testing.B) {
 	sets := []struct {
 		name string
 		src  backend.Source
-	}{{"generated", Generated()}, {"handwritten", Source()}}
+	}{{"generated", Source()}, {"handwritten", Handwritten()}}
 	for _, c := range cases {
 		for _, s := range sets {
 			b.Run(c.op+"/"+s.name, func(b *testing.B) {

@@ -78,17 +78,15 @@
 //
 // # Dialects
 //
-// Source is the ops written by hand once per dialect (dialect_*.go, the GLSL
-// of vulkan/ compiled to SPIR-V, and the Go kernels of gokernels.go).
-// Generated is the same ops written once, as Go kernels in the kernel
-// language (package kernel), in kernels/internal/ops: `go generate
-// ./kernels/...` translates them with `gpu kernels` into every dialect and
-// the compiled Go the CPU backend runs. Every backend's conformance suite
-// runs both sets; Source stays the default until Generated is as fast on
-// every backend (`gpu bench --kernels generated` against the default; the
-// README records the figures). The kernel language does not accept the
-// names copy, dot and transpose for a function, so those three are written
-// as copyOp, dotOp and transposeOp and Generated renames them. The host
+// Source is the ops written once, as Go kernels in the kernel language
+// (package kernel), in kernels/internal/ops: `go generate ./kernels/...`
+// translates them with `gpu kernels` into every dialect and the compiled Go
+// the CPU backend runs (the CPU's sgemm is the one hand-tuned exception; see
+// Source). Handwritten is the set they replace, written once per dialect,
+// kept only until `gpu bench --kernels generated,handwritten` has recorded
+// the comparison (the README has the figures). The kernel language does not
+// accept the names copy, dot and transpose for a function, so those three are
+// written as copyOp, dotOp and transposeOp and Source renames them. The host
 // references (RefAxpy, RefSgemm, ...) define what every dialect must
 // compute. The comparison helpers (CompareF32, AlmostEqual, ULPDiff,
 // ReductionTolerance) absorb the differences that are allowed: FMA

@@ -10,7 +10,7 @@ import (
 // TestSourceRenamesGoNames: the ops written under other Go names (copyOp,
 // dotOp, transposeOp) reach every dialect under their op names only.
 func TestSourceRenamesGoNames(t *testing.T) {
-	src := Generated()
+	src := Source()
 	texts := map[string]string{"CUDA": src.CUDA, "WGSL": src.WGSL, "GLSL": src.GLSL, "GLSLES": src.GLSLES, "MSL": src.MSL}
 	for dialect, text := range texts {
 		require.NotEmpty(t, text, dialect)

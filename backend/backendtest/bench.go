@@ -43,21 +43,21 @@ func OpenBench(b *testing.B, drv backend.Driver, opts ...gpu.Option) *Bench {
 }
 
 // EnvBenchKernels names the built-in kernel set the benchmarks time:
-// "handwritten" (the default: kernels.Source, one text per dialect) or
-// "generated" (kernels.Generated, translated from one Go source), as gpu
-// bench --kernels does:
+// "generated" (the default: kernels.Source, translated from one Go source)
+// or "handwritten" (kernels.Handwritten, one text per dialect, kept until
+// the comparison is recorded), as gpu bench --kernels does:
 //
-//	ANYGPU_BENCH_KERNELS=generated go test -run '^$' -bench . ./backend/webgpu
+//	ANYGPU_BENCH_KERNELS=handwritten go test -run '^$' -bench . ./backend/webgpu
 const EnvBenchKernels = "ANYGPU_BENCH_KERNELS"
 
 // BenchKernels returns the built-in kernel set EnvBenchKernels names, or an
 // error for a name it does not know.
 func BenchKernels() (gpu.Source, error) {
 	switch v := os.Getenv(EnvBenchKernels); v {
-	case "", "handwritten":
+	case "", "generated":
 		return kernels.Source(), nil
-	case "generated":
-		return kernels.Generated(), nil
+	case "handwritten":
+		return kernels.Handwritten(), nil
 	default:
 		return gpu.Source{}, fmt.Errorf("%s=%q: want generated or handwritten", EnvBenchKernels, v)
 	}

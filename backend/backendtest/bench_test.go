@@ -12,10 +12,10 @@ import (
 func TestBenchKernels(t *testing.T) {
 	for _, tc := range []struct {
 		env       string
-		generated bool // the set is kernels.Generated (its CUDA text tells)
+		generated bool // the set is kernels.Source (its CUDA text tells)
 		wantErr   string
 	}{
-		{env: ""},
+		{env: "", generated: true},
 		{env: "generated", generated: true},
 		{env: "handwritten"},
 		{env: "fastest", wantErr: `ANYGPU_BENCH_KERNELS="fastest": want generated or handwritten`},
@@ -29,7 +29,7 @@ func TestBenchKernels(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, kernels.Params, src.Params)
-			assert.Equal(t, tc.generated, src.CUDA == kernels.Generated().CUDA)
+			assert.Equal(t, tc.generated, src.CUDA == kernels.Source().CUDA)
 		})
 	}
 }

@@ -33,11 +33,7 @@ type builtins struct {
 
 func (s *suite) builtins(t *testing.T, dev *gpu.Device) *builtins {
 	t.Helper()
-	src := kernels.Source
-	if s.source != nil {
-		src = s.source
-	}
-	mod, err := dev.Compile(ctxT(t), src())
+	mod, err := dev.Compile(ctxT(t), kernels.Source())
 	require.NoError(t, err, "compile the built-in kernels")
 	t.Cleanup(func() { _ = mod.Close() })
 	return &builtins{dev: dev, mod: mod}

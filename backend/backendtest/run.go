@@ -12,7 +12,6 @@ import (
 	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/errors"
 	"github.com/anygpu/gpu/internal/testreq"
-	"github.com/anygpu/gpu/kernels"
 	"github.com/stretchr/testify/require"
 )
 
@@ -36,9 +35,6 @@ type suite struct {
 	ordinal int
 	dev     *gpu.Device
 	info    gpu.DeviceInfo
-	// source is the built-in set the kernel subtests compile:
-	// kernels.Source, or kernels.Generated for KernelsGenerated.
-	source func() gpu.Source
 }
 
 // Run runs the conformance suite against device 0 of d (or ANYGPU_DEVICE).
@@ -65,13 +61,6 @@ func Run(t *testing.T, d backend.Driver) {
 	t.Run("CopyD2D", s.testCopy)
 	t.Run("Fill", s.testFill)
 	t.Run("Kernels", s.testKernels)
-	t.Run("KernelsGenerated", func(t *testing.T) {
-		// The same checks on the built-ins generated from their one Go
-		// source (kernels.Generated).
-		g := *s
-		g.source = kernels.Generated
-		g.testKernels(t)
-	})
 	t.Run("KernelLanguage", s.testKernelLanguage)
 	t.Run("KernelFuzz", s.testKernelFuzz)
 	t.Run("KernelFuzzRepros", s.testKernelFuzzRepros)

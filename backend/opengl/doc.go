@@ -153,7 +153,7 @@
 // launch's block: a mismatch is a Launch error naming both. A kernel sized
 // with the macros ANYGPU_BLOCK_X, _Y and _Z (see BlockMacroX) lets the launch
 // choose: the backend compiles a variant per block size on first use, as the
-// built-in kernels (kernels/dialect_glsl.go) do. The same holds for GLSL ES.
+// built-in kernels (kernels.Source) do. The same holds for GLSL ES.
 // The launch limits are the context's (GL_MAX_COMPUTE_WORK_GROUP_COUNT,
 // _SIZE and _INVOCATIONS, GL_MAX_COMPUTE_SHARED_MEMORY_SIZE and
 // GL_MAX_SHADER_STORAGE_BLOCK_SIZE, all queried): OpenGL ES 3.1 guarantees

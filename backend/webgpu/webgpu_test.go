@@ -295,9 +295,10 @@ func TestDeviceInfo(t *testing.T) {
 }
 
 // TestSmallBuffers launches built-in kernels with buffers too small for
-// their sizes (the root does not check them): like the Go kernels, they
-// write nothing, and nothing faults. (Without a pool, so that buffers have
-// the size asked for.)
+// their sizes (the root does not check them): WebGPU clamps the accesses
+// (package kernels: such a launch may write part of a buffer), nothing
+// faults, and the device goes on: a launch that fits then computes what it
+// should. (Without a pool, so that buffers have the size asked for.)
 func TestSmallBuffers(t *testing.T) {
 	dev := openDev(t, gpu.WithPool(gpu.NoPool))
 	ctx := context.Background()
@@ -318,6 +319,7 @@ func TestSmallBuffers(t *testing.T) {
 		gpu.Buf(y), gpu.Buf(x), gpu.Buf(x), gpu.U32(64), gpu.U32(64), gpu.U32(64), gpu.F32(1), gpu.F32(0)))
 	require.NoError(t, st.Launch(builtin(t, dev, kernels.OpTranspose), gpu.D2(4, 4), gpu.D2(16, 16),
 		gpu.Buf(y), gpu.Buf(x), gpu.U32(64), gpu.U32(64)))
+	require.NoError(t, st.Launch(builtin(t, dev, kernels.OpFill), gpu.D1(1), gpu.D1(256), gpu.Buf(y), gpu.U32(256), gpu.F32(1)))
 	got, err := gpu.ToSlice[float32](ctx, y)
 	require.NoError(t, err)
 	require.Equal(t, ones, got)

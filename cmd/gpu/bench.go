@@ -18,8 +18,8 @@ import (
 
 // kernelSets are the built-in kernel sets --kernels picks from, by name.
 var kernelSets = map[string]func() gpu.Source{
-	"generated":   kernels.Generated,
-	"handwritten": kernels.Source,
+	"generated":   kernels.Source,
+	"handwritten": kernels.Handwritten,
 }
 
 const benchUsage = `usage: gpu bench [--backend NAME[,NAME...]|all] [--metrics NAME[,NAME...]] [--kernels SET] [--json] [--quick]
@@ -44,9 +44,10 @@ flags:
                    one object per backend
   --quick          small sizes and few runs: finishes in seconds
   --kernels SET    the built-in kernels the kernel metrics time:
-                   "generated" (default: kernels.Generated, translated from
+                   "generated" (default: kernels.Source, translated from
                    one Go source by the kernel language) or "handwritten"
-                   (kernels.Source, one text per dialect); both, separated
+                   (kernels.Handwritten, one text per dialect, kept until
+                   the comparison is recorded); both, separated
                    by a comma, times the kernel metrics (saxpy, reduce,
                    sgemm) with the second set too, backend by backend after
                    the first, and prints the ratio

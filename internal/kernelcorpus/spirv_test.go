@@ -25,7 +25,7 @@ func TestSPIRVValidates(t *testing.T) {
 	}
 	sets := map[string]map[string][]byte{
 		"kernelcorpus": kernelcorpus.Kernels.SPIRVKernels,
-		"builtin":      kernels.Generated().SPIRVKernels,
+		"builtin":      kernels.Source().SPIRVKernels,
 	}
 	dir := t.TempDir()
 	n := 0

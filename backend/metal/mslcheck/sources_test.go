@@ -43,12 +43,12 @@ func TestRepositoryMSL(t *testing.T) {
 	sawBuiltin, sawBroken := false, false
 	for _, s := range snippets {
 		names = append(names, strings.Join(s.labels, ", "))
-		sawBuiltin = sawBuiltin || s.src == kernels.Source().MSL
+		sawBuiltin = sawBuiltin || s.src == kernels.Handwritten().MSL
 		sawBroken = sawBroken || s.broken
 	}
 	t.Logf("%d MSL sources:\n  %s", len(snippets), strings.Join(names, "\n  "))
 	if !sawBuiltin {
-		t.Error("the scan did not find the built-in kernels' MSL (kernels/dialect_msl.go): the scan is broken")
+		t.Error("the scan did not find the hand-written built-in kernels' MSL (kernels/internal/handwritten/dialect_msl.go): the scan is broken")
 	}
 	if !sawBroken {
 		t.Error("the scan found no deliberately broken MSL (backendtest's compile-error source): the scan is broken")

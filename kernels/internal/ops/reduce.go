@@ -4,10 +4,11 @@ import "github.com/anygpu/gpu/kernel"
 
 // maxGroup is the most threads of a group the reductions sum in shared
 // memory at once; larger groups fold into it first, maxGroup threads at a
-// time. It is small because the naga-derived dialects (SPIR-V, GLSL, MSL)
-// clear every shared array, one thread alone, when a group starts: on
-// lavapipe that costs about 0.1 µs per float per group.
-const maxGroup = 64
+// time. A group of 256, the usual block, takes one store and four tree
+// rounds (five barriers; the hand-written kernels took nine); with 64 slots
+// such a group took four fold rounds and six tree rounds. It must be a power
+// of 4 (the tree's fan-in).
+const maxGroup = 256
 
 // reduce_sum writes to out[g] the sum of the elements x[c·G·B + g·B + t]
 // (below n) of group g; see package kernels for the two passes.
@@ -28,34 +29,33 @@ func reduce_sum(out, x []float32, n uint32) {
 			lane := t - sub*q
 			step := 4 * s
 			for base := kernel.GroupX()*b + sub*s; base < n; base += step {
-				e := base + 4*lane
-				if e < n && n-e > 3 {
-					if n-e > step+3 {
-						// Two chunk rounds at once: two loads in flight.
-						u := kernel.Load4(x, e/4)
-						v := kernel.Load4(x, (e+step)/4)
-						a0 += u.X
-						a1 += u.Y
-						a2 += u.Z
-						a3 += u.W
-						b0 += v.X
-						b1 += v.Y
-						b2 += v.Z
-						b3 += v.W
-						if last(base, step, n) {
-							break
-						}
-						base += step
-					} else {
-						u := kernel.Load4(x, e/4)
-						a0 += u.X
-						a1 += u.Y
-						a2 += u.Z
-						a3 += u.W
-					}
+				if n-base > step && n-base-step >= b {
+					// This round's chunk and the next's are whole: two
+					// loads in flight, one test for the whole quarter.
+					e := base + 4*lane
+					u := kernel.Load4(x, e/4)
+					v := kernel.Load4(x, (e+step)/4)
+					a0 += u.X
+					a1 += u.Y
+					a2 += u.Z
+					a3 += u.W
+					b0 += v.X
+					b1 += v.Y
+					b2 += v.Z
+					b3 += v.W
+					base += step
 				} else {
-					for ; e < n; e++ {
-						a0 += x[e]
+					e := base + 4*lane
+					if e < n && n-e > 3 {
+						u := kernel.Load4(x, e/4)
+						a0 += u.X
+						a1 += u.Y
+						a2 += u.Z
+						a3 += u.W
+					} else {
+						for ; e < n; e++ {
+							a0 += x[e]
+						}
 					}
 				}
 				if last(base, step, n) {
@@ -87,12 +87,21 @@ func reduce_sum(out, x []float32, n uint32) {
 		}
 		kernel.Barrier()
 	}
-	// The tree starts at maxGroup/2 whatever the group's size: with fewer
-	// live slots its first rounds add nothing, and every h is a constant.
+	// A tree of fan-in 4 (maxGroup is a power of 4): four rounds, and so
+	// four barriers, for 256 slots. It starts at maxGroup/4 whatever the
+	// group's size: with fewer live slots its first rounds add nothing, and
+	// every h is a constant.
 	live := min(nt, maxGroup)
-	for h := uint32(maxGroup / 2); h > 0; h /= 2 {
+	for h := uint32(maxGroup / 4); h > 0; h /= 4 {
 		if tid < h && tid+h < live {
-			sh[tid] += sh[tid+h]
+			r := sh[tid] + sh[tid+h]
+			if tid+2*h < live {
+				r += sh[tid+2*h]
+			}
+			if tid+3*h < live {
+				r += sh[tid+3*h]
+			}
+			sh[tid] = r
 		}
 		kernel.Barrier()
 	}
@@ -120,36 +129,34 @@ func dotOp(out, x, y []float32, n uint32) {
 			lane := t - sub*q
 			step := 4 * s
 			for base := kernel.GroupX()*b + sub*s; base < n; base += step {
-				e := base + 4*lane
-				if e < n && n-e > 3 {
-					if n-e > step+3 {
-						u := kernel.Load4(x, e/4)
-						v := kernel.Load4(y, e/4)
-						u2 := kernel.Load4(x, (e+step)/4)
-						v2 := kernel.Load4(y, (e+step)/4)
-						a0 += u.X * v.X
-						a1 += u.Y * v.Y
-						a2 += u.Z * v.Z
-						a3 += u.W * v.W
-						b0 += u2.X * v2.X
-						b1 += u2.Y * v2.Y
-						b2 += u2.Z * v2.Z
-						b3 += u2.W * v2.W
-						if last(base, step, n) {
-							break
-						}
-						base += step
-					} else {
-						u := kernel.Load4(x, e/4)
-						v := kernel.Load4(y, e/4)
-						a0 += u.X * v.X
-						a1 += u.Y * v.Y
-						a2 += u.Z * v.Z
-						a3 += u.W * v.W
-					}
+				if n-base > step && n-base-step >= b {
+					e := base + 4*lane
+					u := kernel.Load4(x, e/4)
+					v := kernel.Load4(y, e/4)
+					u2 := kernel.Load4(x, (e+step)/4)
+					v2 := kernel.Load4(y, (e+step)/4)
+					a0 += u.X * v.X
+					a1 += u.Y * v.Y
+					a2 += u.Z * v.Z
+					a3 += u.W * v.W
+					b0 += u2.X * v2.X
+					b1 += u2.Y * v2.Y
+					b2 += u2.Z * v2.Z
+					b3 += u2.W * v2.W
+					base += step
 				} else {
-					for ; e < n; e++ {
-						a0 += x[e] * y[e]
+					e := base + 4*lane
+					if e < n && n-e > 3 {
+						u := kernel.Load4(x, e/4)
+						v := kernel.Load4(y, e/4)
+						a0 += u.X * v.X
+						a1 += u.Y * v.Y
+						a2 += u.Z * v.Z
+						a3 += u.W * v.W
+					} else {
+						for ; e < n; e++ {
+							a0 += x[e] * y[e]
+						}
 					}
 				}
 				if last(base, step, n) {
@@ -181,12 +188,21 @@ func dotOp(out, x, y []float32, n uint32) {
 		}
 		kernel.Barrier()
 	}
-	// The tree starts at maxGroup/2 whatever the group's size: with fewer
-	// live slots its first rounds add nothing, and every h is a constant.
+	// A tree of fan-in 4 (maxGroup is a power of 4): four rounds, and so
+	// four barriers, for 256 slots. It starts at maxGroup/4 whatever the
+	// group's size: with fewer live slots its first rounds add nothing, and
+	// every h is a constant.
 	live := min(nt, maxGroup)
-	for h := uint32(maxGroup / 2); h > 0; h /= 2 {
+	for h := uint32(maxGroup / 4); h > 0; h /= 4 {
 		if tid < h && tid+h < live {
-			sh[tid] += sh[tid+h]
+			r := sh[tid] + sh[tid+h]
+			if tid+2*h < live {
+				r += sh[tid+2*h]
+			}
+			if tid+3*h < live {
+				r += sh[tid+3*h]
+			}
+			sh[tid] = r
 		}
 		kernel.Barrier()
 	}

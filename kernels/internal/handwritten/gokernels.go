@@ -1,27 +1,19 @@
-package kernels
+package handwritten
 
 import (
 	"maps"
-	"math"
 	"slices"
 
 	"github.com/anygpu/gpu/backend"
-	"github.com/anygpu/gpu/kernels/internal/gemm"
 )
 
-// Source returns the hand-written built-in ops as one backend.Source named
-// "builtin": every dialect (dialect_*.go: CUDA, SPIR-V, GLSL, WGSL, MSL), the
-// Go kernels for the CPU backend, and Params. Each call returns fresh maps and slices. A dialect
-// not written yet is empty, and a backend that needs it reports NotSupported;
-// the conformance suite checks each one against the Go kernels' semantics and
-// the Ref functions.
+// Source returns the hand-written ops: every dialect (dialect_*.go: CUDA,
+// SPIR-V, GLSL, WGSL, MSL) and the Go kernels for the CPU backend of every op
+// but sgemm, whose CPU kernel (the hand-tuned GEMM of kernels/internal/gemm)
+// and the Params package kernels adds (kernels.Handwritten). Each call
+// returns fresh maps and slices.
 func Source() backend.Source {
-	params := make(map[string][]backend.ArgKind, len(Params))
-	for op, kinds := range Params {
-		params[op] = slices.Clone(kinds)
-	}
 	return backend.Source{
-		Name:         SourceName,
 		CUDA:         cudaSource,
 		SPIRV:        slices.Clone(spirvModule),
 		SPIRVKernels: cloneBlobs(spirvKernels),
@@ -29,7 +21,6 @@ func Source() backend.Source {
 		WGSL:         wgslSource,
 		MSL:          mslSource,
 		Go:           maps.Clone(goKernels),
-		Params:       params,
 	}
 }
 
@@ -44,17 +35,17 @@ func cloneBlobs(m map[string][]byte) map[string][]byte {
 	return out
 }
 
+// goKernels are the hand-written Go kernels, by op name (kernels.OpFill, ...).
 var goKernels = map[string]backend.GoKernel{
-	OpFill:      goFill,
-	OpCopy:      goCopy,
-	OpScale:     goScale,
-	OpAxpy:      goAxpy,
-	OpAdd:       goAdd,
-	OpMul:       goMul,
-	OpReduceSum: goReduceSum,
-	OpDot:       goDot,
-	OpTranspose: goTranspose,
-	OpSgemm:     goSgemm,
+	"fill":       goFill,
+	"copy":       goCopy,
+	"scale":      goScale,
+	"axpy":       goAxpy,
+	"add":        goAdd,
+	"mul":        goMul,
+	"reduce_sum": goReduceSum,
+	"dot":        goDot,
+	"transpose":  goTranspose,
 }
 
 // stride1 describes a one-dimensional op's share of the work for group g: the
@@ -258,41 +249,6 @@ func transposeTile(out, in []float32, rows, cols, r0, r1, c0, c1 int) {
 		for j, v := range src {
 			dst[j*rows] = v
 		}
-	}
-}
-
-// goSgemm runs one group's share of sgemm with the packed, register-blocked
-// kernels of package gemm (assembly micro-kernels where the CPU has them).
-// A 16×16 tile per group is too small for them (packing a 16-wide panel of A
-// and B costs as much as the multiply), so the groups do not take the tiles
-// the launch's geometry names: gemm.Blocks splits C among the grid's groups
-// with z = 0 (numbered x-fastest) in tiles of 128×256 to 512×1024 (larger
-// for a larger C), spread evenly over the group numbers, so the consecutive
-// groups the backend hands each core carry equal work. Every element of C is
-// still written by exactly one group of the launch, whatever its grid and
-// block (tested with grids larger and smaller than C in TestSgemm and
-// TestSgemmLargeTiles).
-func goSgemm(g backend.Group, args []backend.Arg) {
-	if len(args) < 8 {
-		return
-	}
-	c, a, b := args[0].Float32s(), args[1].Float32s(), args[2].Float32s()
-	m, n, k := int(args[3].U32()), int(args[4].U32()), int(args[5].U32())
-	alpha, beta := args[6].F32(), args[7].F32()
-	if _, _, _, _, _, _, ok := tiles2(g); !ok || m == 0 || n == 0 || !fits(len(c), m, n) || !fits(len(a), m, k) || !fits(len(b), k, n) {
-		return // C is empty: nothing to walk over (m or n may be huge)
-	}
-	grid := g.Grid.Norm()
-	if g.ID.X >= grid.X || g.ID.Y >= grid.Y || !fits(math.MaxInt, grid.X, grid.Y) {
-		return // not a group of this grid
-	}
-	for blk := range gemm.Blocks(g.ID.Y*grid.X+g.ID.X, grid.X*grid.Y, m, n) {
-		ab, bb := a[blk.I0*k:], b
-		if k > 0 { // with k = 0, A and B may be empty
-			bb = b[blk.J0:]
-		}
-		// The sizes fit the buffers (checked above), so Sgemm cannot fail.
-		_ = gemm.Sgemm(blk.I1-blk.I0, blk.J1-blk.J0, k, alpha, ab, max(k, 1), bb, n, beta, c[blk.I0*n+blk.J0:], n)
 	}
 }
 

@@ -1,4 +1,4 @@
-package kernels
+package handwritten
 
 // mslSource is the built-in ops in Metal Shading Language, one kernel
 // function per op, named after it. Arguments follow the portable ABI: buffers

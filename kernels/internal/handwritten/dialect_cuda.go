@@ -1,4 +1,4 @@
-package kernels
+package handwritten
 
 // cudaSource is the built-in ops in CUDA C++ for NVRTC: one extern "C"
 // __global__ function per op, named as the op, parameters in Params order

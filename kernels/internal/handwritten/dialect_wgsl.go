@@ -1,4 +1,4 @@
-package kernels
+package handwritten
 
 // wgslSource is the built-in ops in WGSL for WebGPU: one module, one @compute
 // entry point per op, named after it. Following the portable ABI, buffer

@@ -1,4 +1,4 @@
-package kernels
+package handwritten
 
 // glslSource is the built-in ops in GLSL 430 for OpenGL: one text, compiled
 // once per op with "#define ANYGPU_KERNEL_<op> 1" after the #version line.
