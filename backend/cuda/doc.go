@@ -104,7 +104,7 @@
 // is never served stale; a program with a computed #include is compiled
 // every time, and the root package logs why.
 //
-// The built-in kernels (kernels.Source, kernels.Generated) ship precompiled
+// The built-in kernels (kernels.Source) ship precompiled
 // (package internal/prebuilt, embedded in the module): before NVRTC, a CUDA
 // program is looked up by the hash of its text and the NVRTC options it would
 // be compiled with (not the architecture), and the image that suits the

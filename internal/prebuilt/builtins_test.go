@@ -19,7 +19,7 @@ import (
 // program is one built-in CUDA text as the CUDA backend compiles it with no
 // options.
 type program struct {
-	origin string // the functions that return it ("kernels.Source, kernels.Generated")
+	origin string // the functions that return it ("kernels.Source")
 	src    backend.Source
 	key    string
 }
@@ -30,7 +30,7 @@ func builtinPrograms() []program {
 	for _, b := range []struct {
 		origin string
 		src    backend.Source
-	}{{"kernels.Source", kernels.Source()}, {"kernels.Generated", kernels.Generated()}} {
+	}{{"kernels.Source", kernels.Source()}} {
 		key := prebuilt.Key(b.src.CUDA, prebuilt.NVRTCOptions(b.src, backend.CompileOptions{}, nil))
 		if i := slices.IndexFunc(out, func(p program) bool { return p.key == key }); i >= 0 {
 			out[i].origin += ", " + b.origin

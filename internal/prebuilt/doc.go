@@ -44,7 +44,7 @@
 // # Regenerating
 //
 // The set must be regenerated whenever a built-in CUDA text changes
-// (kernels.Source or kernels.Generated: a kernel, the CUDA emitter, go
+// (kernels.Source: a kernel, the CUDA emitter, go
 // generate). TestBuiltinsPrebuilt reports built-ins without images: a
 // failure where ANYGPU_TEST_REQUIRE names cuda (the GPU machine), a log
 // line elsewhere. Regeneration needs NVRTC (CUDA 13), not a GPU; the GPU
