@@ -1,0 +1,92 @@
+package ops
+
+import "github.com/anygpu/gpu/kernel"
+
+// The tiling of matmul: a group of MatmulThreads threads computes a
+// matTile×matTile tile of C, each thread a 4×4 register tile of it (rows ty,
+// ty+16, ... and columns tx, tx+16, ...), over slices of k matDepth deep
+// staged in shared memory.
+const (
+	MatmulThreads = 256 // the group size matmul must be launched with
+	matTile       = 64
+	matDepth      = 16
+	matSide       = 16 // threads along a tile's side
+)
+
+// Matmul flags (matmul's flags).
+const (
+	MatmulBias = 1 // add bias[j] to C[., ., j]
+)
+
+// matmul computes C[b, i, j] = Σ_k A[b, i, k]·B[b, k, j] (+ bias[j]) for b <
+// batch, i < m, j < n; C is contiguous [batch, m, n]. A and B are strided
+// views: A[b, i, k] = a[aoff + b·ab + i·am + k·ak], B likewise (a batch
+// stride of 0 broadcasts one matrix over the batch), so a transposed operand
+// (PyTorch's Linear weight, y = x·Wᵀ) needs no copy. Groups take tiles
+// (batch-major, then tile rows, then tile columns) grid-stride; the group
+// must have MatmulThreads threads.
+//
+//gpu:kernel
+func matmul(c, a, b, bias []float32, batch, m, n, k, flags, aoff, ab, am, ak, boff, bb, bk, bn uint32) {
+	as := kernel.Shared[[matDepth * matTile]float32]()
+	bs := kernel.Shared[[matDepth * matTile]float32]()
+	t := kernel.ThreadX()
+	tx, ty := t%matSide, t/matSide
+	tilesM := (m + matTile - 1) / matTile
+	tilesN := (n + matTile - 1) / matTile
+	tiles := batch * tilesM * tilesN
+	for w := kernel.GroupX(); w < tiles; w += kernel.GridX() {
+		bi := w / (tilesM * tilesN)
+		rest := w % (tilesM * tilesN)
+		i0 := (rest / tilesN) * matTile
+		j0 := (rest % tilesN) * matTile
+		abase := aoff + bi*ab
+		bbase := boff + bi*bb
+		var acc [4][4]float32
+		for k0 := uint32(0); k0 < k; k0 += matDepth {
+			// Stage A[i0.., k0..] as as[kk·matTile + ii] and B[k0.., j0..]
+			// as bs[kk·matTile + jj], zero outside the matrices.
+			for e := t; e < matDepth*matTile; e += MatmulThreads {
+				ii, kk := e%matTile, e/matTile
+				var v float32
+				if i0+ii < m && k0+kk < k {
+					v = a[abase+(i0+ii)*am+(k0+kk)*ak]
+				}
+				as[e] = v
+				jj := e % matTile
+				var u float32
+				if j0+jj < n && k0+kk < k {
+					u = b[bbase+(k0+kk)*bk+(j0+jj)*bn]
+				}
+				bs[e] = u
+			}
+			kernel.Barrier()
+			for kk := 0; kk < matDepth; kk++ {
+				var av, bv [4]float32
+				for r := 0; r < 4; r++ {
+					av[r] = as[uint32(kk)*matTile+ty+uint32(r)*matSide]
+					bv[r] = bs[uint32(kk)*matTile+tx+uint32(r)*matSide]
+				}
+				for r := 0; r < 4; r++ {
+					for q := 0; q < 4; q++ {
+						acc[r][q] += av[r] * bv[q]
+					}
+				}
+			}
+			kernel.Barrier()
+		}
+		for r := 0; r < 4; r++ {
+			i := i0 + ty + uint32(r)*matSide
+			for q := 0; q < 4; q++ {
+				j := j0 + tx + uint32(q)*matSide
+				if i < m && j < n {
+					v := acc[r][q]
+					if flags&MatmulBias != 0 {
+						v += bias[j]
+					}
+					c[(bi*m+i)*n+j] = v
+				}
+			}
+		}
+	}
+}
