@@ -127,23 +127,63 @@ func matmul(op string, a, b, bias *Tensor) (*Tensor, error) {
 		return zerosPlusBias(op, a, bp, shape)
 	}
 	biasBuf := out.st.buf // not read without the flag
-	uses := []*storage{out.st, a.st, b.st}
 	if bp != nil {
 		biasBuf = bp.st.buf
-		uses = append(uses, bp.st)
+	}
+	tile := ops.MatmulTile
+	tiles := batch * ((m + tile - 1) / tile) * ((n + tile - 1) / tile)
+	splits, kchunk := ds.kSplits(tiles, k)
+	dst := out
+	if splits > 1 { // partial sums first, added by sumSplits
+		if dst, err = empty(ds, op, Float32, []int{splits, batch, m, n}); err != nil {
+			_ = out.Close()
+			return nil, err
+		}
+		defer dst.Close()
 	}
 	u := func(v int) gpu.Arg { return gpu.U32(uint32(v)) }
-	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(a.st.buf), gpu.Buf(b.st.buf), gpu.Buf(biasBuf),
-		u(batch), u(m), u(n), u(k), gpu.U32(flags),
+	mflags := flags
+	if splits > 1 {
+		mflags = 0
+	}
+	args := []gpu.Arg{gpu.Buf(dst.st.buf), gpu.Buf(a.st.buf), gpu.Buf(b.st.buf), gpu.Buf(biasBuf),
+		u(batch), u(m), u(n), u(k), gpu.U32(mflags),
 		u(av.offset), u(av.bstride), u(av.rstride), u(av.cstride),
-		u(bv.offset), u(bv.bstride), u(bv.rstride), u(bv.cstride)}
-	const tile = 64
-	tiles := batch * ((m + tile - 1) / tile) * ((n + tile - 1) / tile)
-	if err := ds.launchGroups("matmul", ops.MatmulThreads, tiles, uses, args...); err != nil {
+		u(bv.offset), u(bv.bstride), u(bv.rstride), u(bv.cstride), u(kchunk), u(splits)}
+	uses := []*storage{dst.st, a.st, b.st}
+	if bp != nil {
+		uses = append(uses, bp.st)
+	}
+	if err := ds.launchGroups("matmul", ops.MatmulThreads, tiles*splits, uses, args...); err != nil {
 		_ = out.Close()
 		return nil, wrap(err, op)
 	}
+	if splits > 1 {
+		count := batch * m * n
+		args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(dst.st.buf), gpu.Buf(biasBuf), u(count), u(splits), u(n), gpu.U32(flags)}
+		if err := ds.launch("sumSplits", false, count, append(uses, out.st), args...); err != nil {
+			_ = out.Close()
+			return nil, wrap(err, op)
+		}
+	}
 	return out, nil
+}
+
+// kSplits is how many ranges of k a product of tiles C tiles is cut into,
+// and their length (a multiple of the kernel's depth): 1 and k when the
+// tiles alone give every compute unit of the device a few groups, else
+// enough ranges to, none shorter than four of the kernel's slices.
+func (ds *deviceState) kSplits(tiles, k int) (splits, kchunk int) {
+	units := max(1, ds.dev.Info().Units)
+	want := 2 * units // groups
+	if tiles >= want || k <= 4*ops.MatmulDepth {
+		return 1, k
+	}
+	splits = min((want+tiles-1)/tiles, k/(4*ops.MatmulDepth))
+	depth := ops.MatmulDepth
+	kchunk = ((k+splits-1)/splits + depth - 1) / depth * depth
+	splits = (k + kchunk - 1) / kchunk
+	return splits, kchunk
 }
 
 // zerosPlusBias is the product with an empty inner dimension: zeros of

@@ -75,6 +75,11 @@ var matmulCases = []struct {
 		host: func(h hostND) hostND { return h.permute(1, 0, 2) }},
 		b: input{base: []int{6, 2, 16}, views: []func(*Tensor) (*Tensor, error){permute(1, 2, 0)},
 			host: func(h hostND) hostND { return h.permute(1, 2, 0) }}},
+	{name: "split k: decode row 1x300 · 300x70 bias", a: input{base: []int{1, 300}}, b: input{base: []int{300, 70}}, bias: true},
+	{name: "split k: batched 2x3x520 · 520x5", a: input{base: []int{2, 3, 520}}, b: input{base: []int{520, 5}}},
+	{name: "split k: transposed weight 1x257 · (9x257)ᵀ", a: input{base: []int{1, 257}},
+		b: input{base: []int{9, 257}, views: []func(*Tensor) (*Tensor, error){transpose(0, 1)},
+			host: func(h hostND) hostND { return h.permute(1, 0) }}, bias: true},
 	{name: "empty inner dimension with bias", a: input{base: []int{3, 0}}, b: input{base: []int{0, 5}}, bias: true},
 	{name: "no rows", a: input{base: []int{0, 4}}, b: input{base: []int{4, 5}}},
 }
@@ -112,9 +117,28 @@ func TestMatMul(t *testing.T) {
 				vals, err := got.ToFloat32(ctx)
 				require.NoError(t, err)
 				// Values in [-1, 1): a float32 sum of k products is within
-				// about k·2⁻²⁴ of the float64 one; 1e-5 covers k ≤ 130.
-				requireClose(t, want, vals, tolerance{abs: 1e-5, rel: 1e-5}, tc.name)
+				// about k·2⁻²⁴ of the float64 one (3e-5 for k = 520).
+				requireClose(t, want, vals, tolerance{abs: 4e-5, rel: 1e-5}, tc.name)
 			})
+		}
+	})
+}
+
+// TestKSplits: the split ranges cover k exactly, are whole slices of the
+// kernel, and a lone tile over a long k is split on every device.
+func TestKSplits(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, dev *gpu.Device) {
+		ds := stateOf(dev)
+		for _, tc := range []struct{ tiles, k int }{{1, 1024}, {1, 3072}, {12, 768}, {36, 768}, {1000, 768}, {1, 64}, {3, 65}, {2, 300}} {
+			splits, kchunk := ds.kSplits(tc.tiles, tc.k)
+			require.GreaterOrEqual(t, splits*kchunk, tc.k, "%+v", tc)
+			require.Less(t, (splits-1)*kchunk, tc.k, "%+v: an empty split", tc)
+			if splits > 1 {
+				require.Zero(t, kchunk%16, "%+v", tc)
+			}
+			if tc.tiles == 1 && tc.k >= 1024 {
+				require.Greater(t, splits, 1, "%+v", tc)
+			}
 		}
 	})
 }
@@ -188,4 +212,3 @@ func TestMatMulErrors(t *testing.T) {
 		})
 	}
 }
-

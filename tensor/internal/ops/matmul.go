@@ -11,6 +11,9 @@ const (
 	matTile       = 64
 	matDepth      = 16
 	matSide       = 16 // threads along a tile's side
+
+	MatmulTile  = matTile  // the side of the C tile a group computes
+	MatmulDepth = matDepth // a split's k range is a multiple of this
 )
 
 // Matmul flags (matmul's flags).
@@ -19,7 +22,11 @@ const (
 )
 
 // matmul computes C[b, i, j] = Σ_k A[b, i, k]·B[b, k, j] (+ bias[j]) for b <
-// batch, i < m, j < n; C is contiguous [batch, m, n]. A and B are strided
+// batch, i < m, j < n; C is contiguous [batch, m, n]. With splits > 1 the
+// sum over k is cut into splits ranges kchunk long (a multiple of
+// matDepth), so that a product with few tiles (a decode step's: m = 1)
+// still occupies the device: split s writes its partial sums to
+// C[s, b, i, j] and sumSplits adds them. A and B are strided
 // views: A[b, i, k] = a[aoff + b·ab + i·am + k·ak], B likewise (a batch
 // stride of 0 broadcasts one matrix over the batch), so a transposed operand
 // (PyTorch's Linear weight, y = x·Wᵀ) needs no copy. Groups take tiles
@@ -27,35 +34,39 @@ const (
 // must have MatmulThreads threads.
 //
 //gpu:kernel
-func matmul(c, a, b, bias []float32, batch, m, n, k, flags, aoff, ab, am, ak, boff, bb, bk, bn uint32) {
+func matmul(c, a, b, bias []float32, batch, m, n, k, flags, aoff, ab, am, ak, boff, bb, bk, bn, kchunk, splits uint32) {
 	as := kernel.Shared[[matDepth * matTile]float32]()
 	bs := kernel.Shared[[matDepth * matTile]float32]()
 	t := kernel.ThreadX()
 	tx, ty := t%matSide, t/matSide
 	tilesM := (m + matTile - 1) / matTile
 	tilesN := (n + matTile - 1) / matTile
-	tiles := batch * tilesM * tilesN
+	perSplit := batch * tilesM * tilesN
+	tiles := perSplit * splits
 	for w := kernel.GroupX(); w < tiles; w += kernel.GridX() {
-		bi := w / (tilesM * tilesN)
+		split := w / perSplit
+		bi := (w % perSplit) / (tilesM * tilesN)
 		rest := w % (tilesM * tilesN)
 		i0 := (rest / tilesN) * matTile
 		j0 := (rest % tilesN) * matTile
 		abase := aoff + bi*ab
 		bbase := boff + bi*bb
 		var acc [4][4]float32
-		for k0 := uint32(0); k0 < k; k0 += matDepth {
+		kbegin := split * kchunk
+		kend := min(k, kbegin+kchunk)
+		for k0 := kbegin; k0 < kend; k0 += matDepth {
 			// Stage A[i0.., k0..] as as[kk·matTile + ii] and B[k0.., j0..]
 			// as bs[kk·matTile + jj], zero outside the matrices.
 			for e := t; e < matDepth*matTile; e += MatmulThreads {
 				ii, kk := e%matTile, e/matTile
 				var v float32
-				if i0+ii < m && k0+kk < k {
+				if i0+ii < m && k0+kk < kend {
 					v = a[abase+(i0+ii)*am+(k0+kk)*ak]
 				}
 				as[e] = v
 				jj := e % matTile
 				var u float32
-				if j0+jj < n && k0+kk < k {
+				if j0+jj < n && k0+kk < kend {
 					u = b[bbase+(k0+kk)*bk+(j0+jj)*bn]
 				}
 				bs[e] = u
@@ -84,9 +95,33 @@ func matmul(c, a, b, bias []float32, batch, m, n, k, flags, aoff, ab, am, ak, bo
 					if flags&MatmulBias != 0 {
 						v += bias[j]
 					}
-					c[(bi*m+i)*n+j] = v
+					c[((split*batch+bi)*m+i)*n+j] = v
 				}
 			}
+		}
+	}
+}
+
+// sumSplits sets c[i] = Σ_s part[s·count + i] (+ bias[i % n]) for i <
+// count: the split sums of matmul.
+//
+//gpu:kernel
+func sumSplits(c, part, bias []float32, count, splits, n, flags uint32) {
+	if count == 0 {
+		return
+	}
+	step := kernel.GroupSizeX() * kernel.GridX()
+	for i := kernel.GroupX()*kernel.GroupSizeX() + kernel.ThreadX(); i < count; i += step {
+		var v float32
+		for s := uint32(0); s < splits; s++ {
+			v += part[s*count+i]
+		}
+		if flags&MatmulBias != 0 {
+			v += bias[i%n]
+		}
+		c[i] = v
+		if last(i, step, count) {
+			break
 		}
 	}
 }
