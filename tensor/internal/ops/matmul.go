@@ -10,7 +10,8 @@ const (
 	MatmulThreads = 256 // the group size matmul must be launched with
 	matTile       = 64
 	matDepth      = 16
-	matSide       = 16 // threads along a tile's side
+	matSide       = 16          // threads along a tile's side
+	matPad        = matTile + 1 // a staged k slice's stride in shared memory: stores along k avoid bank conflicts
 
 	MatmulTile  = matTile  // the side of the C tile a group computes
 	MatmulDepth = matDepth // a split's k range is a multiple of this
@@ -35,8 +36,8 @@ const (
 //
 //gpu:kernel
 func matmul(c, a, b, bias []float32, batch, m, n, k, flags, aoff, ab, am, ak, boff, bb, bk, bn, kchunk, splits uint32) {
-	as := kernel.Shared[[matDepth * matTile]float32]()
-	bs := kernel.Shared[[matDepth * matTile]float32]()
+	as := kernel.Shared[[matDepth * matPad]float32]()
+	bs := kernel.Shared[[matDepth * matPad]float32]()
 	t := kernel.ThreadX()
 	tx, ty := t%matSide, t/matSide
 	tilesM := (m + matTile - 1) / matTile
@@ -55,28 +56,36 @@ func matmul(c, a, b, bias []float32, batch, m, n, k, flags, aoff, ab, am, ak, bo
 		kbegin := split * kchunk
 		kend := min(k, kbegin+kchunk)
 		for k0 := kbegin; k0 < kend; k0 += matDepth {
-			// Stage A[i0.., k0..] as as[kk·matTile + ii] and B[k0.., j0..]
-			// as bs[kk·matTile + jj], zero outside the matrices.
+			// Stage A[i0.., k0..] as as[kk·matPad + ii] and B[k0.., j0..]
+			// as bs[kk·matPad + jj], zero outside the matrices. Neighbouring
+			// threads read neighbouring addresses: along k when k is an
+			// operand's contiguous dimension, else along its rows or columns.
 			for e := t; e < matDepth*matTile; e += MatmulThreads {
 				ii, kk := e%matTile, e/matTile
+				if ak == 1 {
+					ii, kk = e/matDepth, e%matDepth
+				}
 				var v float32
 				if i0+ii < m && k0+kk < kend {
 					v = a[abase+(i0+ii)*am+(k0+kk)*ak]
 				}
-				as[e] = v
-				jj := e % matTile
-				var u float32
-				if j0+jj < n && k0+kk < kend {
-					u = b[bbase+(k0+kk)*bk+(j0+jj)*bn]
+				as[kk*matPad+ii] = v
+				jj, kb := e%matTile, e/matTile
+				if bk == 1 {
+					jj, kb = e/matDepth, e%matDepth
 				}
-				bs[e] = u
+				var u float32
+				if j0+jj < n && k0+kb < kend {
+					u = b[bbase+(k0+kb)*bk+(j0+jj)*bn]
+				}
+				bs[kb*matPad+jj] = u
 			}
 			kernel.Barrier()
 			for kk := 0; kk < matDepth; kk++ {
 				var av, bv [4]float32
 				for r := 0; r < 4; r++ {
-					av[r] = as[uint32(kk)*matTile+ty+uint32(r)*matSide]
-					bv[r] = bs[uint32(kk)*matTile+tx+uint32(r)*matSide]
+					av[r] = as[uint32(kk)*matPad+ty+uint32(r)*matSide]
+					bv[r] = bs[uint32(kk)*matPad+tx+uint32(r)*matSide]
 				}
 				for r := 0; r < 4; r++ {
 					for q := 0; q < 4; q++ {
