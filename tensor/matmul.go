@@ -130,8 +130,17 @@ func matmul(op string, a, b, bias *Tensor) (*Tensor, error) {
 	if bp != nil {
 		biasBuf = bp.st.buf
 	}
+	kernelName := "matmul"
 	tile := ops.MatmulTile
 	tiles := batch * ((m + tile - 1) / tile) * ((n + tile - 1) / tile)
+	if m == 1 { // a row: matvec, columns 64 or 8 to a group
+		kernelName = "matvec"
+		cols := 8
+		if bv.cstride == 1 {
+			cols = 64
+		}
+		tiles = batch * ((n + cols - 1) / cols)
+	}
 	splits, kchunk := ds.kSplits(tiles, k)
 	dst := out
 	if splits > 1 { // partial sums first, added by sumSplits
@@ -150,11 +159,14 @@ func matmul(op string, a, b, bias *Tensor) (*Tensor, error) {
 		u(batch), u(m), u(n), u(k), gpu.U32(mflags),
 		u(av.offset), u(av.bstride), u(av.rstride), u(av.cstride),
 		u(bv.offset), u(bv.bstride), u(bv.rstride), u(bv.cstride), u(kchunk), u(splits)}
+	if kernelName == "matvec" { // no m, no row stride of A
+		args = append(append(args[:5:5], args[6:11]...), args[12:]...)
+	}
 	uses := []*storage{dst.st, a.st, b.st}
 	if bp != nil {
 		uses = append(uses, bp.st)
 	}
-	if err := ds.launchGroups("matmul", ops.MatmulThreads, tiles*splits, uses, args...); err != nil {
+	if err := ds.launchGroups(kernelName, ops.MatmulThreads, tiles*splits, uses, args...); err != nil {
 		_ = out.Close()
 		return nil, wrap(err, op)
 	}

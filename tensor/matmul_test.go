@@ -80,6 +80,13 @@ var matmulCases = []struct {
 	{name: "split k: transposed weight 1x257 · (9x257)ᵀ", a: input{base: []int{1, 257}},
 		b: input{base: []int{9, 257}, views: []func(*Tensor) (*Tensor, error){transpose(0, 1)},
 			host: func(h hostND) hostND { return h.permute(1, 0) }}, bias: true},
+	{name: "matvec batched 3x1x40 (a slice) · 3x40x70", a: input{base: []int{3, 2, 40}, views: []func(*Tensor) (*Tensor, error){slice(1, 1, 2)},
+		host: func(h hostND) hostND { return h.slice(1, 1, 2) }}, b: input{base: []int{3, 40, 70}}},
+	{name: "matvec batched, split k, b transposed 2x1x400 · (2x9x400)ᵀ", a: input{base: []int{2, 1, 400}},
+		b: input{base: []int{2, 9, 400}, views: []func(*Tensor) (*Tensor, error){transpose(1, 2)},
+			host: func(h hostND) hostND { return h.permute(0, 2, 1) }}},
+	{name: "matvec of a sliced row 1x33 · 33x5", a: input{base: []int{4, 40}, views: []func(*Tensor) (*Tensor, error){slice(0, 2, 3), slice(1, 3, 36)},
+		host: func(h hostND) hostND { return h.slice(0, 2, 3).slice(1, 3, 36) }}, b: input{base: []int{33, 5}}, bias: true},
 	{name: "empty inner dimension with bias", a: input{base: []int{3, 0}}, b: input{base: []int{0, 5}}, bias: true},
 	{name: "no rows", a: input{base: []int{0, 4}}, b: input{base: []int{4, 5}}},
 }

@@ -134,3 +134,57 @@ func sumSplits(c, part, bias []float32, count, splits, n, flags uint32) {
 		}
 	}
 }
+
+// matvec is matmul for m = 1 (a decode step's products): C[s, b, 0, j] =
+// Σ_k A[b, 0, k]·B[b, k, j] over split s's range of k (kchunk long; the
+// bias added when flags say and splits is 1). A group of MatmulThreads
+// threads takes cols columns, lanes = MatmulThreads/cols threads per column
+// striding over k and meeting in shared memory: cols is 64 when B's columns
+// are contiguous (bn = 1: neighbouring threads read neighbouring columns),
+// 8 otherwise (32 lanes read a column's neighbouring k when bk = 1, as in a
+// transposed weight). Groups take (split, batch, column tile) grid-stride.
+//
+//gpu:kernel
+func matvec(c, a, b, bias []float32, batch, n, k, flags, aoff, ab, ak, boff, bb, bk, bn, kchunk, splits uint32) {
+	sh := kernel.Shared[[MatmulThreads]float32]()
+	t := kernel.ThreadX()
+	cols := uint32(8)
+	if bn == 1 {
+		cols = 64
+	}
+	lanes := MatmulThreads / cols
+	col, lane := t%cols, t/cols
+	tilesN := (n + cols - 1) / cols
+	perSplit := batch * tilesN
+	for w := kernel.GroupX(); w < perSplit*splits; w += kernel.GridX() {
+		split := w / perSplit
+		bi := (w % perSplit) / tilesN
+		j := (w%tilesN)*cols + col
+		kbegin := split * kchunk
+		kend := min(k, kbegin+kchunk)
+		var acc float32
+		if j < n {
+			abase := aoff + bi*ab
+			bbase := boff + bi*bb + j*bn
+			for q := kbegin + lane; q < kend; q += lanes {
+				acc += a[abase+q*ak] * b[bbase+q*bk]
+			}
+		}
+		sh[t] = acc
+		kernel.Barrier()
+		for h := lanes / 2; h > 0; h /= 2 {
+			if lane < h {
+				sh[t] += sh[t+h*cols]
+			}
+			kernel.Barrier()
+		}
+		if lane == 0 && j < n {
+			v := sh[t]
+			if flags&MatmulBias != 0 {
+				v += bias[j]
+			}
+			c[(split*batch+bi)*n+j] = v
+		}
+		kernel.Barrier()
+	}
+}
