@@ -18,6 +18,7 @@ func TestEmbedding(t *testing.T) {
 		tests := []struct {
 			name  string
 			table input
+			first int
 			ids   []int32
 			shape []int
 		}{
@@ -27,6 +28,7 @@ func TestEmbedding(t *testing.T) {
 				host: func(h hostND) hostND { return h.permute(1, 0) }}, ids: []int32{8, 1}, shape: []int{2}},
 			{name: "out of range ids give zeros", table: input{base: []int{4, 5}}, ids: []int32{-1, 2, 4, 1 << 30}, shape: []int{4}},
 			{name: "no ids", table: input{base: []int{4, 5}}, ids: []int32{}, shape: []int{0}},
+			{name: "rows from id 6 (a split table's second part)", table: input{base: []int{4, 3}}, first: 6, ids: []int32{5, 6, 9, 10, 7, -1}, shape: []int{6}},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
@@ -36,13 +38,13 @@ func TestEmbedding(t *testing.T) {
 				defer ids.Close()
 				vocab, dim := th.shape[0], th.shape[1]
 				want := build(append(append([]int{}, tc.shape...), dim), func(idx []int) float64 {
-					id := int(tc.ids[index(tc.shape, idx[:len(idx)-1])])
+					id := int(tc.ids[index(tc.shape, idx[:len(idx)-1])]) - tc.first
 					if id < 0 || id >= vocab {
 						return 0
 					}
 					return th.data[id*dim+idx[len(idx)-1]]
 				})
-				got, err := Embedding(table, ids)
+				got, err := EmbeddingFrom(table, ids, tc.first)
 				require.NoError(t, err)
 				defer got.Close()
 				require.Equal(t, want.shape, got.Shape())

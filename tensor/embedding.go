@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"math"
+	"slices"
 
 	"github.com/anygpu/gpu"
 )
@@ -11,7 +12,13 @@ import (
 // The ids stay on the device (an ArgMax result feeds the next step without a
 // transfer), so an id outside [0, vocab) cannot be reported: its row is
 // zeros.
-func Embedding(table, ids *Tensor) (*Tensor, error) {
+func Embedding(table, ids *Tensor) (*Tensor, error) { return EmbeddingFrom(table, ids, 0) }
+
+// EmbeddingFrom is Embedding with table's rows standing for the ids
+// first..first+vocab-1; other ids give rows of zeros, so that the lookups
+// in the parts of a table split by rows (a table larger than a backend binds
+// at once) add up to the lookup in the whole.
+func EmbeddingFrom(table, ids *Tensor, first int) (*Tensor, error) {
 	const op = "embedding"
 	if err := needFloat32(op, table); err != nil {
 		return nil, err
@@ -29,6 +36,9 @@ func Embedding(table, ids *Tensor) (*Tensor, error) {
 		return nil, invalid(op+" "+shapeString(table.shape), "a table of rank 2 [vocab dim]")
 	}
 	vocab, dim := table.shape[0], table.shape[1]
+	if first < math.MinInt32 || first > math.MaxInt32-vocab {
+		return nil, invalid(op, "first id %d: the ids are int32", first)
+	}
 	shape := append(append([]int{}, ids.shape...), dim)
 	ds := table.st.ds
 	out, err := empty(ds, op, Float32, shape)
@@ -47,7 +57,7 @@ func Embedding(table, ids *Tensor) (*Tensor, error) {
 	u := func(v int) gpu.Arg { return gpu.U32(uint32(v)) }
 	n := out.Len()
 	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(table.st.buf), gpu.Buf(ip.st.buf), u(n), u(dim), u(vocab),
-		u(ip.offset), u(table.offset), u(table.strides[0]), u(table.strides[1])}
+		u(ip.offset), u(table.offset), u(table.strides[0]), u(table.strides[1]), gpu.I32(int32(first))}
 	if err := ds.launch("embedding", false, n, []*storage{out.st, table.st, ip.st}, args...); err != nil {
 		_ = out.Close()
 		return nil, wrap(err, op)
@@ -101,4 +111,56 @@ func assign(op string, dst, src *Tensor) error {
 	args = append(args, xa[0])
 	args = append(args, xa[1+MaxRank:]...)
 	return wrap(dst.st.ds.launch("scatter", false, n, []*storage{dst.st, src.st}, args...), op)
+}
+
+// Concat returns the float32 tensors joined along dimension axis (negative
+// counts from the end): they have the same rank and device, and the same
+// sizes but along axis. The result is contiguous, copied on the device.
+func Concat(axis int, ts ...*Tensor) (*Tensor, error) {
+	const op = "concat"
+	if len(ts) == 0 {
+		return nil, invalid(op, "no tensors")
+	}
+	for _, t := range ts {
+		if err := needFloat32(op, t); err != nil {
+			return nil, err
+		}
+	}
+	first := ts[0]
+	ax, err := normAxis(op, axis, len(first.shape), first.shape)
+	if err != nil {
+		return nil, err
+	}
+	shape := slices.Clone(first.shape)
+	shape[ax] = 0
+	for _, t := range ts {
+		if err := sameDevice(op, first, t); err != nil {
+			return nil, err
+		}
+		if len(t.shape) != len(first.shape) {
+			return nil, invalid(op+" "+shapeString(first.shape)+" and "+shapeString(t.shape), "ranks differ")
+		}
+		for d := range t.shape {
+			if d != ax && t.shape[d] != first.shape[d] {
+				return nil, invalid(op+" "+shapeString(first.shape)+" and "+shapeString(t.shape), "dimension %d differs", d)
+			}
+		}
+		shape[ax] += t.shape[ax]
+	}
+	out, err := empty(first.st.ds, op, first.dtype, shape)
+	if err != nil {
+		return nil, err
+	}
+	at := 0
+	for _, t := range ts {
+		part := out.view(slices.Clone(t.shape), slices.Clone(out.strides), at*out.strides[ax])
+		err := assign(op, part, t)
+		_ = part.Close()
+		if err != nil {
+			_ = out.Close()
+			return nil, err
+		}
+		at += t.shape[ax]
+	}
+	return out, nil
 }

@@ -2,20 +2,21 @@ package ops
 
 import "github.com/anygpu/gpu/kernel"
 
-// embedding sets y[r·dim + c] = table[toff + ids[idoff + r]·trow + c·tcol]
-// for the rows r < n/dim of ids (contiguous from idoff) and the columns c
-// < dim; an id outside [0, vocab) gives a row of zeros (the device cannot
-// report it without a transfer).
+// embedding sets y[r·dim + c] = table[toff + (ids[idoff + r] - first)·trow +
+// c·tcol] for the rows r < n/dim of ids (contiguous from idoff) and the
+// columns c < dim: the table's rows stand for ids first..first+vocab-1, and
+// any other id gives a row of zeros (the device cannot report it without a
+// transfer), so the lookups in a table split by rows add up.
 //
 //gpu:kernel
-func embedding(y, table []float32, ids []int32, n, dim, vocab, idoff, toff, trow, tcol uint32) {
+func embedding(y, table []float32, ids []int32, n, dim, vocab, idoff, toff, trow, tcol uint32, first int32) {
 	if n == 0 {
 		return
 	}
 	step := kernel.GroupSizeX() * kernel.GridX()
 	for i := kernel.GroupX()*kernel.GroupSizeX() + kernel.ThreadX(); i < n; i += step {
 		r, c := i/dim, i%dim
-		id := ids[idoff+r]
+		id := ids[idoff+r] - first
 		var v float32
 		if id >= 0 && uint32(id) < vocab {
 			v = table[toff+uint32(id)*trow+c*tcol]
