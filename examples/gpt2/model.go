@@ -77,15 +77,29 @@ type block struct {
 	kc, vc                                 *tensor.Tensor // [heads ctx dim]
 }
 
+// maxPartBytes is the most bytes one tensor of the model takes: the
+// vocabulary-sized matrices (the token embedding, 147 MiB in GPT-2 124M)
+// are uploaded in parts of whole rows no larger, because some backends bind
+// at most 128 MiB to a kernel argument (WebGPU's default limit, lavapipe's).
+var maxPartBytes = 128 << 20
+
+// vocabParts is a [vocab embd] matrix in parts of whole rows, and the first
+// row of each.
+type vocabParts struct {
+	parts []*tensor.Tensor
+	first []int
+	heads []*tensor.Tensor // each part transposed, [embd rows]: a view
+}
+
 // Model is GPT-2 resident on a device: weights, KV caches.
 type Model struct {
 	Cfg    Config
 	dev    *gpu.Device
-	wte    *tensor.Tensor // [vocab embd]
+	wte    vocabParts
+	head   *vocabParts    // the LM head: &wte (tied) or lm_head.weight's
 	wpe    *tensor.Tensor // [ctx embd]
 	lnfG   *tensor.Tensor
 	lnfB   *tensor.Tensor
-	head   *tensor.Tensor // [embd vocab]: wteᵀ (tied) or lm_head.weightᵀ, a view
 	blocks []block
 	owned  []*tensor.Tensor
 }
@@ -124,8 +138,42 @@ func Load(ctx context.Context, dev *gpu.Device, st *safetensors, cfg Config) (*M
 	}
 	E, V := cfg.Embd, cfg.Vocab
 	var err error
-	if m.wte, err = get(p+"wte.weight", V, E); err != nil {
+	getParts := func(name string) (vocabParts, error) {
+		var vp vocabParts
+		data, got, err := st.float32s(name)
+		if err != nil {
+			return vp, err
+		}
+		if fmt.Sprint(got) != fmt.Sprint([]int{V, E}) {
+			return vp, fmt.Errorf("gpt2: %s has shape %v; the config wants [%d %d]", name, got, V, E)
+		}
+		rows := max(1, maxPartBytes/(4*E))
+		for lo := 0; lo < V; lo += rows {
+			hi := min(V, lo+rows)
+			t, err := tensor.FromSlice(ctx, dev, data[lo*E:hi*E], hi-lo, E)
+			if err != nil {
+				return vp, fmt.Errorf("gpt2: uploading %s: %w", name, err)
+			}
+			m.owned = append(m.owned, t)
+			h, err := t.Transpose(0, 1)
+			if err != nil {
+				return vp, err
+			}
+			m.owned = append(m.owned, h)
+			vp.parts, vp.first, vp.heads = append(vp.parts, t), append(vp.first, lo), append(vp.heads, h)
+		}
+		return vp, nil
+	}
+	if m.wte, err = getParts(p + "wte.weight"); err != nil {
 		return fail(err)
+	}
+	m.head = &m.wte
+	if _, ok := st.entries["lm_head.weight"]; ok {
+		head, err := getParts("lm_head.weight")
+		if err != nil {
+			return fail(err)
+		}
+		m.head = &head
 	}
 	if m.wpe, err = get(p+"wpe.weight", cfg.Positions, E); err != nil {
 		return fail(err)
@@ -136,16 +184,6 @@ func Load(ctx context.Context, dev *gpu.Device, st *safetensors, cfg Config) (*M
 	if m.lnfB, err = get(p+"ln_f.bias", E); err != nil {
 		return fail(err)
 	}
-	headW := m.wte
-	if _, ok := st.entries["lm_head.weight"]; ok {
-		if headW, err = get("lm_head.weight", V, E); err != nil {
-			return fail(err)
-		}
-	}
-	if m.head, err = headW.Transpose(0, 1); err != nil {
-		return fail(err)
-	}
-	m.owned = append(m.owned, m.head)
 	D := E / cfg.Heads
 	for l := range cfg.Layers {
 		var b block
@@ -219,9 +257,18 @@ func (m *Model) Forward(ids *tensor.Tensor, pos int, all bool) (*tensor.Tensor, 
 	E, H := c.Embd, c.Heads
 	D := E / H
 	eps := float32(c.Eps)
-	tok, err := s.keep(tensor.Embedding(m.wte, ids))
+	tok, err := s.keep(tensor.EmbeddingFrom(m.wte.parts[0], ids, 0))
 	if err != nil {
 		return nil, err
+	}
+	for i := 1; i < len(m.wte.parts); i++ { // ids outside a part give zeros: the parts add up
+		e, err := s.keep(tensor.EmbeddingFrom(m.wte.parts[i], ids, m.wte.first[i]))
+		if err != nil {
+			return nil, err
+		}
+		if tok, err = s.keep(tensor.Add(tok, e)); err != nil {
+			return nil, err
+		}
 	}
 	pe, err := s.keep(m.wpe.Slice(0, pos, pos+T))
 	if err != nil {
@@ -309,7 +356,16 @@ func (m *Model) Forward(ids *tensor.Tensor, pos int, all bool) (*tensor.Tensor, 
 	if err != nil {
 		return nil, err
 	}
-	return tensor.MatMul(xf, m.head)
+	if len(m.head.heads) == 1 {
+		return tensor.MatMul(xf, m.head.heads[0])
+	}
+	logits := make([]*tensor.Tensor, len(m.head.heads))
+	for i, h := range m.head.heads {
+		if logits[i], err = s.keep(tensor.MatMul(xf, h)); err != nil {
+			return nil, err
+		}
+	}
+	return tensor.Concat(-1, logits...)
 }
 
 // Timing is a generation's wall time: the prefill (the prompt's forward pass

@@ -94,18 +94,36 @@ func checkAgainst(t *testing.T, c Config, w map[string]hostTensor, prompt, ids [
 }
 
 func TestModelMatchesFloat64Reference(t *testing.T) {
-	w := randomWeights(smallConfig, 1)
 	prompt := []int32{5, 130, 0, 77, 77, 12, 64}
-	forEachDevice(t, func(t *testing.T, dev *gpu.Device) {
-		m := loadTemp(t, dev, smallConfig, "F32", w)
-		ids, steps := collect(t, m, prompt, 6)
-		// float32 throughout: within 1e-4 of the row's largest logit.
-		checkAgainst(t, smallConfig, w, prompt, ids, steps, 1e-4)
+	untied := randomWeights(smallConfig, 7)
+	untied["lm_head.weight"] = randomWeights(smallConfig, 8)["transformer.wte.weight"]
+	tests := []struct {
+		name      string
+		partBytes int
+		w         map[string]hostTensor
+	}{
+		{name: "tied head, vocabulary in one part", partBytes: maxPartBytes, w: randomWeights(smallConfig, 1)},
+		// 4 KiB parts of 42 rows: 42+42+42+5.
+		{name: "tied head, vocabulary in four parts", partBytes: 4096, w: randomWeights(smallConfig, 1)},
+		{name: "untied head in parts", partBytes: 4096, w: untied},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func(old int) { maxPartBytes = old }(maxPartBytes)
+			maxPartBytes = tc.partBytes
+			forEachDevice(t, func(t *testing.T, dev *gpu.Device) {
+				m := loadTemp(t, dev, smallConfig, "F32", tc.w)
+				require.Len(t, m.wte.parts, (smallConfig.Vocab+tc.partBytes/(4*smallConfig.Embd)-1)/(tc.partBytes/(4*smallConfig.Embd)))
+				ids, steps := collect(t, m, prompt, 6)
+				// float32 throughout: within 1e-4 of the row's largest logit.
+				checkAgainst(t, smallConfig, tc.w, prompt, ids, steps, 1e-4)
 
-		// A second generation reuses the caches: the same tokens.
-		again, _ := collect(t, m, prompt, 6)
-		require.Equal(t, ids, again)
-	})
+				// A second generation reuses the caches: the same tokens.
+				again, _ := collect(t, m, prompt, 6)
+				require.Equal(t, ids, again)
+			})
+		})
+	}
 }
 
 // TestModelHalfWeights loads F16 and BF16 files (converted on the host):
@@ -152,8 +170,11 @@ func openCPU(t *testing.T) *gpu.Device {
 // reads 4 bytes per token, nothing else (the picked id feeds the next step
 // on the device).
 func TestDecodeOneD2HPerToken(t *testing.T) {
+	defer func(old int) { maxPartBytes = old }(maxPartBytes)
+	maxPartBytes = 4096 // the vocabulary in parts: their lookups and logits stay on the device too
 	forEachDevice(t, func(t *testing.T, dev *gpu.Device) {
 		m := loadTemp(t, dev, smallConfig, "F32", randomWeights(smallConfig, 3))
+		require.Greater(t, len(m.wte.parts), 1)
 		for _, n := range []int{1, 2, 9} {
 			tensor.ResetDeviceTransfers(dev)
 			ids, tm, err := m.Generate(context.Background(), []int32{4, 8, 15, 16, 23, 42}, n, nil)
@@ -213,4 +234,3 @@ func TestLoadErrors(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, Config{Layers: 2, Heads: 1, Embd: 24, Vocab: 131, Positions: 40, Eps: 1e-5}, inferred)
 }
-

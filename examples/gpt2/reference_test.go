@@ -197,13 +197,20 @@ func referenceLogits(c Config, w map[string]hostTensor, tokens []int32) [][]floa
 			}
 		}
 	}
+	head := wte
+	if h, ok := w["lm_head.weight"]; ok { // an untied head
+		head = make([]float64, len(h.data))
+		for i, v := range h.data {
+			head[i] = float64(v)
+		}
+	}
 	logits := make([][]float64, T)
 	for t := range T {
 		xf := layerNorm(x[t], get("ln_f.weight"), get("ln_f.bias"))
 		logits[t] = make([]float64, c.Vocab)
 		for v := range c.Vocab {
 			for i := range E {
-				logits[t][v] += xf[i] * wte[v*E+i]
+				logits[t][v] += xf[i] * head[v*E+i]
 			}
 		}
 	}
@@ -242,4 +249,3 @@ func argmax64(row []float64) (int, float64) {
 	}
 	return best, row[best] - second
 }
-
