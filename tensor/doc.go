@@ -48,9 +48,13 @@
 //
 // # Transformer ops
 //
-// MatMul (rank 2 or 3, batches broadcasting) and Linear (x·w + bias, the
-// bias added in the product's kernel) take strided operands without a copy:
-// a PyTorch Linear weight [out in] is w.Transpose(0, 1). Embedding looks up
+// MatMul (rank 2 or 3, batches broadcasting) and Linear (x·w + bias) take
+// strided operands without a copy: a PyTorch Linear weight [out in] is
+// w.Transpose(0, 1). A product of row-major matrices with 64 rows or more
+// goes to the library's built-in sgemm (package kernels); others to a tiled
+// kernel with the bias fused, one-row products (decode) to a matrix-vector
+// kernel, both cutting k into ranges when the output alone would leave
+// compute units idle. Embedding looks up
 // rows by Int32 ids kept on the device; Rotary is the rotate-half rotary
 // position embedding. A KV cache is a preallocated [heads ctx dim] tensor
 // per layer for keys and one for values: AppendKV writes new positions

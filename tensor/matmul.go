@@ -126,6 +126,9 @@ func matmul(op string, a, b, bias *Tensor) (*Tensor, error) {
 		_ = out.Close()
 		return zerosPlusBias(op, a, bp, shape)
 	}
+	if useSgemm(av, bv, batch, m, n) {
+		return ds.sgemmProduct(op, out, a, b, bp, m, n, k)
+	}
 	biasBuf := out.st.buf // not read without the flag
 	if bp != nil {
 		biasBuf = bp.st.buf
@@ -179,6 +182,60 @@ func matmul(op string, a, b, bias *Tensor) (*Tensor, error) {
 		}
 	}
 	return out, nil
+}
+
+// sgemmMinRows is the fewest rows of A for which a product goes to the
+// built-in sgemm: its 128-row tiles waste most of their work below.
+const sgemmMinRows = 64
+
+// useSgemm reports whether a product is the built-in sgemm's: one pair of
+// matrices, both row-major from the start of their buffers (what a Linear
+// layer multiplies in a prefill: fresh activations by uploaded weights), A
+// of at least sgemmMinRows rows, sizes within 2³¹ elements.
+func useSgemm(a, b matrixView, batch, m, n int) bool {
+	return batch == 1 && m >= sgemmMinRows &&
+		a.offset == 0 && a.cstride == 1 && a.rstride == a.cols &&
+		b.offset == 0 && b.cstride == 1 && b.rstride == b.cols &&
+		m*max(n, a.cols) < 1<<31
+}
+
+// sgemmProduct computes out = a·b (+ bias) with the built-in sgemm.
+func (ds *deviceState) sgemmProduct(op string, out, a, b, bias *Tensor, m, n, k int) (*Tensor, error) {
+	fail := func(err error) (*Tensor, error) {
+		_ = out.Close()
+		return nil, wrap(err, op)
+	}
+	kern, err := ds.sgemm()
+	if err != nil {
+		return fail(err)
+	}
+	info := ds.dev.Info()
+	side := 16 // 256 threads: sgemm's tiled path
+	if info.MaxThreadsPerBlock > 0 && info.MaxThreadsPerBlock < side*side {
+		side = 8 // its simple path
+	}
+	tile := 128
+	if side != 16 {
+		tile = side
+	}
+	gx, gy := (n+tile-1)/tile, (m+tile-1)/tile
+	if g := info.MaxGridDim; g.X > 0 && g.Y > 0 {
+		gx, gy = min(gx, g.X), min(gy, g.Y) // sgemm strides over the rest
+	}
+	epoch := ds.nextEpoch()
+	for _, s := range []*storage{out.st, a.st, b.st} {
+		s.touch(epoch)
+	}
+	u := func(v int) gpu.Arg { return gpu.U32(uint32(v)) }
+	if err := ds.dev.DefaultStream().Launch(kern, gpu.D2(gx, gy), gpu.D2(side, side),
+		gpu.Buf(out.st.buf), gpu.Buf(a.st.buf), gpu.Buf(b.st.buf), u(m), u(n), u(k), gpu.F32(1), gpu.F32(0)); err != nil {
+		return fail(err)
+	}
+	if bias == nil {
+		return out, nil
+	}
+	defer out.Close()
+	return Add(out, bias)
 }
 
 // kSplits is how many ranges of k a product of tiles C tiles is cut into,

@@ -87,6 +87,8 @@ var matmulCases = []struct {
 			host: func(h hostND) hostND { return h.permute(0, 2, 1) }}},
 	{name: "matvec of a sliced row 1x33 · 33x5", a: input{base: []int{4, 40}, views: []func(*Tensor) (*Tensor, error){slice(0, 2, 3), slice(1, 3, 36)},
 		host: func(h hostND) hostND { return h.slice(0, 2, 3).slice(1, 3, 36) }}, b: input{base: []int{33, 5}}, bias: true},
+	{name: "sgemm 200x70 · 70x150 bias", a: input{base: []int{200, 70}}, b: input{base: []int{70, 150}}, bias: true},
+	{name: "sgemm 64x128 · 128x64", a: input{base: []int{64, 128}}, b: input{base: []int{128, 64}}},
 	{name: "empty inner dimension with bias", a: input{base: []int{3, 0}}, b: input{base: []int{0, 5}}, bias: true},
 	{name: "no rows", a: input{base: []int{0, 4}}, b: input{base: []int{4, 5}}},
 }
@@ -148,6 +150,32 @@ func TestKSplits(t *testing.T) {
 			}
 		}
 	})
+}
+
+func TestUseSgemm(t *testing.T) {
+	rowMajor := func(rows, cols int) matrixView {
+		return matrixView{batch: 1, rows: rows, rstride: cols, cols: cols, cstride: 1}
+	}
+	transposed := matrixView{batch: 1, rows: 64, rstride: 1, cols: 80, cstride: 64}
+	offset := rowMajor(64, 80)
+	offset.offset = 80
+	tests := []struct {
+		name  string
+		a, b  matrixView
+		batch int
+		want  bool
+	}{
+		{"prefill Linear", rowMajor(1024, 768), rowMajor(768, 2304), 1, true},
+		{"few rows", rowMajor(63, 768), rowMajor(768, 2304), 1, false},
+		{"batched", rowMajor(128, 64), rowMajor(64, 64), 2, false},
+		{"transposed weight", rowMajor(128, 64), transposed, 1, false},
+		{"a view past the start", offset, rowMajor(80, 8), 1, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, useSgemm(tc.a, tc.b, tc.batch, tc.a.rows, tc.b.cols))
+		})
+	}
 }
 
 func TestLinear(t *testing.T) {
