@@ -98,11 +98,52 @@ func Attention(q, k, v *Tensor, pos int, scale float32) (*Tensor, error) {
 		return out, nil
 	}
 	u := func(x int) gpu.Arg { return gpu.U32(uint32(x)) }
-	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(q.st.buf), gpu.Buf(k.st.buf), gpu.Buf(v.st.buf),
-		u(nq), u(heads), u(dim), u(pos), u(ctx), u(q.offset), u(q.strides[0]), u(q.strides[1]), u(q.strides[2]), gpu.F32(scale)}
-	if err := ds.launch("attention", true, nq*heads, []*storage{out.st, q.st, k.st, v.st}, args...); err != nil {
+	splits, kchunk := ds.attentionSplits(nq*heads, pos+nq)
+	uses := []*storage{out.st, q.st, k.st, v.st}
+	part, stats := out, out // not written with one split
+	if splits > 1 {
+		if part, err = empty(ds, op, Float32, []int{nq * heads * splits, dim}); err != nil {
+			_ = out.Close()
+			return nil, err
+		}
+		defer part.Close()
+		if stats, err = empty(ds, op, Float32, []int{nq * heads * splits, 2}); err != nil {
+			_ = out.Close()
+			return nil, err
+		}
+		defer stats.Close()
+		uses = append(uses, part.st, stats.st)
+	}
+	args := []gpu.Arg{gpu.Buf(part.st.buf), gpu.Buf(stats.st.buf), gpu.Buf(q.st.buf), gpu.Buf(k.st.buf), gpu.Buf(v.st.buf),
+		u(nq), u(heads), u(dim), u(pos), u(ctx), u(q.offset), u(q.strides[0]), u(q.strides[1]), u(q.strides[2]),
+		u(kchunk), u(splits), gpu.F32(scale)}
+	if err := ds.launch("attention", true, nq*heads*splits, uses, args...); err != nil {
 		_ = out.Close()
 		return nil, wrap(err, op)
 	}
+	if splits > 1 {
+		n := out.Len()
+		args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(part.st.buf), gpu.Buf(stats.st.buf), u(n), u(dim), u(splits)}
+		if err := ds.launch("attentionCombine", false, n, uses, args...); err != nil {
+			_ = out.Close()
+			return nil, wrap(err, op)
+		}
+	}
 	return out, nil
+}
+
+// attentionSplits is how many ranges of positions attention cuts a query's
+// keys into, and their length: one range when the (query, head) pairs alone
+// give every compute unit of the device a few groups, else enough ranges to
+// (flash-decoding), none shorter than 64 positions. keys is the longest
+// query's range.
+func (ds *deviceState) attentionSplits(pairs, keys int) (splits, kchunk int) {
+	const least = 64
+	want := 2 * max(1, ds.dev.Info().Units)
+	if pairs >= want || keys <= least {
+		return 1, keys
+	}
+	splits = min((want+pairs-1)/pairs, keys/least)
+	kchunk = (keys + splits - 1) / splits
+	return (keys + kchunk - 1) / kchunk, kchunk
 }

@@ -150,6 +150,10 @@ func TestAttention(t *testing.T) {
 			{name: "odd 3 heads of 5, prompt 13, 3 steps", heads: 3, dim: 5, ctx: 20, prompt: 13, steps: 3},
 			{name: "keys across tiles: prompt 150 + 2", heads: 2, dim: 64, ctx: 160, prompt: 150, steps: 2},
 			{name: "head dimension 256", heads: 1, dim: 256, ctx: 9, prompt: 8, steps: 1},
+			// Decode over 700 positions: split in up to 10 ranges (flash-decoding).
+			{name: "long decode: prompt 690 + 3", heads: 1, dim: 8, ctx: 700, prompt: 690, steps: 3},
+			// A prefill split on a device of many units: early queries have empty ranges.
+			{name: "prefill of 200, one head", heads: 1, dim: 4, ctx: 201, prompt: 200, steps: 1},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
@@ -215,6 +219,22 @@ func TestAttention(t *testing.T) {
 					}
 				}
 			})
+		}
+	})
+}
+
+// TestAttentionSplits: the ranges cover the keys, none is empty, and a lone
+// decode query over a long cache is split on every device.
+func TestAttentionSplits(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, dev *gpu.Device) {
+		ds := stateOf(dev)
+		for _, tc := range []struct{ pairs, keys int }{{1, 1}, {12, 1024}, {1, 700}, {200, 200}, {12288, 1024}, {4, 65}} {
+			splits, kchunk := ds.attentionSplits(tc.pairs, tc.keys)
+			require.GreaterOrEqual(t, splits*kchunk, tc.keys, "%+v", tc)
+			require.Less(t, (splits-1)*kchunk, tc.keys, "%+v: an empty range", tc)
+			if tc.pairs == 1 && tc.keys >= 700 {
+				require.Greater(t, splits, 1, "%+v", tc)
+			}
 		}
 	})
 }
