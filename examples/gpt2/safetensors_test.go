@@ -82,7 +82,7 @@ func TestMainRuns(t *testing.T) {
 	path := filepath.Join(dir, "m.safetensors")
 	writeSafetensors(t, path, "F32", randomWeights(smallConfig, 6))
 	require.NoError(t, run([]string{"-weights", path, "-prompt-ids", "1,2,3", "-tokens", "4", "-backend", "cpu"}))
-	require.NoError(t, run([]string{"-weights", path, "-prompt-len", "9", "-tokens", "2", "-backend", "cpu", "-warmup=false"}))
+	require.NoError(t, run([]string{"-weights", path, "-prompt-len", "9", "-tokens", "2", "-backend", "cpu", "-warmup=false", "-runs", "3"}))
 	for _, tc := range []struct {
 		args []string
 		msg  string
