@@ -59,7 +59,9 @@ func AppendKV(cache, x *Tensor, pos int) error {
 // softmax(scale·q·k). The result is [nq heads dim], contiguous. Prefill is
 // pos 0 and nq the prompt's length; decode is nq 1. The kernel is
 // FlashAttention's online softmax over tiles of keys: no score matrix is
-// stored. dim is at most 256.
+// stored: a prefill (16 queries or more, dim ≤ 64) takes them in blocks of
+// 16 sharing each staged tile of keys; a decode step splits long caches
+// into ranges (flash-decoding). dim is at most 256.
 func Attention(q, k, v *Tensor, pos int, scale float32) (*Tensor, error) {
 	const op = "attention"
 	if err := needFloat32(op, q); err != nil {
@@ -98,6 +100,16 @@ func Attention(q, k, v *Tensor, pos int, scale float32) (*Tensor, error) {
 		return out, nil
 	}
 	u := func(x int) gpu.Arg { return gpu.U32(uint32(x)) }
+	if nq >= ops.AttentionBlockQueries && dim <= ops.AttentionBlockDim { // a prefill: blocks of queries
+		args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(q.st.buf), gpu.Buf(k.st.buf), gpu.Buf(v.st.buf),
+			u(nq), u(heads), u(dim), u(pos), u(ctx), u(q.offset), u(q.strides[0]), u(q.strides[1]), u(q.strides[2]), gpu.F32(scale)}
+		blocks := (nq + ops.AttentionBlockQueries - 1) / ops.AttentionBlockQueries
+		if err := ds.launchGroups("attentionBlock", ops.AttentionBlockThreads, blocks*heads, []*storage{out.st, q.st, k.st, v.st}, args...); err != nil {
+			_ = out.Close()
+			return nil, wrap(err, op)
+		}
+		return out, nil
+	}
 	splits, kchunk := ds.attentionSplits(nq*heads, pos+nq)
 	uses := []*storage{out.st, q.st, k.st, v.st}
 	part, stats := out, out // not written with one split

@@ -143,8 +143,8 @@ func TestAttention(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, dev *gpu.Device) {
 		ctx := context.Background()
 		tests := []struct {
-			name                           string
-			heads, dim, ctx, prompt, steps int
+			name                                  string
+			heads, dim, ctx, prompt, steps, chunk int
 		}{
 			{name: "one head, one position", heads: 1, dim: 4, ctx: 1, prompt: 1},
 			{name: "odd 3 heads of 5, prompt 13, 3 steps", heads: 3, dim: 5, ctx: 20, prompt: 13, steps: 3},
@@ -154,11 +154,15 @@ func TestAttention(t *testing.T) {
 			{name: "long decode: prompt 690 + 3", heads: 1, dim: 8, ctx: 700, prompt: 690, steps: 3},
 			// A prefill split on a device of many units: early queries have empty ranges.
 			{name: "prefill of 200, one head", heads: 1, dim: 4, ctx: 201, prompt: 200, steps: 1},
+			// Blocks of queries past position 0 (a second prompt chunk), a partial last block.
+			{name: "prompt 40 then chunks of 21", heads: 3, dim: 64, ctx: 90, prompt: 40, steps: 2, chunk: 21},
+			{name: "chunks of 16, head dimension 65 (no blocks)", heads: 2, dim: 65, ctx: 60, prompt: 20, steps: 2, chunk: 16},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(11, uint64(tc.prompt)))
-				total := tc.prompt + tc.steps
+				chunk := max(tc.chunk, 1)
+				total := tc.prompt + tc.steps*chunk
 				// One fused projection [total, 3, heads, dim] as q, k, v.
 				qkv, qkvh := input{base: []int{total, 3, tc.heads, tc.dim}}.make(t, dev, rng, -2, 2)
 				part := func(x *Tensor, which, from, to int) *Tensor {
@@ -186,7 +190,7 @@ func TestAttention(t *testing.T) {
 				scale := 1 / math.Sqrt(float64(tc.dim))
 				pos := 0
 				for step := 0; step <= tc.steps; step++ {
-					n := 1
+					n := chunk
 					if step == 0 {
 						n = tc.prompt
 					}

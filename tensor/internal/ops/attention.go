@@ -142,3 +142,116 @@ func attentionCombine(out, part, stats []float32, n, dim, splits uint32) {
 		}
 	}
 }
+
+// The tiling of attentionBlock: a group of AttentionBlockThreads threads
+// takes attnBQ consecutive queries of one head and walks their keys in
+// tiles of attnBK staged in shared memory, so each key and value is read
+// once per attnBQ queries; thread d holds dimension d of the queries' sums.
+const (
+	AttentionBlockThreads = 64 // the group size attentionBlock must be launched with
+	AttentionBlockDim     = 64 // the largest head dimension it takes: one thread per dimension
+	AttentionBlockQueries = attnBQ
+	attnBQ                = 16
+	attnBK                = 16
+)
+
+// attentionBlock is attention (one split) for blocks of queries, as a
+// prefill has them: the same inputs and result, dim ≤ AttentionBlockDim,
+// groups of AttentionBlockThreads threads taking (query block, head) pairs
+// grid-stride. Its shared memory stays under 16 KiB.
+//
+//gpu:kernel
+func attentionBlock(out, q, kc, vc []float32, nq, heads, dim, pos, ctx, qoff, qi, qh, qd uint32, scale float32) {
+	qs := kernel.Shared[[attnBQ * AttentionBlockDim]float32]()
+	ks := kernel.Shared[[attnBK * AttentionBlockDim]float32]()
+	vs := kernel.Shared[[attnBK * AttentionBlockDim]float32]()
+	ps := kernel.Shared[[attnBQ * attnBK]float32]()
+	ms := kernel.Shared[[attnBQ]float32]()
+	ls := kernel.Shared[[attnBQ]float32]()
+	al := kernel.Shared[[attnBQ]float32]()
+	t := kernel.ThreadX()
+	blocks := (nq + attnBQ - 1) / attnBQ
+	for w := kernel.GroupX(); w < blocks*heads; w += kernel.GridX() {
+		i0, h := (w/heads)*attnBQ, w%heads
+		for e := t; e < attnBQ*AttentionBlockDim; e += AttentionBlockThreads {
+			r, d := e/AttentionBlockDim, e%AttentionBlockDim
+			var v float32
+			if i0+r < nq && d < dim {
+				v = q[qoff+(i0+r)*qi+h*qh+d*qd] * scale
+			}
+			qs[e] = v
+		}
+		if t < attnBQ {
+			ms[t] = attnNone
+			ls[t] = 0
+		}
+		var acc [attnBQ]float32
+		kernel.Barrier()
+		nk := pos + min(nq, i0+attnBQ) // the block's last query sees positions 0..nk-1
+		kbase := h * ctx * dim
+		for j0 := uint32(0); j0 < nk; j0 += attnBK {
+			for e := t; e < attnBK*AttentionBlockDim; e += AttentionBlockThreads {
+				r, d := e/AttentionBlockDim, e%AttentionBlockDim
+				var kv, vv float32
+				if j0+r < nk && d < dim {
+					kv = kc[kbase+(j0+r)*dim+d]
+					vv = vc[kbase+(j0+r)*dim+d]
+				}
+				ks[e] = kv
+				vs[e] = vv
+			}
+			kernel.Barrier()
+			for e := t; e < attnBQ*attnBK; e += AttentionBlockThreads {
+				r, c := e/attnBK, e%attnBK
+				s := float32(attnNone)
+				if j0+c <= pos+i0+r && i0+r < nq { // causal, and a query of the block
+					var dot float32
+					for d := uint32(0); d < dim; d++ {
+						dot += qs[r*AttentionBlockDim+d] * ks[c*AttentionBlockDim+d]
+					}
+					s = dot
+				}
+				ps[e] = s
+			}
+			kernel.Barrier()
+			if t < attnBQ {
+				mx := ms[t]
+				for c := 0; c < attnBK; c++ {
+					mx = max(mx, ps[t*attnBK+uint32(c)])
+				}
+				alpha := kernel.Exp(ms[t] - mx)
+				var sum float32
+				for c := 0; c < attnBK; c++ {
+					var p float32
+					if j0+uint32(c) <= pos+i0+t && i0+t < nq {
+						p = kernel.Exp(ps[t*attnBK+uint32(c)] - mx)
+					}
+					ps[t*attnBK+uint32(c)] = p
+					sum += p
+				}
+				ls[t] = ls[t]*alpha + sum
+				ms[t] = mx
+				al[t] = alpha
+			}
+			kernel.Barrier()
+			if t < dim {
+				for r := 0; r < attnBQ; r++ {
+					a := acc[r] * al[r]
+					for c := 0; c < attnBK; c++ {
+						a += ps[uint32(r)*attnBK+uint32(c)] * vs[uint32(c)*AttentionBlockDim+t]
+					}
+					acc[r] = a
+				}
+			}
+			kernel.Barrier()
+		}
+		if t < dim {
+			for r := 0; r < attnBQ; r++ {
+				if i0+uint32(r) < nq {
+					out[((i0+uint32(r))*heads+h)*dim+t] = acc[r] / ls[r]
+				}
+			}
+		}
+		kernel.Barrier()
+	}
+}
