@@ -248,7 +248,8 @@ def main():
         if big is None:
             big = random_weights(GPT2_124M, args.seed)
         res = {"torch": torch.__version__, "device": args.device,
-               "device_name": torch.cuda.get_device_name() if args.device == "cuda" else "cpu", "shape": "gpt2-124m"}
+               "device_name": torch.cuda.get_device_name() if args.device == "cuda" else "cpu", "shape": "gpt2-124m",
+               "allow_tf32": torch.backends.cuda.matmul.allow_tf32}
         for name, dt in (("float32", torch.float32), ("bfloat16", torch.bfloat16)):
             res[name] = bench(GPT2_124M, big, args.device, dt)
         print(json.dumps(res))
