@@ -153,6 +153,7 @@ const (
 	AttentionBlockQueries = attnBQ
 	attnBQ                = 16
 	attnBK                = 16
+	attnPad               = AttentionBlockDim + 1 // staged query and key rows' stride: the 16 keys a warp reads at one d lie in 16 banks
 )
 
 // attentionBlock is attention (one split) for blocks of queries, as a
@@ -162,8 +163,8 @@ const (
 //
 //gpu:kernel
 func attentionBlock(out, q, kc, vc []float32, nq, heads, dim, pos, ctx, qoff, qi, qh, qd uint32, scale float32) {
-	qs := kernel.Shared[[attnBQ * AttentionBlockDim]float32]()
-	ks := kernel.Shared[[attnBK * AttentionBlockDim]float32]()
+	qs := kernel.Shared[[attnBQ * attnPad]float32]()
+	ks := kernel.Shared[[attnBK * attnPad]float32]()
 	vs := kernel.Shared[[attnBK * AttentionBlockDim]float32]()
 	ps := kernel.Shared[[attnBQ * attnBK]float32]()
 	ms := kernel.Shared[[attnBQ]float32]()
@@ -179,7 +180,7 @@ func attentionBlock(out, q, kc, vc []float32, nq, heads, dim, pos, ctx, qoff, qi
 			if i0+r < nq && d < dim {
 				v = q[qoff+(i0+r)*qi+h*qh+d*qd] * scale
 			}
-			qs[e] = v
+			qs[r*attnPad+d] = v
 		}
 		if t < attnBQ {
 			ms[t] = attnNone
@@ -197,7 +198,7 @@ func attentionBlock(out, q, kc, vc []float32, nq, heads, dim, pos, ctx, qoff, qi
 					kv = kc[kbase+(j0+r)*dim+d]
 					vv = vc[kbase+(j0+r)*dim+d]
 				}
-				ks[e] = kv
+				ks[r*attnPad+d] = kv
 				vs[e] = vv
 			}
 			kernel.Barrier()
@@ -207,7 +208,7 @@ func attentionBlock(out, q, kc, vc []float32, nq, heads, dim, pos, ctx, qoff, qi
 				if j0+c <= pos+i0+r && i0+r < nq { // causal, and a query of the block
 					var dot float32
 					for d := uint32(0); d < dim; d++ {
-						dot += qs[r*AttentionBlockDim+d] * ks[c*AttentionBlockDim+d]
+						dot += qs[r*attnPad+d] * ks[c*attnPad+d]
 					}
 					s = dot
 				}
