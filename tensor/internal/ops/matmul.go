@@ -141,8 +141,8 @@ func sumSplits(c, part, bias []float32, count, splits, n, flags uint32) {
 // threads takes cols columns, lanes = MatmulThreads/cols threads per column
 // striding over k and meeting in shared memory: cols is 64 when B's columns
 // are contiguous (bn = 1: neighbouring threads read neighbouring columns),
-// 8 otherwise (32 lanes read a column's neighbouring k when bk = 1, as in a
-// transposed weight). Groups take (split, batch, column tile) grid-stride.
+// 8 otherwise (a column's 32 lanes are neighbouring threads, reading
+// neighbouring k when bk = 1, as in a transposed weight). Groups take (split, batch, column tile) grid-stride.
 //
 //gpu:kernel
 func matvec(c, a, b, bias []float32, batch, n, k, flags, aoff, ab, ak, boff, bb, bk, bn, kchunk, splits uint32) {
@@ -153,7 +153,10 @@ func matvec(c, a, b, bias []float32, batch, n, k, flags, aoff, ab, ak, boff, bb,
 		cols = 64
 	}
 	lanes := MatmulThreads / cols
-	col, lane := t%cols, t/cols
+	col, lane, step := t%cols, t/cols, cols // a column's lanes lie step threads apart
+	if bn != 1 {
+		col, lane, step = t/lanes, t%lanes, 1 // a warp reads 32 neighbouring k of a column
+	}
 	tilesN := (n + cols - 1) / cols
 	perSplit := batch * tilesN
 	for w := kernel.GroupX(); w < perSplit*splits; w += kernel.GridX() {
@@ -174,7 +177,7 @@ func matvec(c, a, b, bias []float32, batch, n, k, flags, aoff, ab, ak, boff, bb,
 		kernel.Barrier()
 		for h := lanes / 2; h > 0; h /= 2 {
 			if lane < h {
-				sh[t] += sh[t+h*cols]
+				sh[t] += sh[t+h*step]
 			}
 			kernel.Barrier()
 		}
