@@ -95,9 +95,16 @@ func TestRotary(t *testing.T) {
 				defer got.Close()
 				vals, err := got.ToFloat32(ctx)
 				require.NoError(t, err)
-				// Angles below 50 radians: float32 sin and cos of them are
-				// within a few 1e-6.
-				requireClose(t, rotaryHost(xh, tc.pos, 10000), vals, tolerance{abs: 2e-5, rel: 1e-5}, tc.name)
+				// Angles below 50 radians: CUDA's and Go's float32 sin and
+				// cos are within a few 1e-6 there. Vulkan, OpenGL and WebGPU
+				// only promise 2⁻¹¹ absolute (GPUs' hardware sine), so
+				// they are held to 5e-4.
+				tol := tolerance{abs: 2e-5, rel: 1e-5}
+				switch dev.Backend() {
+				case "vulkan", "opengl", "webgpu":
+					tol.abs = 5e-4
+				}
+				requireClose(t, rotaryHost(xh, tc.pos, 10000), vals, tol, tc.name)
 			})
 		}
 	})
