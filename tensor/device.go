@@ -6,6 +6,7 @@ import (
 
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/kernels"
 	"github.com/anygpu/gpu/tensor/internal/ops"
 )
 
@@ -21,8 +22,11 @@ type deviceState struct {
 	modErr    error
 	kernels   map[string]*gpu.Kernel
 	geometry  map[string]int // block size chosen per kernel
-	epoch     uint64         // ops enqueued so far
-	synced    uint64         // ops known complete
+	gemmMod   *gpu.Module    // the built-in kernels (kernels.Generated), for sgemm
+	gemmErr   error
+	gemm      *gpu.Kernel
+	epoch     uint64 // ops enqueued so far
+	synced    uint64 // ops known complete
 	deferred  []deferredFree
 	deferredB int64
 }
@@ -74,6 +78,10 @@ func Release(ctx context.Context, dev *gpu.Device) error {
 	if ds.mod != nil {
 		err = errors.Join(err, ds.mod.Close())
 		ds.mod, ds.kernels = nil, nil
+	}
+	if ds.gemmMod != nil {
+		err = errors.Join(err, ds.gemmMod.Close())
+		ds.gemmMod, ds.gemm = nil, nil
 	}
 	return err
 }
@@ -164,6 +172,24 @@ func (ds *deviceState) kernel(name string) (*gpu.Kernel, error) {
 	}
 	ds.kernels[name] = k
 	return k, nil
+}
+
+// sgemm is the library's built-in sgemm (package kernels: 128×128 tiles of
+// 8×8 per thread, double-buffered Float4 staging; on the CPU the hand-tuned
+// GEMM), compiled for the device on first use.
+func (ds *deviceState) sgemm() (*gpu.Kernel, error) {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	if ds.gemm == nil && ds.gemmErr == nil {
+		ds.gemmMod, ds.gemmErr = ds.dev.Compile(context.Background(), kernels.Generated())
+		if ds.gemmErr == nil {
+			ds.gemm, ds.gemmErr = ds.gemmMod.Kernel(kernels.OpSgemm)
+		}
+	}
+	if ds.gemmErr != nil {
+		return nil, wrap(ds.gemmErr, "compile sgemm")
+	}
+	return ds.gemm, nil
 }
 
 // count adds a transfer of n bytes in direction dir to the device's ledger.

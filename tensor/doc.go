@@ -46,6 +46,23 @@
 // a tensor without counting it, for debugging. Ops are kernels, not
 // transfers, and so are Zeros' fill and Contiguous' copy.
 //
+// # Transformer ops
+//
+// MatMul (rank 2 or 3, batches broadcasting) and Linear (x·w + bias) take
+// strided operands without a copy: a PyTorch Linear weight [out in] is
+// w.Transpose(0, 1). A product of row-major matrices with 64 rows or more
+// goes to the library's built-in sgemm (package kernels); others to a tiled
+// kernel with the bias fused, one-row products (decode) to a matrix-vector
+// kernel, both cutting k into ranges when the output alone would leave
+// compute units idle. Embedding looks up
+// rows by Int32 ids kept on the device; Rotary is the rotate-half rotary
+// position embedding. A KV cache is a preallocated [heads ctx dim] tensor
+// per layer for keys and one for values: AppendKV writes new positions
+// (from any view, such as a slice of a fused QKV projection) and Attention
+// computes causal attention of new queries over the cache, FlashAttention's
+// online softmax over tiles of keys, the score matrix never stored: prefill
+// is many queries at position 0, decode one query at the cache's length.
+//
 // # Devices and launches
 //
 // Ops run on the device's default stream, in call order, and return before

@@ -136,3 +136,44 @@ func rowArgs(offset int, shape, strides []int) []gpu.Arg {
 	}
 	return append(args, gpu.U32(uint32(strides[r-1])))
 }
+
+// launchGroups enqueues kernel name with exactly block threads per group (a
+// kernel whose tiling assumes its group size) over groups work groups (the
+// grid as gridSize bounds it: the kernel strides over the rest). A device
+// or a compiled kernel that cannot run such a group is a NotSupported error.
+func (ds *deviceState) launchGroups(name string, block, groups int, uses []*storage, args ...gpu.Arg) error {
+	if groups == 0 {
+		return nil
+	}
+	k, err := ds.kernel(name)
+	if err != nil {
+		return err
+	}
+	info := ds.dev.Info()
+	limit := info.MaxThreadsPerBlock
+	if m := info.MaxBlockDim.X; m > 0 && (limit <= 0 || m < limit) {
+		limit = m
+	}
+	if attrs, err := k.Attributes(); err == nil && attrs.MaxThreadsPerBlock > 0 && (limit <= 0 || attrs.MaxThreadsPerBlock < limit) {
+		limit = attrs.MaxThreadsPerBlock
+	}
+	if limit > 0 && limit < block {
+		return notSupported("launch "+name, "", "the kernel needs groups of %d threads; the device allows %d", block, limit)
+	}
+	grid := ds.gridSize(groups*block, block)
+	epoch := ds.nextEpoch()
+	for _, s := range uses {
+		s.touch(epoch)
+	}
+	return wrap(ds.dev.DefaultStream().Launch(k, gpu.D1(grid), gpu.D1(block), args...), "launch "+name)
+}
+
+// sameDevice is nil when every tensor is on x's device.
+func sameDevice(op string, x *Tensor, others ...*Tensor) error {
+	for _, o := range others {
+		if o != nil && o.Device() != x.Device() {
+			return invalidHint(op, "CopyTo one device first", "tensors on %s and %s", x.Device().Name(), o.Device().Name())
+		}
+	}
+	return nil
+}

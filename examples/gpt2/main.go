@@ -1,0 +1,170 @@
+// Command gpt2 runs the GPT-2 architecture on any backend from a
+// safetensors file with Hugging Face's tensor names: the prompt's forward
+// pass (prefill), then token-by-token decode over a KV cache, greedy. It
+// has no tokenizer: token ids go in and come out.
+//
+//	go run ./examples/gpt2 -weights model.safetensors -prompt-ids 464,3290,318 -tokens 20 -backend vulkan
+//
+// The config comes from -config (a Hugging Face config.json) or, without
+// it, from the weights' shapes (heads of 64). -prompt-len N makes a prompt
+// of N synthetic ids for benchmarks; -runs N times N generations and keeps
+// the fastest. It prints the generated ids, then one JSON line of timings:
+// prefill and decode tokens per second. The weights
+// are uploaded as float32 (F16 and BF16 files are converted on the host);
+// every op runs in float32.
+//
+// testdata/make_reference.py writes seeded random weights and PyTorch's
+// logits for the tests, and times PyTorch eager for comparison (--bench).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/anygpu/gpu"
+	_ "github.com/anygpu/gpu/backend/all"
+	"github.com/anygpu/gpu/tensor"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "gpt2:", err)
+		os.Exit(1)
+	}
+}
+
+// report is the timing line main prints.
+type report struct {
+	Backend         string  `json:"backend"`
+	Device          string  `json:"device"`
+	PromptTokens    int     `json:"prompt_tokens"`
+	PrefillSeconds  float64 `json:"prefill_s"`
+	PrefillTokensPS float64 `json:"prefill_tokens_per_s"`
+	DecodeTokens    int     `json:"decode_tokens"`
+	DecodeSeconds   float64 `json:"decode_s"`
+	DecodeTokensPS  float64 `json:"decode_tokens_per_s"`
+	LoadSeconds     float64 `json:"load_s"`
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("gpt2", flag.ContinueOnError)
+	weights := fs.String("weights", "", "safetensors file (F32, F16 or BF16) with Hugging Face GPT-2 names")
+	config := fs.String("config", "", "config.json (default: inferred from the weights, heads of 64)")
+	promptIDs := fs.String("prompt-ids", "", "prompt token ids, comma-separated")
+	promptLen := fs.Int("prompt-len", 0, "without -prompt-ids: a synthetic prompt of this many ids")
+	tokens := fs.Int("tokens", 20, "tokens to generate (the first from the prefill)")
+	backendName := fs.String("backend", "", "backend (cpu, cuda, vulkan, opengl, webgpu, metal); default: the best available")
+	warmup := fs.Bool("warmup", true, "run a short generation first, so that kernel compilation is not timed")
+	runs := fs.Int("runs", 1, "generations to time; the fastest prefill and decode are reported")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *weights == "" {
+		return errors.New("-weights is required")
+	}
+	ctx := context.Background()
+	var opts []gpu.Option
+	if *backendName != "" {
+		opts = append(opts, gpu.WithBackends(*backendName), gpu.WithFallback(false))
+	}
+	dev, err := gpu.Open(ctx, opts...)
+	if err != nil {
+		return err
+	}
+	defer dev.Close()
+	defer tensor.Release(ctx, dev)
+
+	loadStart := time.Now()
+	st, err := openSafetensors(*weights)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var cfg Config
+	if *config != "" {
+		cfg, err = loadConfig(*config)
+	} else {
+		cfg, err = inferConfig(st)
+	}
+	if err != nil {
+		return err
+	}
+	m, err := Load(ctx, dev, st, cfg)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	if err := tensor.Synchronize(ctx, dev); err != nil {
+		return err
+	}
+	load := time.Since(loadStart)
+
+	prompt, err := parseIDs(*promptIDs)
+	if err != nil {
+		return err
+	}
+	if len(prompt) == 0 {
+		if *promptLen <= 0 {
+			return errors.New("give -prompt-ids or -prompt-len")
+		}
+		for i := range *promptLen {
+			prompt = append(prompt, int32((i*7919+13)%cfg.Vocab))
+		}
+	}
+	if *warmup {
+		if _, _, err := m.Generate(ctx, prompt[:min(len(prompt), 4)], min(3, cfg.Positions-min(len(prompt), 4)+1), nil); err != nil {
+			return fmt.Errorf("warm-up: %w", err)
+		}
+		// The full prompt once more, so that its launch shapes are compiled too.
+		if _, _, err := m.Generate(ctx, prompt, 1, nil); err != nil {
+			return fmt.Errorf("warm-up: %w", err)
+		}
+	}
+	var ids []int32
+	var tm Timing
+	for r := range max(1, *runs) {
+		got, t, err := m.Generate(ctx, prompt, *tokens, nil)
+		if err != nil {
+			return err
+		}
+		if r == 0 {
+			ids, tm = got, t
+			continue
+		}
+		if fmt.Sprint(got) != fmt.Sprint(ids) {
+			return fmt.Errorf("run %d generated %v, run 0 %v", r, got, ids)
+		}
+		tm.Prefill, tm.Decode = min(tm.Prefill, t.Prefill), min(tm.Decode, t.Decode)
+	}
+	fmt.Println("ids:", formatIDs(ids))
+	r := report{Backend: dev.Backend(), Device: dev.Name(), PromptTokens: tm.PromptTokens, PrefillSeconds: tm.Prefill.Seconds(),
+		DecodeTokens: tm.DecodeTokens, DecodeSeconds: tm.Decode.Seconds(), LoadSeconds: load.Seconds()}
+	if tm.Prefill > 0 {
+		r.PrefillTokensPS = float64(tm.PromptTokens) / tm.Prefill.Seconds()
+	}
+	if tm.Decode > 0 && tm.DecodeTokens > 0 {
+		r.DecodeTokensPS = float64(tm.DecodeTokens) / tm.Decode.Seconds()
+	}
+	line, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	fmt.Println(string(line))
+	return nil
+}
+
+func formatIDs(ids []int32) string {
+	s := ""
+	for i, v := range ids {
+		if i > 0 {
+			s += ","
+		}
+		s += fmt.Sprint(v)
+	}
+	return s
+}

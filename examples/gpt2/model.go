@@ -1,0 +1,460 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/anygpu/gpu"
+	"github.com/anygpu/gpu/tensor"
+)
+
+// Config is a GPT-2 model's shape, with Hugging Face's config.json names.
+type Config struct {
+	Layers    int     `json:"n_layer"`
+	Heads     int     `json:"n_head"`
+	Embd      int     `json:"n_embd"`
+	Vocab     int     `json:"vocab_size"`
+	Positions int     `json:"n_positions"`
+	Eps       float64 `json:"layer_norm_epsilon"`
+}
+
+// loadConfig reads a config.json.
+func loadConfig(path string) (Config, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("config: %w", err)
+	}
+	var c Config
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// inferConfig is the shape the weights imply: the vocabulary and width from
+// the token embedding, the context from the position embedding, the layers
+// from the block names; heads of 64 (every GPT-2 size has them).
+func inferConfig(st *safetensors) (Config, error) {
+	wte, ok := st.entries[prefix(st)+"wte.weight"]
+	if !ok || len(wte.Shape) != 2 {
+		return Config{}, errors.New("gpt2: no token embedding wte.weight of rank 2")
+	}
+	wpe, ok := st.entries[prefix(st)+"wpe.weight"]
+	if !ok || len(wpe.Shape) != 2 {
+		return Config{}, errors.New("gpt2: no position embedding wpe.weight of rank 2")
+	}
+	c := Config{Vocab: wte.Shape[0], Embd: wte.Shape[1], Positions: wpe.Shape[0], Heads: max(1, wte.Shape[1]/64), Eps: 1e-5}
+	for {
+		if _, ok := st.entries[fmt.Sprintf("%sh.%d.ln_1.weight", prefix(st), c.Layers)]; !ok {
+			break
+		}
+		c.Layers++
+	}
+	return c, nil
+}
+
+// prefix is "transformer." when the file holds GPT2LMHeadModel's names,
+// "" for GPT2Model's.
+func prefix(st *safetensors) string {
+	if _, ok := st.entries["transformer.wte.weight"]; ok {
+		return "transformer."
+	}
+	return ""
+}
+
+// block is one transformer block's weights (Conv1D weights are [in out])
+// and its KV cache.
+type block struct {
+	ln1g, ln1b, attnW, attnB, projW, projB *tensor.Tensor
+	ln2g, ln2b, fcW, fcB, mlpW, mlpB       *tensor.Tensor
+	kc, vc                                 *tensor.Tensor // [heads ctx dim]
+}
+
+// maxPartBytes is the most bytes one tensor of the model takes: the
+// vocabulary-sized matrices (the token embedding, 147 MiB in GPT-2 124M)
+// are uploaded in parts of whole rows no larger, because some backends bind
+// at most 128 MiB to a kernel argument (WebGPU's default limit, lavapipe's).
+var maxPartBytes = 128 << 20
+
+// vocabParts is a [vocab embd] matrix in parts of whole rows, and the first
+// row of each.
+type vocabParts struct {
+	parts []*tensor.Tensor
+	first []int
+	heads []*tensor.Tensor // each part transposed, [embd rows]: a view
+}
+
+// Model is GPT-2 resident on a device: weights, KV caches.
+type Model struct {
+	Cfg    Config
+	dev    *gpu.Device
+	wte    vocabParts
+	head   *vocabParts    // the LM head: &wte (tied) or lm_head.weight's
+	wpe    *tensor.Tensor // [ctx embd]
+	lnfG   *tensor.Tensor
+	lnfB   *tensor.Tensor
+	blocks []block
+	owned  []*tensor.Tensor
+}
+
+// Load uploads the weights of a safetensors file (F32, F16 or BF16; the
+// latter two converted to float32 on the host) to dev, with Hugging Face's
+// GPT-2 names (with or without the "transformer." prefix), and allocates
+// the KV caches for cfg.Positions positions.
+func Load(ctx context.Context, dev *gpu.Device, st *safetensors, cfg Config) (*Model, error) {
+	if cfg.Layers <= 0 || cfg.Heads <= 0 || cfg.Embd <= 0 || cfg.Embd%cfg.Heads != 0 || cfg.Vocab <= 0 || cfg.Positions <= 0 {
+		return nil, fmt.Errorf("gpt2: config %+v: want positive sizes and n_embd a multiple of n_head", cfg)
+	}
+	if cfg.Eps == 0 {
+		cfg.Eps = 1e-5
+	}
+	m := &Model{Cfg: cfg, dev: dev}
+	p := prefix(st)
+	get := func(name string, shape ...int) (*tensor.Tensor, error) {
+		data, got, err := st.float32s(name)
+		if err != nil {
+			return nil, err
+		}
+		if fmt.Sprint(got) != fmt.Sprint(shape) {
+			return nil, fmt.Errorf("gpt2: %s has shape %v; the config wants %v", name, got, shape)
+		}
+		t, err := tensor.FromSlice(ctx, dev, data, shape...)
+		if err != nil {
+			return nil, fmt.Errorf("gpt2: uploading %s: %w", name, err)
+		}
+		m.owned = append(m.owned, t)
+		return t, nil
+	}
+	fail := func(err error) (*Model, error) {
+		_ = m.Close()
+		return nil, err
+	}
+	E, V := cfg.Embd, cfg.Vocab
+	var err error
+	getParts := func(name string) (vocabParts, error) {
+		var vp vocabParts
+		data, got, err := st.float32s(name)
+		if err != nil {
+			return vp, err
+		}
+		if fmt.Sprint(got) != fmt.Sprint([]int{V, E}) {
+			return vp, fmt.Errorf("gpt2: %s has shape %v; the config wants [%d %d]", name, got, V, E)
+		}
+		rows := max(1, maxPartBytes/(4*E))
+		for lo := 0; lo < V; lo += rows {
+			hi := min(V, lo+rows)
+			t, err := tensor.FromSlice(ctx, dev, data[lo*E:hi*E], hi-lo, E)
+			if err != nil {
+				return vp, fmt.Errorf("gpt2: uploading %s: %w", name, err)
+			}
+			m.owned = append(m.owned, t)
+			h, err := t.Transpose(0, 1)
+			if err != nil {
+				return vp, err
+			}
+			m.owned = append(m.owned, h)
+			vp.parts, vp.first, vp.heads = append(vp.parts, t), append(vp.first, lo), append(vp.heads, h)
+		}
+		return vp, nil
+	}
+	if m.wte, err = getParts(p + "wte.weight"); err != nil {
+		return fail(err)
+	}
+	m.head = &m.wte
+	if _, ok := st.entries["lm_head.weight"]; ok {
+		head, err := getParts("lm_head.weight")
+		if err != nil {
+			return fail(err)
+		}
+		m.head = &head
+	}
+	if m.wpe, err = get(p+"wpe.weight", cfg.Positions, E); err != nil {
+		return fail(err)
+	}
+	if m.lnfG, err = get(p+"ln_f.weight", E); err != nil {
+		return fail(err)
+	}
+	if m.lnfB, err = get(p+"ln_f.bias", E); err != nil {
+		return fail(err)
+	}
+	D := E / cfg.Heads
+	for l := range cfg.Layers {
+		var b block
+		h := fmt.Sprintf("%sh.%d.", p, l)
+		for _, w := range []struct {
+			dst   **tensor.Tensor
+			name  string
+			shape []int
+		}{
+			{&b.ln1g, "ln_1.weight", []int{E}}, {&b.ln1b, "ln_1.bias", []int{E}},
+			{&b.attnW, "attn.c_attn.weight", []int{E, 3 * E}}, {&b.attnB, "attn.c_attn.bias", []int{3 * E}},
+			{&b.projW, "attn.c_proj.weight", []int{E, E}}, {&b.projB, "attn.c_proj.bias", []int{E}},
+			{&b.ln2g, "ln_2.weight", []int{E}}, {&b.ln2b, "ln_2.bias", []int{E}},
+			{&b.fcW, "mlp.c_fc.weight", []int{E, 4 * E}}, {&b.fcB, "mlp.c_fc.bias", []int{4 * E}},
+			{&b.mlpW, "mlp.c_proj.weight", []int{4 * E, E}}, {&b.mlpB, "mlp.c_proj.bias", []int{E}},
+		} {
+			if *w.dst, err = get(h+w.name, w.shape...); err != nil {
+				return fail(err)
+			}
+		}
+		for _, c := range []**tensor.Tensor{&b.kc, &b.vc} {
+			if *c, err = tensor.Zeros(ctx, dev, tensor.Float32, cfg.Heads, cfg.Positions, D); err != nil {
+				return fail(fmt.Errorf("gpt2: KV cache: %w", err))
+			}
+			m.owned = append(m.owned, *c)
+		}
+		m.blocks = append(m.blocks, b)
+	}
+	return m, nil
+}
+
+// Close frees the model's tensors.
+func (m *Model) Close() error {
+	var first error
+	for _, t := range m.owned {
+		if err := t.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	m.owned = nil
+	return first
+}
+
+// scope collects a forward pass's intermediate tensors to close together.
+type scope struct{ ts []*tensor.Tensor }
+
+func (s *scope) keep(t *tensor.Tensor, err error) (*tensor.Tensor, error) {
+	if err == nil {
+		s.ts = append(s.ts, t)
+	}
+	return t, err
+}
+
+func (s *scope) close() {
+	for _, t := range s.ts {
+		_ = t.Close()
+	}
+}
+
+// Forward runs the tokens ids (Int32 [T], on the device) at positions
+// pos..pos+T-1, appending their keys and values to the caches, and returns
+// the logits [T vocab] (all true) or those of the last position [1 vocab].
+func (m *Model) Forward(ids *tensor.Tensor, pos int, all bool) (*tensor.Tensor, error) {
+	var s scope
+	defer s.close()
+	c := m.Cfg
+	T := ids.Len()
+	if T == 0 || pos+T > c.Positions {
+		return nil, fmt.Errorf("gpt2: %d tokens at position %d in a context of %d", T, pos, c.Positions)
+	}
+	E, H := c.Embd, c.Heads
+	D := E / H
+	eps := float32(c.Eps)
+	tok, err := s.keep(tensor.EmbeddingFrom(m.wte.parts[0], ids, 0))
+	if err != nil {
+		return nil, err
+	}
+	for i := 1; i < len(m.wte.parts); i++ { // ids outside a part give zeros: the parts add up
+		e, err := s.keep(tensor.EmbeddingFrom(m.wte.parts[i], ids, m.wte.first[i]))
+		if err != nil {
+			return nil, err
+		}
+		if tok, err = s.keep(tensor.Add(tok, e)); err != nil {
+			return nil, err
+		}
+	}
+	pe, err := s.keep(m.wpe.Slice(0, pos, pos+T))
+	if err != nil {
+		return nil, err
+	}
+	x, err := s.keep(tensor.Add(tok, pe))
+	if err != nil {
+		return nil, err
+	}
+	split := func(qkv *tensor.Tensor, i int) (*tensor.Tensor, error) {
+		v, err := s.keep(qkv.Slice(1, i*E, (i+1)*E))
+		if err != nil {
+			return nil, err
+		}
+		return s.keep(v.Reshape(T, H, D))
+	}
+	for _, b := range m.blocks {
+		h, err := s.keep(tensor.LayerNorm(x, b.ln1g, b.ln1b, eps))
+		if err != nil {
+			return nil, err
+		}
+		qkv, err := s.keep(tensor.Linear(h, b.attnW, b.attnB))
+		if err != nil {
+			return nil, err
+		}
+		q, err := split(qkv, 0)
+		if err != nil {
+			return nil, err
+		}
+		k, err := split(qkv, 1)
+		if err != nil {
+			return nil, err
+		}
+		v, err := split(qkv, 2)
+		if err != nil {
+			return nil, err
+		}
+		if err := tensor.AppendKV(b.kc, k, pos); err != nil {
+			return nil, err
+		}
+		if err := tensor.AppendKV(b.vc, v, pos); err != nil {
+			return nil, err
+		}
+		a, err := s.keep(tensor.Attention(q, b.kc, b.vc, pos, float32(1/math.Sqrt(float64(D)))))
+		if err != nil {
+			return nil, err
+		}
+		a2, err := s.keep(a.Reshape(T, E))
+		if err != nil {
+			return nil, err
+		}
+		o, err := s.keep(tensor.Linear(a2, b.projW, b.projB))
+		if err != nil {
+			return nil, err
+		}
+		if x, err = s.keep(tensor.Add(x, o)); err != nil {
+			return nil, err
+		}
+		h2, err := s.keep(tensor.LayerNorm(x, b.ln2g, b.ln2b, eps))
+		if err != nil {
+			return nil, err
+		}
+		f, err := s.keep(tensor.Linear(h2, b.fcW, b.fcB))
+		if err != nil {
+			return nil, err
+		}
+		g, err := s.keep(tensor.GELU(f))
+		if err != nil {
+			return nil, err
+		}
+		mo, err := s.keep(tensor.Linear(g, b.mlpW, b.mlpB))
+		if err != nil {
+			return nil, err
+		}
+		if x, err = s.keep(tensor.Add(x, mo)); err != nil {
+			return nil, err
+		}
+	}
+	if !all && T > 1 {
+		if x, err = s.keep(x.Slice(0, T-1, T)); err != nil {
+			return nil, err
+		}
+	}
+	xf, err := s.keep(tensor.LayerNorm(x, m.lnfG, m.lnfB, eps))
+	if err != nil {
+		return nil, err
+	}
+	if len(m.head.heads) == 1 {
+		return tensor.MatMul(xf, m.head.heads[0])
+	}
+	logits := make([]*tensor.Tensor, len(m.head.heads))
+	for i, h := range m.head.heads {
+		if logits[i], err = s.keep(tensor.MatMul(xf, h)); err != nil {
+			return nil, err
+		}
+	}
+	return tensor.Concat(-1, logits...)
+}
+
+// Timing is a generation's wall time: the prefill (the prompt's forward pass
+// to its first token on the host) and the decode steps after it.
+type Timing struct {
+	PromptTokens int
+	Prefill      time.Duration
+	DecodeTokens int
+	Decode       time.Duration
+}
+
+// Generate runs the prompt, then greedily picks n tokens (n ≥ 1): the
+// first from the prompt's last logits, each next from a decode step of one
+// token over the KV cache. The picked id stays on the device as the next
+// step's input; the only transfers are the prompt's upload and one 4-byte
+// read per token. observe, when not nil, sees each step's logits (step 0:
+// the prompt's, all positions; step i: decode step i's [1 vocab]) before
+// the token is picked, and may read them (more transfers).
+func (m *Model) Generate(ctx context.Context, prompt []int32, n int, observe func(step int, logits *tensor.Tensor) error) ([]int32, Timing, error) {
+	var tm Timing
+	if len(prompt) == 0 || n < 1 {
+		return nil, tm, fmt.Errorf("gpt2: a prompt of %d tokens and %d to generate; want at least 1 of each", len(prompt), n)
+	}
+	if len(prompt)+n-1 > m.Cfg.Positions {
+		return nil, tm, fmt.Errorf("gpt2: %d prompt tokens and %d more exceed the context of %d", len(prompt), n-1, m.Cfg.Positions)
+	}
+	start := time.Now()
+	ids, err := tensor.FromSlice(ctx, m.dev, prompt, len(prompt))
+	if err != nil {
+		return nil, tm, err
+	}
+	var out []int32
+	pos := 0
+	for step := 0; step < n; step++ {
+		T := ids.Len()
+		logits, err := m.Forward(ids, pos, observe != nil && step == 0)
+		_ = ids.Close()
+		if err != nil {
+			return nil, tm, err
+		}
+		pos += T
+		if observe != nil {
+			if err := observe(step, logits); err != nil {
+				_ = logits.Close()
+				return nil, tm, err
+			}
+		}
+		last, err := logits.Slice(0, logits.Shape()[0]-1, logits.Shape()[0])
+		_ = logits.Close()
+		if err != nil {
+			return nil, tm, err
+		}
+		next, err := tensor.ArgMax(last, -1) // Int32 [1], on the device
+		_ = last.Close()
+		if err != nil {
+			return nil, tm, err
+		}
+		id, err := tensor.ToHost[int32](ctx, next) // the token's one D2H
+		if err != nil {
+			_ = next.Close()
+			return nil, tm, err
+		}
+		out = append(out, id[0])
+		ids = next
+		if step == 0 {
+			tm.PromptTokens, tm.Prefill = len(prompt), time.Since(start)
+			start = time.Now()
+		} else {
+			tm.DecodeTokens++
+		}
+	}
+	_ = ids.Close()
+	tm.Decode = time.Since(start)
+	return out, tm, nil
+}
+
+// parseIDs parses "1,2,3".
+func parseIDs(s string) ([]int32, error) {
+	var out []int32
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.ParseInt(f, 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("token id %q: %w", f, err)
+		}
+		out = append(out, int32(v))
+	}
+	return out, nil
+}

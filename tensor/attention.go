@@ -1,0 +1,161 @@
+package tensor
+
+import (
+	"slices"
+
+	"github.com/anygpu/gpu"
+	"github.com/anygpu/gpu/tensor/internal/ops"
+)
+
+// checkCache is nil when cache is a usable float32 KV cache [heads ctx dim],
+// contiguous from the start of its buffer (the attention kernel addresses it
+// so).
+func checkCache(op, name string, cache *Tensor) error {
+	if err := needFloat32(op, cache); err != nil {
+		return err
+	}
+	if len(cache.shape) != 3 {
+		return invalid(op+" "+shapeString(cache.shape), "%s cache of rank 3 [heads ctx dim]", name)
+	}
+	if !cache.IsContiguous() || cache.offset != 0 {
+		return invalidHint(op+" "+shapeString(cache.shape), "make the cache with Zeros or Empty", "%s cache is a view", name)
+	}
+	return nil
+}
+
+// AppendKV writes x, keys or values of shape [n heads dim] for positions
+// pos..pos+n-1 (any view: a slice of a fused QKV projection works without a
+// copy), into cache, a preallocated [heads ctx dim] tensor: cache[h, pos+i,
+// d] = x[i, h, d]. Positions past ctx are an InvalidArgument error.
+func AppendKV(cache, x *Tensor, pos int) error {
+	const op = "append kv"
+	if err := checkCache(op, "the", cache); err != nil {
+		return err
+	}
+	if err := needFloat32(op, x); err != nil {
+		return err
+	}
+	if err := sameDevice(op, cache, x); err != nil {
+		return err
+	}
+	heads, ctx, dim := cache.shape[0], cache.shape[1], cache.shape[2]
+	if len(x.shape) != 3 || x.shape[1] != heads || x.shape[2] != dim {
+		return invalid(op+" "+shapeString(x.shape)+" into "+shapeString(cache.shape), "want [n %d %d]", heads, dim)
+	}
+	n := x.shape[0]
+	if pos < 0 || pos+n > ctx {
+		return invalid(op+" "+shapeString(x.shape)+" into "+shapeString(cache.shape), "positions %d..%d outside the cache's %d", pos, pos+n-1, ctx)
+	}
+	// The cache's rows pos..pos+n-1, seen as [n heads dim].
+	dst := cache.view([]int{n, heads, dim}, []int{cache.strides[1], cache.strides[0], cache.strides[2]}, pos*cache.strides[1])
+	defer dst.Close()
+	return assign(op, dst, x)
+}
+
+// Attention returns causal scaled dot-product attention of the queries q,
+// [nq heads dim] (any view) at positions pos..pos+nq-1, over the KV caches
+// k and v ([heads ctx dim], AppendKV's) holding positions 0..pos+nq-1:
+// query i attends to positions 0..pos+i with weights
+// softmax(scale·q·k). The result is [nq heads dim], contiguous. Prefill is
+// pos 0 and nq the prompt's length; decode is nq 1. The kernel is
+// FlashAttention's online softmax over tiles of keys: no score matrix is
+// stored: a prefill (16 queries or more, dim ≤ 64) takes them in blocks of
+// 16 sharing each staged tile of keys; a decode step splits long caches
+// into ranges (flash-decoding). dim is at most 256.
+func Attention(q, k, v *Tensor, pos int, scale float32) (*Tensor, error) {
+	const op = "attention"
+	if err := needFloat32(op, q); err != nil {
+		return nil, err
+	}
+	if err := checkCache(op, "the key", k); err != nil {
+		return nil, err
+	}
+	if err := checkCache(op, "the value", v); err != nil {
+		return nil, err
+	}
+	if err := sameDevice(op, q, k, v); err != nil {
+		return nil, err
+	}
+	shapes := shapeString(q.shape) + " over " + shapeString(k.shape)
+	if !slices.Equal(k.shape, v.shape) {
+		return nil, invalid(op+" "+shapes, "key cache %s and value cache %s differ", shapeString(k.shape), shapeString(v.shape))
+	}
+	heads, ctx, dim := k.shape[0], k.shape[1], k.shape[2]
+	if len(q.shape) != 3 || q.shape[1] != heads || q.shape[2] != dim {
+		return nil, invalid(op+" "+shapes, "queries of shape [nq %d %d]", heads, dim)
+	}
+	if dim > ops.AttentionMaxHeadDim {
+		return nil, notSupported(op+" "+shapes, "", "head dimension %d; at most %d", dim, ops.AttentionMaxHeadDim)
+	}
+	nq := q.shape[0]
+	if pos < 0 || pos+nq > ctx {
+		return nil, invalid(op+" "+shapes, "positions %d..%d outside the cache's %d", pos, pos+nq-1, ctx)
+	}
+	ds := q.st.ds
+	out, err := empty(ds, op, Float32, q.shape)
+	if err != nil {
+		return nil, err
+	}
+	if out.Len() == 0 {
+		return out, nil
+	}
+	u := func(x int) gpu.Arg { return gpu.U32(uint32(x)) }
+	if nq >= ops.AttentionBlockQueries && dim <= ops.AttentionBlockDim { // a prefill: blocks of queries
+		args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(q.st.buf), gpu.Buf(k.st.buf), gpu.Buf(v.st.buf),
+			u(nq), u(heads), u(dim), u(pos), u(ctx), u(q.offset), u(q.strides[0]), u(q.strides[1]), u(q.strides[2]), gpu.F32(scale)}
+		blocks := (nq + ops.AttentionBlockQueries - 1) / ops.AttentionBlockQueries
+		if err := ds.launchGroups("attentionBlock", ops.AttentionBlockThreads, blocks*heads, []*storage{out.st, q.st, k.st, v.st}, args...); err != nil {
+			_ = out.Close()
+			return nil, wrap(err, op)
+		}
+		return out, nil
+	}
+	splits, kchunk := ds.attentionSplits(nq*heads, pos+nq)
+	uses := []*storage{out.st, q.st, k.st, v.st}
+	part, stats := out, out // not written with one split
+	if splits > 1 {
+		if part, err = empty(ds, op, Float32, []int{nq * heads * splits, dim}); err != nil {
+			_ = out.Close()
+			return nil, err
+		}
+		defer part.Close()
+		if stats, err = empty(ds, op, Float32, []int{nq * heads * splits, 2}); err != nil {
+			_ = out.Close()
+			return nil, err
+		}
+		defer stats.Close()
+		uses = append(uses, part.st, stats.st)
+	}
+	args := []gpu.Arg{gpu.Buf(part.st.buf), gpu.Buf(stats.st.buf), gpu.Buf(q.st.buf), gpu.Buf(k.st.buf), gpu.Buf(v.st.buf),
+		u(nq), u(heads), u(dim), u(pos), u(ctx), u(q.offset), u(q.strides[0]), u(q.strides[1]), u(q.strides[2]),
+		u(kchunk), u(splits), gpu.F32(scale)}
+	if err := ds.launch("attention", true, nq*heads*splits, uses, args...); err != nil {
+		_ = out.Close()
+		return nil, wrap(err, op)
+	}
+	if splits > 1 {
+		n := out.Len()
+		args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(part.st.buf), gpu.Buf(stats.st.buf), u(n), u(dim), u(splits)}
+		if err := ds.launch("attentionCombine", false, n, uses, args...); err != nil {
+			_ = out.Close()
+			return nil, wrap(err, op)
+		}
+	}
+	return out, nil
+}
+
+// attentionSplits is how many ranges of positions attention cuts a query's
+// keys into, and their length: one range when the (query, head) pairs alone
+// give every compute unit of the device a few groups, else enough ranges to
+// (flash-decoding), none shorter than 64 positions. keys is the longest
+// query's range.
+func (ds *deviceState) attentionSplits(pairs, keys int) (splits, kchunk int) {
+	const least = 64
+	want := 2 * max(1, ds.dev.Info().Units)
+	if pairs >= want || keys <= least {
+		return 1, keys
+	}
+	splits = min((want+pairs-1)/pairs, keys/least)
+	kchunk = (keys + splits - 1) / splits
+	return (keys + kchunk - 1) / kchunk, kchunk
+}

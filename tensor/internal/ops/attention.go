@@ -1,0 +1,258 @@
+package ops
+
+import "github.com/anygpu/gpu/kernel"
+
+// AttentionMaxHeadDim is the largest head dimension attention takes: the
+// size of its shared query and accumulator rows.
+const AttentionMaxHeadDim = 256
+
+// attnNone stands for -∞ in attention's running maximum: the dialects that
+// assume no infinities must never see one.
+const attnNone = -3.0e38
+
+// attention computes causal attention over a KV cache, FlashAttention-style:
+// the keys are taken in tiles of the group's size with a running maximum
+// and sum (online softmax), so no score matrix is ever stored. Query i <
+// nq of head h < heads is q[qoff + i·qi + h·qh + d·qd] (d < dim); it sits at
+// position pos+i and attends to the cache's positions 0..pos+i, key j of
+// head h being kc[(h·ctx + j)·dim + d] (kc, vc contiguous [heads, ctx,
+// dim]). out is contiguous [nq, heads, dim]: Σ_j softmax_j(scale·q·k_j)·v_j.
+// A group takes (query, head, split) triples grid-stride; it has at most
+// rowGroup threads, and dim ≤ AttentionMaxHeadDim.
+//
+// With splits > 1 (flash-decoding: a decode step has one query per head, too
+// few groups to fill a GPU) split s takes positions s·kchunk ..
+// (s+1)·kchunk-1 of each query's range and writes its unnormalised sum to
+// out[((i·heads + h)·splits + s)·dim + d] and its running maximum and sum to
+// stats[2·((i·heads + h)·splits + s) + 0, 1]; attentionCombine joins them.
+// A split past a query's last position writes a maximum of attnNone and
+// sums of 0.
+//
+//gpu:kernel
+func attention(out, stats, q, kc, vc []float32, nq, heads, dim, pos, ctx, qoff, qi, qh, qd, kchunk, splits uint32, scale float32) {
+	qs := kernel.Shared[[AttentionMaxHeadDim]float32]()
+	acc := kernel.Shared[[AttentionMaxHeadDim]float32]()
+	ps := kernel.Shared[[rowGroup]float32]()
+	red := kernel.Shared[[rowGroup]float32]()
+	t, b := kernel.ThreadX(), kernel.GroupSizeX()
+	for w := kernel.GroupX(); w < nq*heads*splits; w += kernel.GridX() {
+		split := w % splits
+		i, h := (w/splits)/heads, (w/splits)%heads
+		for d := t; d < dim; d += b {
+			qs[d] = q[qoff+i*qi+h*qh+d*qd] * scale
+			acc[d] = 0
+		}
+		kernel.Barrier()
+		m := float32(attnNone)               // the running maximum, the same in every thread
+		var l float32                        // the running sum of e^(s-m)
+		nk := min(pos+i+1, (split+1)*kchunk) // this split's end
+		kbase := h * ctx * dim
+		for j0 := split * kchunk; j0 < nk; j0 += b {
+			j := j0 + t
+			s := float32(attnNone)
+			if j < nk {
+				var dot float32
+				row := kbase + j*dim
+				for d := uint32(0); d < dim; d++ {
+					dot += qs[d] * kc[row+d]
+				}
+				s = dot
+			}
+			red[t] = s
+			kernel.Barrier()
+			for g := uint32(rowGroup / 2); g > 0; g /= 2 {
+				if t < g && t+g < b {
+					red[t] = max(red[t], red[t+g])
+				}
+				kernel.Barrier()
+			}
+			mn := max(m, red[0])
+			kernel.Barrier()
+			var p float32
+			if j < nk {
+				p = kernel.Exp(s - mn)
+			}
+			ps[t] = p
+			red[t] = p
+			kernel.Barrier()
+			for g := uint32(rowGroup / 2); g > 0; g /= 2 {
+				if t < g && t+g < b {
+					red[t] += red[t+g]
+				}
+				kernel.Barrier()
+			}
+			alpha := kernel.Exp(m - mn)
+			l = l*alpha + red[0]
+			m = mn
+			cnt := min(b, nk-j0)
+			for d := t; d < dim; d += b {
+				v := acc[d] * alpha
+				vrow := kbase + j0*dim + d
+				for jj := uint32(0); jj < cnt; jj++ {
+					v += ps[jj] * vc[vrow+jj*dim]
+				}
+				acc[d] = v
+			}
+			kernel.Barrier()
+		}
+		if splits == 1 {
+			inv := 1 / l
+			for d := t; d < dim; d += b {
+				out[(i*heads+h)*dim+d] = acc[d] * inv
+			}
+		} else {
+			for d := t; d < dim; d += b {
+				out[w*dim+d] = acc[d]
+			}
+			if t == 0 {
+				stats[2*w] = m
+				stats[2*w+1] = l
+			}
+		}
+		kernel.Barrier()
+	}
+}
+
+// attentionCombine joins attention's splits: for each query i, head h and
+// d < dim (n = nq·heads·dim threads' work), with M the largest split
+// maximum, out[(i·heads + h)·dim + d] = Σ_s part_s[d]·e^(m_s - M) /
+// Σ_s l_s·e^(m_s - M).
+//
+//gpu:kernel
+func attentionCombine(out, part, stats []float32, n, dim, splits uint32) {
+	if n == 0 {
+		return
+	}
+	step := kernel.GroupSizeX() * kernel.GridX()
+	for e := kernel.GroupX()*kernel.GroupSizeX() + kernel.ThreadX(); e < n; e += step {
+		r, d := e/dim, e%dim // r = i·heads + h
+		mx := float32(attnNone)
+		for s := uint32(0); s < splits; s++ {
+			mx = max(mx, stats[2*(r*splits+s)])
+		}
+		var num, den float32
+		for s := uint32(0); s < splits; s++ {
+			f := kernel.Exp(stats[2*(r*splits+s)] - mx)
+			num += part[(r*splits+s)*dim+d] * f
+			den += stats[2*(r*splits+s)+1] * f
+		}
+		out[e] = num / den
+		if last(e, step, n) {
+			break
+		}
+	}
+}
+
+// The tiling of attentionBlock: a group of AttentionBlockThreads threads
+// takes attnBQ consecutive queries of one head and walks their keys in
+// tiles of attnBK staged in shared memory, so each key and value is read
+// once per attnBQ queries; thread d holds dimension d of the queries' sums.
+const (
+	AttentionBlockThreads = 64 // the group size attentionBlock must be launched with
+	AttentionBlockDim     = 64 // the largest head dimension it takes: one thread per dimension
+	AttentionBlockQueries = attnBQ
+	attnBQ                = 16
+	attnBK                = 16
+	attnPad               = AttentionBlockDim + 1 // staged query and key rows' stride: the 16 keys a warp reads at one d lie in 16 banks
+)
+
+// attentionBlock is attention (one split) for blocks of queries, as a
+// prefill has them: the same inputs and result, dim ≤ AttentionBlockDim,
+// groups of AttentionBlockThreads threads taking (query block, head) pairs
+// grid-stride. Its shared memory stays under 16 KiB.
+//
+//gpu:kernel
+func attentionBlock(out, q, kc, vc []float32, nq, heads, dim, pos, ctx, qoff, qi, qh, qd uint32, scale float32) {
+	qs := kernel.Shared[[attnBQ * attnPad]float32]()
+	ks := kernel.Shared[[attnBK * attnPad]float32]()
+	vs := kernel.Shared[[attnBK * AttentionBlockDim]float32]()
+	ps := kernel.Shared[[attnBQ * attnBK]float32]()
+	ms := kernel.Shared[[attnBQ]float32]()
+	ls := kernel.Shared[[attnBQ]float32]()
+	al := kernel.Shared[[attnBQ]float32]()
+	t := kernel.ThreadX()
+	blocks := (nq + attnBQ - 1) / attnBQ
+	for w := kernel.GroupX(); w < blocks*heads; w += kernel.GridX() {
+		i0, h := (w/heads)*attnBQ, w%heads
+		for e := t; e < attnBQ*AttentionBlockDim; e += AttentionBlockThreads {
+			r, d := e/AttentionBlockDim, e%AttentionBlockDim
+			var v float32
+			if i0+r < nq && d < dim {
+				v = q[qoff+(i0+r)*qi+h*qh+d*qd] * scale
+			}
+			qs[r*attnPad+d] = v
+		}
+		if t < attnBQ {
+			ms[t] = attnNone
+			ls[t] = 0
+		}
+		var acc [attnBQ]float32
+		kernel.Barrier()
+		nk := pos + min(nq, i0+attnBQ) // the block's last query sees positions 0..nk-1
+		kbase := h * ctx * dim
+		for j0 := uint32(0); j0 < nk; j0 += attnBK {
+			for e := t; e < attnBK*AttentionBlockDim; e += AttentionBlockThreads {
+				r, d := e/AttentionBlockDim, e%AttentionBlockDim
+				var kv, vv float32
+				if j0+r < nk && d < dim {
+					kv = kc[kbase+(j0+r)*dim+d]
+					vv = vc[kbase+(j0+r)*dim+d]
+				}
+				ks[r*attnPad+d] = kv
+				vs[e] = vv
+			}
+			kernel.Barrier()
+			for e := t; e < attnBQ*attnBK; e += AttentionBlockThreads {
+				r, c := e/attnBK, e%attnBK
+				s := float32(attnNone)
+				if j0+c <= pos+i0+r && i0+r < nq { // causal, and a query of the block
+					var dot float32
+					for d := uint32(0); d < dim; d++ {
+						dot += qs[r*attnPad+d] * ks[c*attnPad+d]
+					}
+					s = dot
+				}
+				ps[e] = s
+			}
+			kernel.Barrier()
+			if t < attnBQ {
+				mx := ms[t]
+				for c := 0; c < attnBK; c++ {
+					mx = max(mx, ps[t*attnBK+uint32(c)])
+				}
+				alpha := kernel.Exp(ms[t] - mx)
+				var sum float32
+				for c := 0; c < attnBK; c++ {
+					var p float32
+					if j0+uint32(c) <= pos+i0+t && i0+t < nq {
+						p = kernel.Exp(ps[t*attnBK+uint32(c)] - mx)
+					}
+					ps[t*attnBK+uint32(c)] = p
+					sum += p
+				}
+				ls[t] = ls[t]*alpha + sum
+				ms[t] = mx
+				al[t] = alpha
+			}
+			kernel.Barrier()
+			if t < dim {
+				for r := 0; r < attnBQ; r++ {
+					a := acc[r] * al[r]
+					for c := 0; c < attnBK; c++ {
+						a += ps[uint32(r)*attnBK+uint32(c)] * vs[uint32(c)*AttentionBlockDim+t]
+					}
+					acc[r] = a
+				}
+			}
+			kernel.Barrier()
+		}
+		if t < dim {
+			for r := 0; r < attnBQ; r++ {
+				if i0+uint32(r) < nq {
+					out[((i0+uint32(r))*heads+h)*dim+t] = acc[r] / ls[r]
+				}
+			}
+		}
+		kernel.Barrier()
+	}
+}

@@ -1,0 +1,277 @@
+package tensor
+
+import (
+	"github.com/anygpu/gpu"
+	"github.com/anygpu/gpu/tensor/internal/ops"
+)
+
+// matrixView is a rank 2 or 3 tensor seen as a batch of matrices: the batch
+// size and its stride (0 for a rank 2 tensor), rows, columns and their
+// strides.
+type matrixView struct {
+	batch, bstride int
+	rows, rstride  int
+	cols, cstride  int
+	offset         int
+}
+
+func matrixOf(t *Tensor) matrixView {
+	s, st := t.shape, t.strides
+	v := matrixView{batch: 1, offset: t.offset}
+	if len(s) == 3 {
+		v.batch, v.bstride = s[0], st[0]
+		s, st = s[1:], st[1:]
+	}
+	v.rows, v.rstride, v.cols, v.cstride = s[0], st[0], s[1], st[1]
+	if v.batch == 1 {
+		v.bstride = 0
+	}
+	return v
+}
+
+// MatMul returns the matrix product a·b of float32 tensors of rank 2 or 3:
+// [m k]·[k n] is [m n]; with a batch dimension on either side ([B m k] or
+// [B k n], a batch of 1 or a rank 2 operand broadcasting) the result is
+// [B m n]. Any view works without a copy (b.Transpose(0, 1) multiplies by
+// bᵀ), which is how a PyTorch Linear weight [out in] is used.
+func MatMul(a, b *Tensor) (*Tensor, error) { return matmul("matmul", a, b, nil) }
+
+// Linear returns x·w + bias for x of shape [..., in], w of shape [in out]
+// (Hugging Face's Conv1D layout; pass a PyTorch Linear weight [out in] as
+// w.Transpose(0, 1), no copy made) and bias of shape [out] or nil: a tensor
+// of shape [..., out]. The bias is added in the product's kernel, or after
+// it when the product goes to the built-in sgemm (64 rows or more).
+func Linear(x, w, bias *Tensor) (*Tensor, error) {
+	const op = "linear"
+	if err := needFloat32(op, x); err != nil {
+		return nil, err
+	}
+	if len(x.shape) == 0 {
+		return nil, invalid(op+" "+shapeString(x.shape), "a scalar has no last dimension")
+	}
+	in := x.shape[len(x.shape)-1]
+	rows := numel(x.shape[:len(x.shape)-1])
+	x2, err := x.Reshape(rows, in)
+	if err != nil { // a view no strides flatten: copy it
+		c, cerr := x.Contiguous()
+		if cerr != nil {
+			return nil, cerr
+		}
+		defer c.Close()
+		if x2, err = c.Reshape(rows, in); err != nil {
+			return nil, err
+		}
+	}
+	defer x2.Close()
+	y, err := matmul(op, x2, w, bias)
+	if err != nil {
+		return nil, err
+	}
+	defer y.Close()
+	out := append(append([]int{}, x.shape[:len(x.shape)-1]...), y.shape[1])
+	return y.Reshape(out...)
+}
+
+// matmul is MatMul with an optional bias of shape [n].
+func matmul(op string, a, b, bias *Tensor) (*Tensor, error) {
+	for _, t := range []*Tensor{a, b} {
+		if err := needFloat32(op, t); err != nil {
+			return nil, err
+		}
+	}
+	if err := sameDevice(op, a, b, bias); err != nil {
+		return nil, err
+	}
+	shapes := shapeString(a.shape) + "·" + shapeString(b.shape)
+	if len(a.shape) < 2 || len(a.shape) > 3 || len(b.shape) < 2 || len(b.shape) > 3 {
+		return nil, invalid(op+" "+shapes, "operands of rank 2 or 3")
+	}
+	av, bv := matrixOf(a), matrixOf(b)
+	if av.cols != bv.rows {
+		return nil, invalid(op+" "+shapes, "inner dimensions %d and %d differ", av.cols, bv.rows)
+	}
+	batch := max(av.batch, bv.batch)
+	if (av.batch != 1 && av.batch != batch) || (bv.batch != 1 && bv.batch != batch) {
+		return nil, invalid(op+" "+shapes, "batches %d and %d do not broadcast", av.batch, bv.batch)
+	}
+	m, n, k := av.rows, bv.cols, av.cols
+	shape := []int{m, n}
+	if len(a.shape) == 3 || len(b.shape) == 3 {
+		shape = []int{batch, m, n}
+	}
+	ds := a.st.ds
+	var bp *Tensor
+	flags := uint32(0)
+	if bias != nil {
+		if err := needFloat32(op, bias); err != nil {
+			return nil, err
+		}
+		if len(bias.shape) != 1 || bias.shape[0] != n {
+			return nil, invalid(op+" "+shapes, "bias of shape %s; want [%d]", shapeString(bias.shape), n)
+		}
+		var err error
+		if bp, err = bias.packed(op); err != nil {
+			return nil, err
+		}
+		defer bp.Close()
+		flags |= ops.MatmulBias
+	}
+	out, err := empty(ds, op, Float32, shape)
+	if err != nil {
+		return nil, err
+	}
+	if out.Len() == 0 {
+		return out, nil
+	}
+	if k == 0 { // an empty sum: zeros, plus the bias
+		_ = out.Close()
+		return zerosPlusBias(op, a, bp, shape)
+	}
+	if useSgemm(av, bv, batch, m, n) {
+		return ds.sgemmProduct(op, out, a, b, bp, m, n, k)
+	}
+	biasBuf := out.st.buf // not read without the flag
+	if bp != nil {
+		biasBuf = bp.st.buf
+	}
+	kernelName := "matmul"
+	tile := ops.MatmulTile
+	tiles := batch * ((m + tile - 1) / tile) * ((n + tile - 1) / tile)
+	if m == 1 { // a row: matvec, columns 64 or 8 to a group
+		kernelName = "matvec"
+		cols := 8
+		if bv.cstride == 1 {
+			cols = 64
+		}
+		tiles = batch * ((n + cols - 1) / cols)
+	}
+	splits, kchunk := ds.kSplits(tiles, k)
+	dst := out
+	if splits > 1 { // partial sums first, added by sumSplits
+		if dst, err = empty(ds, op, Float32, []int{splits, batch, m, n}); err != nil {
+			_ = out.Close()
+			return nil, err
+		}
+		defer dst.Close()
+	}
+	u := func(v int) gpu.Arg { return gpu.U32(uint32(v)) }
+	mflags := flags
+	if splits > 1 {
+		mflags = 0
+	}
+	args := []gpu.Arg{gpu.Buf(dst.st.buf), gpu.Buf(a.st.buf), gpu.Buf(b.st.buf), gpu.Buf(biasBuf),
+		u(batch), u(m), u(n), u(k), gpu.U32(mflags),
+		u(av.offset), u(av.bstride), u(av.rstride), u(av.cstride),
+		u(bv.offset), u(bv.bstride), u(bv.rstride), u(bv.cstride), u(kchunk), u(splits)}
+	if kernelName == "matvec" { // no m, no row stride of A
+		args = append(append(args[:5:5], args[6:11]...), args[12:]...)
+	}
+	uses := []*storage{dst.st, a.st, b.st}
+	if bp != nil {
+		uses = append(uses, bp.st)
+	}
+	if err := ds.launchGroups(kernelName, ops.MatmulThreads, tiles*splits, uses, args...); err != nil {
+		_ = out.Close()
+		return nil, wrap(err, op)
+	}
+	if splits > 1 {
+		count := batch * m * n
+		args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(dst.st.buf), gpu.Buf(biasBuf), u(count), u(splits), u(n), gpu.U32(flags)}
+		if err := ds.launch("sumSplits", false, count, append(uses, out.st), args...); err != nil {
+			_ = out.Close()
+			return nil, wrap(err, op)
+		}
+	}
+	return out, nil
+}
+
+// sgemmMinRows is the fewest rows of A for which a product goes to the
+// built-in sgemm: its 128-row tiles waste most of their work below.
+const sgemmMinRows = 64
+
+// useSgemm reports whether a product is the built-in sgemm's: one pair of
+// matrices, both row-major from the start of their buffers (what a Linear
+// layer multiplies in a prefill: fresh activations by uploaded weights), A
+// of at least sgemmMinRows rows, sizes within 2³¹ elements.
+func useSgemm(a, b matrixView, batch, m, n int) bool {
+	return batch == 1 && m >= sgemmMinRows &&
+		a.offset == 0 && a.cstride == 1 && a.rstride == a.cols &&
+		b.offset == 0 && b.cstride == 1 && b.rstride == b.cols &&
+		m*max(n, a.cols) < 1<<31
+}
+
+// sgemmProduct computes out = a·b (+ bias) with the built-in sgemm.
+func (ds *deviceState) sgemmProduct(op string, out, a, b, bias *Tensor, m, n, k int) (*Tensor, error) {
+	fail := func(err error) (*Tensor, error) {
+		_ = out.Close()
+		return nil, wrap(err, op)
+	}
+	kern, err := ds.sgemm()
+	if err != nil {
+		return fail(err)
+	}
+	info := ds.dev.Info()
+	side := 16 // 256 threads: sgemm's tiled path
+	if info.MaxThreadsPerBlock > 0 && info.MaxThreadsPerBlock < side*side {
+		side = 8 // its simple path
+	}
+	tile := 128
+	if side != 16 {
+		tile = side
+	}
+	gx, gy := (n+tile-1)/tile, (m+tile-1)/tile
+	if g := info.MaxGridDim; g.X > 0 && g.Y > 0 {
+		gx, gy = min(gx, g.X), min(gy, g.Y) // sgemm strides over the rest
+	}
+	epoch := ds.nextEpoch()
+	for _, s := range []*storage{out.st, a.st, b.st} {
+		s.touch(epoch)
+	}
+	u := func(v int) gpu.Arg { return gpu.U32(uint32(v)) }
+	if err := ds.dev.DefaultStream().Launch(kern, gpu.D2(gx, gy), gpu.D2(side, side),
+		gpu.Buf(out.st.buf), gpu.Buf(a.st.buf), gpu.Buf(b.st.buf), u(m), u(n), u(k), gpu.F32(1), gpu.F32(0)); err != nil {
+		return fail(err)
+	}
+	if bias == nil {
+		return out, nil
+	}
+	defer out.Close()
+	return Add(out, bias)
+}
+
+// kSplits is how many ranges of k a product of tiles C tiles is cut into,
+// and their length (a multiple of the kernel's depth): 1 and k when the
+// tiles alone give every compute unit of the device a few groups, else
+// enough ranges to, none shorter than four of the kernel's slices.
+func (ds *deviceState) kSplits(tiles, k int) (splits, kchunk int) {
+	units := max(1, ds.dev.Info().Units)
+	want := 2 * units // groups
+	if tiles >= want || k <= 4*ops.MatmulDepth {
+		return 1, k
+	}
+	splits = min((want+tiles-1)/tiles, k/(4*ops.MatmulDepth))
+	depth := ops.MatmulDepth
+	kchunk = ((k+splits-1)/splits + depth - 1) / depth * depth
+	splits = (k + kchunk - 1) / kchunk
+	return splits, kchunk
+}
+
+// zerosPlusBias is the product with an empty inner dimension: zeros of
+// shape, plus the bias (packed) when there is one.
+func zerosPlusBias(op string, like, bias *Tensor, shape []int) (*Tensor, error) {
+	st, err := alloc(like.st.ds, op, Float32, numel(shape))
+	if err != nil {
+		return nil, err
+	}
+	z := newTensor(st, Float32, shape, rowMajor(shape), 0)
+	st.touch(st.ds.nextEpoch())
+	if err := st.ds.dev.DefaultStream().Fill(st.buf, 0, st.size, 0); err != nil {
+		_ = z.Close()
+		return nil, wrap(err, op)
+	}
+	if bias == nil {
+		return z, nil
+	}
+	defer z.Close()
+	return Add(z, bias)
+}
