@@ -22,7 +22,7 @@ type deviceState struct {
 	modErr    error
 	kernels   map[string]*gpu.Kernel
 	geometry  map[string]int // block size chosen per kernel
-	gemmMod   *gpu.Module    // the built-in kernels (kernels.Generated), for sgemm
+	gemmMod   *gpu.Module    // the built-in kernels (kernels.Source), for sgemm
 	gemmErr   error
 	gemm      *gpu.Kernel
 	epoch     uint64 // ops enqueued so far
@@ -181,7 +181,7 @@ func (ds *deviceState) sgemm() (*gpu.Kernel, error) {
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
 	if ds.gemm == nil && ds.gemmErr == nil {
-		ds.gemmMod, ds.gemmErr = ds.dev.Compile(context.Background(), kernels.Generated())
+		ds.gemmMod, ds.gemmErr = ds.dev.Compile(context.Background(), kernels.Source())
 		if ds.gemmErr == nil {
 			ds.gemm, ds.gemmErr = ds.gemmMod.Kernel(kernels.OpSgemm)
 		}
