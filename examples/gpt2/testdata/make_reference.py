@@ -32,7 +32,7 @@ import torch.nn.functional as F
 
 SMALL = dict(n_layer=2, n_head=4, n_embd=64, vocab_size=512, n_positions=64, layer_norm_epsilon=1e-5)
 GPT2_124M = dict(n_layer=12, n_head=12, n_embd=768, vocab_size=50257, n_positions=1024, layer_norm_epsilon=1e-5)
-PROMPT = [464, 3290, 318, 7, 0, 511, 42, 100]
+PROMPT = [46, 329, 318, 7, 0, 511, 42, 100]  # ids below the small vocabulary (512)
 DECODE_STEPS = 4
 
 
