@@ -43,14 +43,20 @@ struct ag_Launch {
 
 // ag_group is this group's index in the launch's grid (xyz) and whether the group
 // is one of the launch's (w = 1) or pads a folded dispatch (w = 0). A grid
-// wider than WebGPU's dispatch limit is dispatched folded into x and y.
+// wider than WebGPU's dispatch limit is dispatched folded into x and y; a
+// folded one-dimensional grid (the common case) is unfolded without a
+// division, any other with two.
 fn ag_group(grid: vec3<u32>, wg: vec3<u32>, nwg: vec3<u32>) -> vec4<u32> {
 	if (all(nwg == grid)) {
 		return vec4<u32>(wg, 1u);
 	}
 	let lin = wg.x + nwg.x * (wg.y + nwg.y * wg.z);
-	let gxy = grid.x * grid.y;
-	return vec4<u32>(lin % grid.x, (lin / grid.x) % grid.y, lin / gxy, select(0u, 1u, lin < gxy * grid.z));
+	if (grid.y == 1u && grid.z == 1u) {
+		return vec4<u32>(lin, 0u, 0u, select(0u, 1u, lin < grid.x));
+	}
+	let yz = lin / grid.x;
+	let z = yz / grid.y;
+	return vec4<u32>(lin - yz * grid.x, yz - z * grid.y, z, select(0u, 1u, z < grid.z));
 }
 
 // ---- Smooth ----
@@ -73,7 +79,8 @@ fn Smooth(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_n
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = Smooth_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = Smooth_params.n;
 	let w = Smooth_params.w;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);

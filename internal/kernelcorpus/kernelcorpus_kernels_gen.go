@@ -966,14 +966,20 @@ struct ag_Launch {
 
 // ag_group is this group's index in the launch's grid (xyz) and whether the group
 // is one of the launch's (w = 1) or pads a folded dispatch (w = 0). A grid
-// wider than WebGPU's dispatch limit is dispatched folded into x and y.
+// wider than WebGPU's dispatch limit is dispatched folded into x and y; a
+// folded one-dimensional grid (the common case) is unfolded without a
+// division, any other with two.
 fn ag_group(grid: vec3<u32>, wg: vec3<u32>, nwg: vec3<u32>) -> vec4<u32> {
 	if (all(nwg == grid)) {
 		return vec4<u32>(wg, 1u);
 	}
 	let lin = wg.x + nwg.x * (wg.y + nwg.y * wg.z);
-	let gxy = grid.x * grid.y;
-	return vec4<u32>(lin % grid.x, (lin / grid.x) % grid.y, lin / gxy, select(0u, 1u, lin < gxy * grid.z));
+	if (grid.y == 1u && grid.z == 1u) {
+		return vec4<u32>(lin, 0u, 0u, select(0u, 1u, lin < grid.x));
+	}
+	let yz = lin / grid.x;
+	let z = yz / grid.y;
+	return vec4<u32>(lin - yz * grid.x, yz - z * grid.y, z, select(0u, 1u, z < grid.z));
 }
 
 // ag_div_i32 is Go's a / b, with a / 0 == a (as WGSL) and MinInt32 / -1 ==
@@ -1161,7 +1167,8 @@ fn Histogram(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) a
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = Histogram_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = Histogram_params.n;
 	let nbins = Histogram_params.nbins;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
@@ -1190,7 +1197,8 @@ fn SharedHistogram(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgro
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = SharedHistogram_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = SharedHistogram_params.n;
 	var t: u32 = ag_lid.x;
 	if (t < 16u) {
@@ -1229,7 +1237,8 @@ fn AtomicMinMax(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = AtomicMinMax_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = AtomicMinMax_params.n;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
 	if (i < n) {
@@ -1263,7 +1272,8 @@ fn AtomicTicket(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = AtomicTicket_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = AtomicTicket_params.n;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
 	if (i < n) {
@@ -1304,7 +1314,8 @@ fn AtomicCAS(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) a
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = AtomicCAS_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = AtomicCAS_params.n;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
 	if (i < n) {
@@ -1340,7 +1351,8 @@ fn Saxpy(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_nw
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = Saxpy_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = Saxpy_params.n;
 	let a = Saxpy_params.a;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
@@ -1367,7 +1379,8 @@ fn EarlyReturn(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups)
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = EarlyReturn_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = EarlyReturn_params.n;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
 	if (i >= n) {
@@ -1395,7 +1408,8 @@ fn GridStride(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) 
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = GridStride_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = GridStride_params.n;
 	var stride: u32 = (ag_bs.x * ag_grid.x);
 	for (var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x); i < n; i = (i + stride)) {
@@ -1423,7 +1437,8 @@ fn Vec4Scale(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) a
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = Vec4Scale_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n4 = Vec4Scale_params.n4;
 	let a = Vec4Scale_params.a;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
@@ -1455,7 +1470,8 @@ fn Vec4Make(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = Vec4Make_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n4 = Vec4Make_params.n4;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
 	if (i < n4) {
@@ -1484,7 +1500,8 @@ fn Vec4Tail(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = Vec4Tail_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = Vec4Tail_params.n;
 	let a = Vec4Tail_params.a;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
@@ -1523,7 +1540,8 @@ fn Vec4Lanes(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) a
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = Vec4Lanes_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = Vec4Lanes_params.n;
 	let m = Vec4Lanes_params.m;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
@@ -1559,7 +1577,8 @@ fn Ids2D(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_nw
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = Ids2D_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let w = Ids2D_params.w;
 	let h = Ids2D_params.h;
 	var x: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
@@ -1589,7 +1608,8 @@ fn Ids3D(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_nw
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = Ids3D_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let w = Ids3D_params.w;
 	let h = Ids3D_params.h;
 	let d = Ids3D_params.d;
@@ -1618,7 +1638,8 @@ fn Sizes(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_nw
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = Sizes_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	if ((((ag_grp.x * ag_bs.x + ag_lid.x) == 0u) && ((ag_grp.y * ag_bs.y + ag_lid.y) == 0u)) && ((ag_grp.z * ag_bs.z + ag_lid.z) == 0u)) {
 		Sizes_out_1[0i] = ag_bs.x;
 		Sizes_out_1[1i] = ag_bs.y;
@@ -1650,7 +1671,8 @@ fn Guarded(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = Guarded_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = Guarded_params.n;
 	let lo = Guarded_params.lo;
 	let hi = Guarded_params.hi;
@@ -1680,7 +1702,8 @@ fn MathUnary(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) a
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = MathUnary_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = MathUnary_params.n;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
 	if (i < n) {
@@ -1726,7 +1749,8 @@ fn FloatMinMax(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups)
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = FloatMinMax_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = FloatMinMax_params.n;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
 	if (i < n) {
@@ -1755,7 +1779,8 @@ fn NaNInf(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_n
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = NaNInf_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = NaNInf_params.n;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
 	if (i < n) {
@@ -1804,7 +1829,8 @@ fn Polynomial(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) 
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = Polynomial_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = Polynomial_params.n;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
 	if (i < n) {
@@ -1832,7 +1858,8 @@ fn Helpers(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = Helpers_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = Helpers_params.n;
 	let k = Helpers_params.k;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
@@ -1873,7 +1900,8 @@ fn HalfConvert(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups)
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = HalfConvert_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = HalfConvert_params.n;
 	{
 		var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
@@ -1941,7 +1969,8 @@ fn HalfScale(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) a
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = HalfScale_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let a = HalfScale_params.a;
 	let n = HalfScale_params.n;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
@@ -1997,7 +2026,8 @@ fn HalfRowSum(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) 
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = HalfRowSum_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let rows = HalfRowSum_params.rows;
 	let cols = HalfRowSum_params.cols;
 	var r: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
@@ -2034,7 +2064,8 @@ fn IntOverflow(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups)
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = IntOverflow_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = IntOverflow_params.n;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
 	if (i < n) {
@@ -2065,7 +2096,8 @@ fn UintOverflow(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = UintOverflow_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = UintOverflow_params.n;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
 	if (i < n) {
@@ -2096,7 +2128,8 @@ fn DivRem(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_n
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = DivRem_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = DivRem_params.n;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
 	if (i < n) {
@@ -2125,7 +2158,8 @@ fn DivRemU(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = DivRemU_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = DivRemU_params.n;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
 	if (i < n) {
@@ -2154,7 +2188,8 @@ fn DivRemConst(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups)
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = DivRemConst_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = DivRemConst_params.n;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
 	if (i < n) {
@@ -2196,7 +2231,8 @@ fn Shifts(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_n
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = Shifts_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = Shifts_params.n;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
 	if (i < n) {
@@ -2228,7 +2264,8 @@ fn Bitwise(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = Bitwise_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = Bitwise_params.n;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
 	if (i < n) {
@@ -2263,7 +2300,8 @@ fn Conversions(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups)
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = Conversions_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = Conversions_params.n;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
 	if (i < n) {
@@ -2295,7 +2333,8 @@ fn MinMaxClampInt(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgrou
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = MinMaxClampInt_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = MinMaxClampInt_params.n;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
 	if (i < n) {
@@ -2326,7 +2365,8 @@ fn BitCasts(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = BitCasts_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = BitCasts_params.n;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
 	if (i < n) {
@@ -2355,7 +2395,8 @@ fn NestedLoops(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups)
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = NestedLoops_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = NestedLoops_params.n;
 	let m = NestedLoops_params.m;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
@@ -2415,7 +2456,8 @@ fn WhileLoop(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) a
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = WhileLoop_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = WhileLoop_params.n;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
 	if (i < n) {
@@ -2452,7 +2494,8 @@ fn LocalArray(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) 
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = LocalArray_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = LocalArray_params.n;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
 	if (i >= n) {
@@ -2506,7 +2549,8 @@ fn InfiniteLoopBreak(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workg
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = InfiniteLoopBreak_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = InfiniteLoopBreak_params.n;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
 	if (i >= n) {
@@ -2542,7 +2586,8 @@ fn ReduceSum(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) a
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = ReduceSum_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = ReduceSum_params.n;
 	var t: u32 = ag_lid.x;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
@@ -2586,7 +2631,8 @@ fn Transpose(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) a
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = Transpose_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let rows = Transpose_params.rows;
 	let cols = Transpose_params.cols;
 	var tx: u32 = ag_lid.x;
@@ -2631,7 +2677,8 @@ fn Sgemm(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_nw
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = Sgemm_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let m = Sgemm_params.m;
 	let n = Sgemm_params.n;
 	let k = Sgemm_params.k;
@@ -2697,7 +2744,8 @@ fn Scan(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_nwg
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = Scan_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = Scan_params.n;
 	var t: u32 = ag_lid.x;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
@@ -2790,7 +2838,8 @@ fn SharedReverse(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroup
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = SharedReverse_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = SharedReverse_params.n;
 	var t: u32 = ag_lid.x;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
@@ -2836,7 +2885,8 @@ fn SubgroupReduce(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgrou
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = SubgroupReduce_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = SubgroupReduce_params.n;
 	var t: u32 = ag_lidx;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
@@ -2927,7 +2977,8 @@ fn SubgroupScan(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = SubgroupScan_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = SubgroupScan_params.n;
 	var t: u32 = ag_lidx;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);
@@ -2991,7 +3042,8 @@ fn SubgroupLanes(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroup
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = SubgroupLanes_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = SubgroupLanes_params.n;
 	var t: u32 = ag_lidx;
 	var i: u32 = (ag_grp.x * ag_bs.x + ag_lid.x);

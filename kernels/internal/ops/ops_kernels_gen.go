@@ -983,14 +983,20 @@ struct ag_Launch {
 
 // ag_group is this group's index in the launch's grid (xyz) and whether the group
 // is one of the launch's (w = 1) or pads a folded dispatch (w = 0). A grid
-// wider than WebGPU's dispatch limit is dispatched folded into x and y.
+// wider than WebGPU's dispatch limit is dispatched folded into x and y; a
+// folded one-dimensional grid (the common case) is unfolded without a
+// division, any other with two.
 fn ag_group(grid: vec3<u32>, wg: vec3<u32>, nwg: vec3<u32>) -> vec4<u32> {
 	if (all(nwg == grid)) {
 		return vec4<u32>(wg, 1u);
 	}
 	let lin = wg.x + nwg.x * (wg.y + nwg.y * wg.z);
-	let gxy = grid.x * grid.y;
-	return vec4<u32>(lin % grid.x, (lin / grid.x) % grid.y, lin / gxy, select(0u, 1u, lin < gxy * grid.z));
+	if (grid.y == 1u && grid.z == 1u) {
+		return vec4<u32>(lin, 0u, 0u, select(0u, 1u, lin < grid.x));
+	}
+	let yz = lin / grid.x;
+	let z = yz / grid.y;
+	return vec4<u32>(lin - yz * grid.x, yz - z * grid.y, z, select(0u, 1u, z < grid.z));
 }
 
 // ag_div_u32 is Go's a / b, with a / 0 == a.
@@ -1043,7 +1049,8 @@ fn fill(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_nwg
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = fill_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = fill_params.n;
 	let value = fill_params.value;
 	if (((((ag_lid.y | ag_lid.z) | ag_grp.y) | ag_grp.z) != 0u) || (n == 0u)) {
@@ -1099,7 +1106,8 @@ fn copyOp(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_n
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = copyOp_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = copyOp_params.n;
 	if (((((ag_lid.y | ag_lid.z) | ag_grp.y) | ag_grp.z) != 0u) || (n == 0u)) {
 		return;
@@ -1154,7 +1162,8 @@ fn scale(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_nw
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = scale_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = scale_params.n;
 	let a = scale_params.a;
 	if (((((ag_lid.y | ag_lid.z) | ag_grp.y) | ag_grp.z) != 0u) || (n == 0u)) {
@@ -1211,7 +1220,8 @@ fn axpy(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_nwg
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = axpy_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = axpy_params.n;
 	let a = axpy_params.a;
 	if (((((ag_lid.y | ag_lid.z) | ag_grp.y) | ag_grp.z) != 0u) || (n == 0u)) {
@@ -1269,7 +1279,8 @@ fn add(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_nwg:
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = add_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = add_params.n;
 	if (((((ag_lid.y | ag_lid.z) | ag_grp.y) | ag_grp.z) != 0u) || (n == 0u)) {
 		return;
@@ -1326,7 +1337,8 @@ fn mul(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_nwg:
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = mul_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = mul_params.n;
 	if (((((ag_lid.y | ag_lid.z) | ag_grp.y) | ag_grp.z) != 0u) || (n == 0u)) {
 		return;
@@ -1384,7 +1396,8 @@ fn transposeOp(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups)
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = transposeOp_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let rows = transposeOp_params.rows;
 	let cols = transposeOp_params.cols;
 	if (((ag_grp.z != 0u) || (rows == 0u)) || (cols == 0u)) {
@@ -1457,7 +1470,8 @@ fn sgemm(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_nw
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = sgemm_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let m = sgemm_params.m;
 	let n = sgemm_params.n;
 	let k = sgemm_params.k;
@@ -1894,7 +1908,8 @@ fn reduce_sum(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) 
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = reduce_sum_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = reduce_sum_params.n;
 	if ((ag_grp.y | ag_grp.z) != 0u) {
 		return;
@@ -2046,7 +2061,8 @@ fn dotOp(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_nw
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = dotOp_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = dotOp_params.n;
 	if ((ag_grp.y | ag_grp.z) != 0u) {
 		return;

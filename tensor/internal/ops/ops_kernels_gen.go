@@ -1494,14 +1494,20 @@ struct ag_Launch {
 
 // ag_group is this group's index in the launch's grid (xyz) and whether the group
 // is one of the launch's (w = 1) or pads a folded dispatch (w = 0). A grid
-// wider than WebGPU's dispatch limit is dispatched folded into x and y.
+// wider than WebGPU's dispatch limit is dispatched folded into x and y; a
+// folded one-dimensional grid (the common case) is unfolded without a
+// division, any other with two.
 fn ag_group(grid: vec3<u32>, wg: vec3<u32>, nwg: vec3<u32>) -> vec4<u32> {
 	if (all(nwg == grid)) {
 		return vec4<u32>(wg, 1u);
 	}
 	let lin = wg.x + nwg.x * (wg.y + nwg.y * wg.z);
-	let gxy = grid.x * grid.y;
-	return vec4<u32>(lin % grid.x, (lin / grid.x) % grid.y, lin / gxy, select(0u, 1u, lin < gxy * grid.z));
+	if (grid.y == 1u && grid.z == 1u) {
+		return vec4<u32>(lin, 0u, 0u, select(0u, 1u, lin < grid.x));
+	}
+	let yz = lin / grid.x;
+	let z = yz / grid.y;
+	return vec4<u32>(lin - yz * grid.x, yz - z * grid.y, z, select(0u, 1u, z < grid.z));
 }
 
 // ag_div_u32 is Go's a / b, with a / 0 == a.
@@ -2372,7 +2378,8 @@ fn castElems(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) a
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = castElems_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = castElems_params.n;
 	let src = castElems_params.src;
 	let dst = castElems_params.dst;
@@ -2454,7 +2461,8 @@ fn unary(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_nw
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = unary_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = unary_params.n;
 	let op = unary_params.op;
 	let xoff = unary_params.xoff;
@@ -2526,7 +2534,8 @@ fn binary(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_n
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = binary_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = binary_params.n;
 	let op = binary_params.op;
 	let s0 = binary_params.s0;
@@ -2798,7 +2807,8 @@ fn gather(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_n
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = gather_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = gather_params.n;
 	let esize = gather_params.esize;
 	let xoff = gather_params.xoff;
@@ -3291,7 +3301,8 @@ fn reduceRows(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) 
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = reduceRows_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let rows = reduceRows_params.rows;
 	let cols = reduceRows_params.cols;
 	let op = reduceRows_params.op;
@@ -3427,7 +3438,8 @@ fn argmaxRows(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) 
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = argmaxRows_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let rows = argmaxRows_params.rows;
 	let cols = argmaxRows_params.cols;
 	let xoff = argmaxRows_params.xoff;
@@ -3561,7 +3573,8 @@ fn softmaxRows(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups)
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = softmaxRows_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let rows = softmaxRows_params.rows;
 	let cols = softmaxRows_params.cols;
 	let xoff = softmaxRows_params.xoff;
@@ -3705,7 +3718,8 @@ fn normRows(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = normRows_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let rows = normRows_params.rows;
 	let cols = normRows_params.cols;
 	let kind = normRows_params.kind;

@@ -139,6 +139,10 @@ func TestE2EGroups(t *testing.T) {
 		{gpu.Dim3{X: 3, Y: 4, Z: 5}, 256},
 		{gpu.D1(65536), 64},
 		{gpu.D2(33000, 3), 256},
+		{gpu.D1(70001), 64},
+		{gpu.D2(70001, 2), 64},
+		{gpu.Dim3{X: 66000, Y: 1, Z: 2}, 64},
+		{gpu.Dim3{X: 65537, Y: 3, Z: 2}, 64},
 	} {
 		t.Run(fmt.Sprintf("%v/%d", tc.grid, tc.block), func(t *testing.T) {
 			groups := tc.grid.X * tc.grid.Y * tc.grid.Z

@@ -8,11 +8,15 @@
 // two vec4<u32>), which the backend binds for every launch of such a source.
 // The work-group size is three module constants, anygpu_block_x/y/z, which
 // the backend rewrites to each launch's block; the entry points take it
-// through @workgroup_size(anygpu_block_x, anygpu_block_y, anygpu_block_z).
+// through @workgroup_size(anygpu_block_x, anygpu_block_y, anygpu_block_z),
+// and GroupSizeX/Y/Z read it from the constants too (through a variable, so
+// that the driver folds it but WGSL's constant evaluation does not), not
+// from the geometry.
 //
 // A kernel finds its group from the geometry: the backend folds a grid
 // wider than WebGPU's dispatch limit into x and y, so the group index is
-// recovered from the linear dispatch index, and the threads of the groups
+// recovered from the linear dispatch index (without a division for a grid
+// that is not folded or is one-dimensional), and the threads of the groups
 // that only pad a folded dispatch return before the kernel's first
 // statement (a condition that is the same for a whole group, so barriers
 // stay valid).

@@ -174,10 +174,14 @@ func (e *emitter) kernel(p *kernelPlan, native bool) (*funcText, error) {
 		c.line("\treturn; // the group pads a folded dispatch")
 		c.line("}")
 		c.line("let ag_grp = ag_g.xyz;")
-		// The block size from the launch, not the constants: arithmetic on
-		// a constant is evaluated when the shader is created, and one that
-		// overflows (GroupSizeX() << 26) is a shader error there.
-		c.line("let ag_bs = %s.launch.block.xyz;", p.uniform)
+		// The block size from the constants, which the backend sets to the
+		// launch's block in every pipeline, so that the driver's compiler
+		// folds GroupSizeX() / 4, t / q and block-bounded loops. It goes
+		// through a variable: arithmetic on a constant itself is evaluated
+		// when the shader is created, and one that overflows
+		// (GroupSizeX() << 26) would be a shader error there.
+		c.line("var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);")
+		c.line("let ag_bs = ag_bs_v;")
 	}
 	for _, h := range p.helpers {
 		if usesIDs(h) {
