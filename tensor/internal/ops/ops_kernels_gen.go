@@ -1842,7 +1842,8 @@ fn attention(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) a
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = attention_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let nq = attention_params.nq;
 	let heads = attention_params.heads;
 	let dim = attention_params.dim;
@@ -2012,7 +2013,8 @@ fn attentionCombine(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgr
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = attentionCombine_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = attentionCombine_params.n;
 	let dim = attentionCombine_params.dim;
 	let splits = attentionCombine_params.splits;
@@ -2078,7 +2080,8 @@ fn attentionBlock(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgrou
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = attentionBlock_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let nq = attentionBlock_params.nq;
 	let heads = attentionBlock_params.heads;
 	let dim = attentionBlock_params.dim;
@@ -2610,7 +2613,8 @@ fn embedding(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) a
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = embedding_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = embedding_params.n;
 	let dim = embedding_params.dim;
 	let vocab = embedding_params.vocab;
@@ -2665,7 +2669,8 @@ fn rotary(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_n
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = rotary_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = rotary_params.n;
 	let heads = rotary_params.heads;
 	let dim = rotary_params.dim;
@@ -2739,7 +2744,8 @@ fn scatter(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = scatter_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let n = scatter_params.n;
 	let s0 = scatter_params.s0;
 	let s1 = scatter_params.s1;
@@ -2887,7 +2893,8 @@ fn matmul(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_n
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = matmul_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let batch = matmul_params.batch;
 	let m = matmul_params.m;
 	let n = matmul_params.n;
@@ -3141,7 +3148,8 @@ fn sumSplits(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) a
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = sumSplits_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let count = sumSplits_params.count;
 	let splits = sumSplits_params.splits;
 	let n = sumSplits_params.n;
@@ -3199,7 +3207,8 @@ fn matvec(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_n
 		return; // the group pads a folded dispatch
 	}
 	let ag_grp = ag_g.xyz;
-	let ag_bs = matvec_params.launch.block.xyz;
+	var ag_bs_v = vec3<u32>(anygpu_block_x, anygpu_block_y, anygpu_block_z);
+	let ag_bs = ag_bs_v;
 	let batch = matvec_params.batch;
 	let n = matvec_params.n;
 	let k = matvec_params.k;
