@@ -48,22 +48,21 @@
 // generate). TestBuiltinsPrebuilt reports built-ins without images: a
 // failure where ANYGPU_TEST_REQUIRE names cuda (the GPU machine), a log
 // line elsewhere. Regeneration needs NVRTC (CUDA 13), not a GPU; the GPU
-// machine has it and no Go, so from the repository root:
+// machine may have it and no Go, so the test binary travels there:
 //
-//  1. Here: ../shared/tools/devbundle ./internal/prebuilt ./backend/cuda
-//  2. On the GPU machine (the device tool's run, from the project root):
-//     ANYGPU_PREBUILT_WRITE=$OUT/prebuilt ONLY=internal_prebuilt bash .devbundle/run.sh -test.run '^(TestRegenerate|TestColdStart)$'
+//  1. Build it: go test -c -o prebuilt.test ./internal/prebuilt
+//  2. On the machine with NVRTC, from this package's directory:
+//     ANYGPU_PREBUILT_WRITE=DIR ./prebuilt.test -test.run '^(TestRegenerate|TestColdStart)$' -test.v
 //     TestRegenerate compiles every distinct built-in text for each target
 //     of DefaultTargets the NVRTC offers (ANYGPU_PREBUILT_TARGETS=sm_90,compute_75
-//     replaces the list) and writes $OUT/prebuilt/index.json and pack.bin;
-//     TestColdStart then measures that set from fresh processes. The log
-//     is $OUT/internal_prebuilt.log.
-//  3. Here: cp <files_at>/prebuilt/index.json <files_at>/prebuilt/pack.bin internal/prebuilt/data/
-//     then go test ./internal/prebuilt ./backend/cuda -count=1 and commit data/.
-//  4. Check it shipped: step 1 again, then on the GPU machine
-//     ONLY=internal_prebuilt bash .devbundle/run.sh -test.run '^(TestBuiltinsPrebuilt|TestColdStart)$' -test.bench ColdStart
-//     and ONLY=backend_cuda bash .devbundle/run.sh (the conformance suite
-//     now runs the built-ins from the set).
+//     replaces the list) and writes DIR/index.json and DIR/pack.bin;
+//     TestColdStart then measures that set from fresh processes.
+//  3. Copy DIR/index.json and DIR/pack.bin into internal/prebuilt/data/,
+//     run go test ./internal/prebuilt ./backend/cuda -count=1 and commit data/.
+//  4. Check it shipped: build the test binary again and, on a CUDA machine,
+//     run it with -test.run '^(TestBuiltinsPrebuilt|TestColdStart)$' and
+//     ANYGPU_TEST_REQUIRE=cuda; the CUDA backend's conformance suite then
+//     runs the built-ins from the set.
 //
 // # Measuring
 //
