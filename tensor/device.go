@@ -29,6 +29,19 @@ type deviceState struct {
 	synced    uint64 // ops known complete
 	deferred  []deferredFree
 	deferredB int64
+
+	// shape, when not nil, changes the device's DeviceInfo as the package
+	// sees it (tests: the split and grid plans of a larger device).
+	shape func(*gpu.DeviceInfo)
+}
+
+// info is the device's DeviceInfo as the package plans its launches with.
+func (ds *deviceState) info() gpu.DeviceInfo {
+	info := ds.dev.Info()
+	if ds.shape != nil {
+		ds.shape(&info)
+	}
+	return info
 }
 
 type deferredFree struct {
