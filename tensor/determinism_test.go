@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -38,11 +39,38 @@ func float32Bits(v []float32) []uint32 {
 	return out
 }
 
+// withBlock makes the package launch the row kernel name with block
+// threads (0: its own choice) until the test ends.
+func withBlock(t *testing.T, dev *gpu.Device, name string, block int) {
+	t.Helper()
+	if block == 0 {
+		return
+	}
+	ds := stateOf(dev)
+	require.NoError(t, ds.compileOps(context.Background()))
+	ds.mu.Lock()
+	ds.geometry[name] = block
+	ds.mu.Unlock()
+	t.Cleanup(func() {
+		ds.mu.Lock()
+		delete(ds.geometry, name)
+		ds.mu.Unlock()
+	})
+}
+
 // TestDecodeAttentionDeterministic runs GPT-2 124M's decode attention (12
 // heads of 64) over a cache of NaN beyond the positions written, position
-// by position past several tiles and splits, twice: every step's result is
-// bitwise the same in both passes, and within float32 of float64.
+// by position past several tiles and splits, twice, with the kernel's
+// groups of 64 threads and smaller (as an occupancy calculator may choose):
+// every step's result is bitwise the same in both passes, and within
+// float32 of float64.
 func TestDecodeAttentionDeterministic(t *testing.T) {
+	for _, block := range []int{0, 32} {
+		t.Run(fmt.Sprintf("block %d", block), func(t *testing.T) { decodeAttentionDeterministic(t, block) })
+	}
+}
+
+func decodeAttentionDeterministic(t *testing.T, block int) {
 	const heads, dim, ctxLen, prompt, last = 12, 64, 304, 8, 300
 	rng := rand.New(rand.NewPCG(21, 22))
 	random := func(n int) []float32 {
@@ -58,6 +86,7 @@ func TestDecodeAttentionDeterministic(t *testing.T) {
 	checked := map[int]bool{prompt: true, 63: true, 64: true, 65: true, 127: true, 128: true, 129: true, 200: true, 256: true, 257: true, last - 1: true}
 	forEachDevice(t, func(t *testing.T, dev *gpu.Device) {
 		asH200(t, dev)
+		withBlock(t, dev, "attention", block)
 		ctx := context.Background()
 		pass := func() map[int][]float32 {
 			kc, err := FromSlice(ctx, dev, nanSlice(heads*ctxLen*dim), heads, ctxLen, dim)
