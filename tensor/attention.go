@@ -151,7 +151,7 @@ func Attention(q, k, v *Tensor, pos int, scale float32) (*Tensor, error) {
 // query's range.
 func (ds *deviceState) attentionSplits(pairs, keys int) (splits, kchunk int) {
 	const least = 64
-	want := 2 * max(1, ds.dev.Info().Units)
+	want := 2 * max(1, ds.info().Units)
 	if pairs >= want || keys <= least {
 		return 1, keys
 	}

@@ -29,6 +29,19 @@ type deviceState struct {
 	synced    uint64 // ops known complete
 	deferred  []deferredFree
 	deferredB int64
+
+	// shape, when not nil, changes the device's DeviceInfo as the package
+	// sees it (tests: the split and grid plans of a larger device).
+	shape func(*gpu.DeviceInfo)
+}
+
+// info is the device's DeviceInfo as the package plans its launches with.
+func (ds *deviceState) info() gpu.DeviceInfo {
+	info := ds.dev.Info()
+	if ds.shape != nil {
+		ds.shape(&info)
+	}
+	return info
 }
 
 type deferredFree struct {
@@ -150,19 +163,62 @@ func (ds *deviceState) nextEpoch() uint64 {
 	return ds.epoch
 }
 
-// kernel is the compiled op name, compiling the package's ops for the device
-// on first use.
-func (ds *deviceState) kernel(name string) (*gpu.Kernel, error) {
+// Prepare compiles the package's ops for dev under ctx, as its first op
+// would (with no deadline): call it to bound the compilation's time or to
+// take its cost before timing. A compilation that ctx ended is not kept: a
+// later Prepare or op compiles again; any other failure is returned by every
+// op after it.
+func Prepare(ctx context.Context, dev *gpu.Device) error {
+	if err := checkCtx("prepare", ctx); err != nil {
+		return err
+	}
+	if dev == nil {
+		return invalid("prepare", "nil device")
+	}
+	ds := stateOf(dev)
+	if err := ds.compileOps(ctx); err != nil {
+		return err
+	}
+	_, err := ds.compileSgemm(ctx)
+	return err
+}
+
+// keepFailure is whether a failed compilation under ctx is kept as the
+// device's answer: not when ctx ended (the next caller may have time).
+func keepFailure(ctx context.Context, err error) bool {
+	return err != nil && ctx.Err() == nil
+}
+
+// compileOps compiles the package's ops for the device unless done.
+func (ds *deviceState) compileOps(ctx context.Context) error {
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
 	if ds.mod == nil && ds.modErr == nil {
-		ds.mod, ds.modErr = ds.dev.Compile(context.Background(), ops.Kernels)
+		mod, err := ds.dev.Compile(ctx, ops.Kernels)
+		if err != nil {
+			if keepFailure(ctx, err) {
+				ds.modErr = err
+			}
+			return wrap(err, "compile ops")
+		}
+		ds.mod = mod
 		ds.kernels = map[string]*gpu.Kernel{}
 		ds.geometry = map[string]int{}
 	}
 	if ds.modErr != nil {
-		return nil, wrap(ds.modErr, "compile ops")
+		return wrap(ds.modErr, "compile ops")
 	}
+	return nil
+}
+
+// kernel is the compiled op name, compiling the package's ops for the device
+// on first use.
+func (ds *deviceState) kernel(name string) (*gpu.Kernel, error) {
+	if err := ds.compileOps(context.Background()); err != nil {
+		return nil, err
+	}
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
 	if k := ds.kernels[name]; k != nil {
 		return k, nil
 	}
@@ -178,13 +234,28 @@ func (ds *deviceState) kernel(name string) (*gpu.Kernel, error) {
 // 8×8 per thread, double-buffered Float4 staging; on the CPU the hand-tuned
 // GEMM), compiled for the device on first use.
 func (ds *deviceState) sgemm() (*gpu.Kernel, error) {
+	return ds.compileSgemm(context.Background())
+}
+
+// compileSgemm compiles the built-in sgemm for the device unless done.
+func (ds *deviceState) compileSgemm(ctx context.Context) (*gpu.Kernel, error) {
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
 	if ds.gemm == nil && ds.gemmErr == nil {
-		ds.gemmMod, ds.gemmErr = ds.dev.Compile(context.Background(), kernels.Source())
-		if ds.gemmErr == nil {
-			ds.gemm, ds.gemmErr = ds.gemmMod.Kernel(kernels.OpSgemm)
+		mod, err := ds.dev.Compile(ctx, kernels.Source())
+		var k *gpu.Kernel
+		if err == nil {
+			if k, err = mod.Kernel(kernels.OpSgemm); err != nil {
+				_ = mod.Close()
+			}
 		}
+		if err != nil {
+			if keepFailure(ctx, err) {
+				ds.gemmErr = err
+			}
+			return nil, wrap(err, "compile sgemm")
+		}
+		ds.gemmMod, ds.gemm = mod, k
 	}
 	if ds.gemmErr != nil {
 		return nil, wrap(ds.gemmErr, "compile sgemm")

@@ -67,7 +67,7 @@
 //
 // Ops run on the device's default stream, in call order, and return before
 // the work is done; the readers wait for it. The package compiles its ops
-// for a device on first use and chooses each launch from DeviceInfo: the
+// for a device on first use (Prepare does it under a context) and chooses each launch from DeviceInfo: the
 // block from the device's limits (and, on CUDA, the occupancy calculator,
 // profiling.SuggestBlockSize), the grid from its compute units; kernels
 // stride over whatever the grid does not cover. Release drops what the

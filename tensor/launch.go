@@ -26,7 +26,7 @@ func (ds *deviceState) blockSize(name string, k *gpu.Kernel, limit int) int {
 	if ok {
 		return b
 	}
-	info := ds.dev.Info()
+	info := ds.info()
 	b = limit
 	if m := info.MaxThreadsPerBlock; m > 0 {
 		b = min(b, m)
@@ -50,7 +50,7 @@ func (ds *deviceState) blockSize(name string, k *gpu.Kernel, limit int) int {
 // enough to cover them, at most what keeps every compute unit busy (the
 // kernels stride over the rest), within the device's grid limit.
 func (ds *deviceState) gridSize(work, block int) int {
-	info := ds.dev.Info()
+	info := ds.info()
 	g := (work + block - 1) / block
 	perUnit := 4
 	if info.MaxThreadsPerUnit > 0 {
@@ -149,7 +149,7 @@ func (ds *deviceState) launchGroups(name string, block, groups int, uses []*stor
 	if err != nil {
 		return err
 	}
-	info := ds.dev.Info()
+	info := ds.info()
 	limit := info.MaxThreadsPerBlock
 	if m := info.MaxBlockDim.X; m > 0 && (limit <= 0 || m < limit) {
 		limit = m

@@ -210,7 +210,7 @@ func (ds *deviceState) sgemmProduct(op string, out, a, b, bias *Tensor, m, n, k 
 	if err != nil {
 		return fail(err)
 	}
-	info := ds.dev.Info()
+	info := ds.info()
 	side := 16 // 256 threads: sgemm's tiled path
 	if info.MaxThreadsPerBlock > 0 && info.MaxThreadsPerBlock < side*side {
 		side = 8 // its simple path
@@ -244,7 +244,7 @@ func (ds *deviceState) sgemmProduct(op string, out, a, b, bias *Tensor, m, n, k 
 // tiles alone give every compute unit of the device a few groups, else
 // enough ranges to, none shorter than four of the kernel's slices.
 func (ds *deviceState) kSplits(tiles, k int) (splits, kchunk int) {
-	units := max(1, ds.dev.Info().Units)
+	units := max(1, ds.info().Units)
 	want := 2 * units // groups
 	if tiles >= want || k <= 4*ops.MatmulDepth {
 		return 1, k

@@ -115,6 +115,9 @@ func Load(ctx context.Context, dev *gpu.Device, st *safetensors, cfg Config) (*M
 	if cfg.Eps == 0 {
 		cfg.Eps = 1e-5
 	}
+	if err := tensor.Prepare(ctx, dev); err != nil { // the ops compile under ctx
+		return nil, fmt.Errorf("gpt2: %w", err)
+	}
 	m := &Model{Cfg: cfg, dev: dev}
 	p := prefix(st)
 	get := func(name string, shape ...int) (*tensor.Tensor, error) {
