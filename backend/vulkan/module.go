@@ -626,6 +626,12 @@ func (s *stream) stageAlignedLocked(n, align uint64) (*slab, uint64, error) {
 			sl.head = off + n
 			return sl, off, nil
 		}
+		// No room at this alignment: the next slab starts at offset 0, which
+		// every alignment divides. stageLocked would find room in this one
+		// at 16-byte alignment only, and a uniform block at an offset the
+		// device does not allow (64 on NVIDIA) reads the wrong scalars.
+		s.slab = nil
+		s.d.slabs.unref(sl)
 	}
 	return s.stageLocked(n)
 }
