@@ -46,23 +46,25 @@ type device struct {
 
 	// mu serialises the device's wgpu calls that change its state, and
 	// guards everything below, the streams' fields included.
-	mu       sync.Mutex
-	closed   bool
-	cmds     []*wgpu.CommandBuffer // encoded, not yet submitted
-	params   []byte                // the arena's contents for the pending batch
-	arena    *wgpu.Buffer
-	dirty    bool             // queue writes staged since the last submission
-	seq      uint64           // submissions so far
-	touched  []*stream        // streams with work in the pending batch
-	toMap    []*pendingRead   // downloads whose copy is in the pending batch
-	reads    []*pendingRead   // downloads waiting for their staging buffer's mapping
-	newEvts  []*event         // events recorded into the pending batch
-	staging  stagingPool      // mappable buffers for downloads
-	internal *internalKernels // fill, patch and byte-copy pipelines
-	ts       timestampSlots
-	hostEvts atomic.Int64 // host-timed events not yet complete
-	sinkSeen uint64       // the sink's count when last collected
-	polling  bool
+	mu        sync.Mutex
+	closed    bool
+	cmds      []*wgpu.CommandBuffer // encoded, not yet submitted
+	params    []byte                // the arena's contents for the pending batch
+	arena     *wgpu.Buffer
+	dirty     bool             // queue writes staged since the last submission
+	seq       uint64           // submissions so far
+	touched   []*stream        // streams with work in the pending batch
+	toMap     []*pendingRead   // downloads whose copy is in the pending batch
+	reads     []*pendingRead   // downloads waiting for their staging buffer's mapping
+	readsDone uint64           // downloads completed so far
+	newEvts   []*event         // events recorded into the pending batch
+	staging   stagingPool      // mappable buffers for downloads
+	uploads   uploadPool       // mapped buffers for large writes
+	internal  *internalKernels // fill, patch and byte-copy pipelines
+	ts        timestampSlots
+	hostEvts  atomic.Int64 // host-timed events not yet complete
+	sinkSeen  uint64       // the sink's count when last collected
+	polling   bool
 
 	// lastParams is the offset in params of the last block placed, -1 when
 	// none.
@@ -463,6 +465,7 @@ func (d *device) pollLocked() {
 		return nil
 	})
 	d.finishReadsLocked()
+	d.finishUploadsLocked()
 	if n := d.sink.Seq(); n != d.sinkSeen {
 		d.sinkSeen = n
 		d.collectAsync()
@@ -473,10 +476,13 @@ func (d *device) pollLocked() {
 // ends (an error of category Timeout) or the device is lost or closed. It
 // holds d.mu only while polling, so that other streams keep enqueuing: a
 // blocking poll would hold back their submissions. It spins (polling and
-// yielding) for the first spinFor, which covers most kernels at the cost of
-// a busy core, then polls every millisecond.
+// yielding) for the first spinFor after the last progress seen (a
+// submission or a download completing), which covers most kernels and the
+// chunks of a transfer at the cost of a busy core, then polls every
+// millisecond.
 func (d *device) wait(ctx context.Context, op string, done func() bool) error {
 	start := time.Now()
+	var seen [2]uint64
 	for {
 		d.mu.Lock()
 		if d.closed {
@@ -485,6 +491,11 @@ func (d *device) wait(ctx context.Context, op string, done func() bool) error {
 		}
 		d.pollLocked()
 		ok := done()
+		if now := [2]uint64{d.completed.Load(), d.readsDone}; now != seen {
+			// Progress (a submission or a download completed, as in a
+			// chunked transfer): spin again.
+			seen, start = now, time.Now()
+		}
 		d.mu.Unlock()
 		if ok {
 			return nil
@@ -571,6 +582,7 @@ func (d *device) releaseLocked() {
 	}
 	d.ts.release()
 	d.staging.release()
+	d.uploads.release()
 	if d.arena != nil {
 		d.arena.Release()
 		d.arena = nil

@@ -124,7 +124,7 @@ type stagingPool struct {
 const (
 	stagingMin      = 64 << 10  // smallest pooled staging buffer
 	stagingMaxClass = 64 << 20  // larger ones are not pooled
-	stagingPoolCap  = 128 << 20 // bytes kept
+	stagingPoolCap  = 256 << 20 // bytes kept (a 256 MiB read's chunks)
 )
 
 func stagingClass(size uint64) uint64 {
@@ -226,7 +226,7 @@ func (d *device) finishReadsLocked() {
 		case st == uint32(wgpu.MapAsyncStatusSuccess):
 			err := d.call("read", errors.Execution, func() error {
 				src := r.staging.GetMappedRange(0, uint(r.size))
-				copy(r.dst, src[r.skip:r.skip+uint64(len(r.dst))])
+				parallelCopy(r.dst, src[r.skip:r.skip+uint64(len(r.dst))])
 				return r.staging.TryUnmap()
 			})
 			r.finishLocked(d, err)
@@ -247,6 +247,7 @@ func (r *pendingRead) finishLocked(d *device, err error) {
 		return
 	}
 	r.done, r.err = true, err
+	d.readsDone++
 	if r.staging != nil {
 		if err == nil {
 			d.releaseStagingLocked(r.staging, r.class)

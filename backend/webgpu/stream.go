@@ -53,6 +53,9 @@ func (s *stream) enqueue(encode func(d *device) error) error {
 // queue's buffer write; a partial word at either end is merged into the
 // buffer by a one-thread kernel, in stream order.
 func (s *stream) Write(dst backend.Buffer, off int64, src []byte) error {
+	if len(src) >= stagedWriteMin {
+		return s.writeStaged(dst.(*buffer), uint64(off), src)
+	}
 	return s.enqueue(func(d *device) error { return d.writeLocked(dst.(*buffer), uint64(off), src) })
 }
 
@@ -107,6 +110,9 @@ func edgeWords(o, n uint64) []uint64 {
 // words into a mappable staging buffer; when the stream is synchronized the
 // staging buffer has been mapped and dst holds the data.
 func (s *stream) Read(dst []byte, src backend.Buffer, off int64) error {
+	if len(dst) > transferChunk {
+		return s.enqueue(func(d *device) error { return d.readChunkedLocked(s, dst, src.(*buffer), uint64(off)) })
+	}
 	return s.enqueue(func(d *device) error { return d.readLocked(s, dst, src.(*buffer), uint64(off)) })
 }
 
