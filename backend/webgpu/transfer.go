@@ -167,23 +167,52 @@ func (s *stream) writeStaged(b *buffer, o uint64, src []byte) error {
 	if err != nil {
 		return err
 	}
+	// Chunk k+1 is filled while chunk k is unmapped, encoded and
+	// submitted; every fill has ended when writeStaged returns (src is the
+	// caller's again).
+	type fill struct {
+		u      *upload
+		pos, l uint64
+		done   chan struct{}
+	}
+	var prev *fill
+	submit := func(f *fill) error {
+		<-f.done
+		return s.enqueueUpload(f.u, b, f.pos, f.l)
+	}
 	d := s.d
 	for pos := lo; pos < hi; pos += transferChunk {
 		l := min(transferChunk, hi-pos)
 		d.mu.Lock()
-		if err := d.usableLocked(); err != nil {
-			d.mu.Unlock()
-			return err
+		err := d.usableLocked()
+		var u *upload
+		if err == nil {
+			u, err = d.acquireUploadLocked(op)
 		}
-		u, err := d.acquireUploadLocked(op)
 		d.mu.Unlock()
 		if err != nil {
+			if prev != nil {
+				<-prev.done
+				discardUpload(prev.u)
+			}
 			return err
 		}
-		parallelCopy(u.mem[:l], src[pos-o:pos-o+l])
-		if err := s.enqueueUpload(u, b, pos, l); err != nil {
-			return err
+		f := &fill{u: u, pos: pos, l: l, done: make(chan struct{})}
+		go func() {
+			defer close(f.done)
+			parallelCopy(u.mem[:l], src[pos-o:pos-o+l])
+		}()
+		if prev != nil {
+			if err := submit(prev); err != nil {
+				<-f.done
+				discardUpload(f.u)
+				return err
+			}
 		}
+		prev = f
+	}
+	if prev != nil {
+		return submit(prev)
 	}
 	return nil
 }
