@@ -42,6 +42,7 @@ type device struct {
 	storageAlign uint64 // storage binding offset alignment
 	uniformAlign int    // uniform binding offset alignment
 	timestamps   bool   // timing through timestamp queries; else the host clock
+	d2dKernel    bool   // Copy moves vec4 blocks with the copy kernel (EnvD2D)
 	tsPeriod     float64
 
 	// mu serialises the device's wgpu calls that change its state, and
@@ -172,6 +173,8 @@ func newDevice(ordinal int, e adapterEntry) (*device, error) {
 	d.uniformAlign = int(or32(l.MinUniformBufferOffsetAlignment, defaultOffsetAlignment))
 	d.timestamps = e.has(wgpu.FeatureNameTimestampQuery) && !forceHostTiming
 	d.info = deviceInfo(ordinal, e, l)
+	d.d2dKernel = d2dKernel(d.info.Type) && d.storageAlign%16 == 0
+	d.info.Extra["d2d"] = d2dName(d.d2dKernel)
 	if fallback != "" {
 		d.info.Extra["limits"] = "WebGPU defaults: the adapter refused its own limits (" + fallback + ")"
 	}

@@ -138,11 +138,11 @@ func (d *device) readLocked(s *stream, dst []byte, b *buffer, o uint64) error {
 }
 
 // Copy enqueues a device-to-device copy: on a GPU a vec4 copy kernel where
-// offsets and size are multiples of 16 (on NVIDIA the queue's copy command
-// runs at a third of that speed), else the queue's copy command for whole
-// words between two buffers (always, on software adapters), and a byte-copy
-// kernel for the rest (and for copies within one buffer, which WebGPU's copy
-// command refuses).
+// offsets and size are multiples of 16 (unless EnvD2D asks for the copy
+// command), else the queue's copy command for whole words between two
+// buffers (always, on software adapters), and a byte-copy kernel for the
+// rest (and for copies within one buffer, which WebGPU's copy command
+// refuses).
 func (s *stream) Copy(dst backend.Buffer, dstOff int64, src backend.Buffer, srcOff, n int64) error {
 	return s.enqueue(func(d *device) error {
 		return d.copyLocked(dst.(*buffer), uint64(dstOff), src.(*buffer), uint64(srcOff), uint64(n))
@@ -155,7 +155,7 @@ func (d *device) copyLocked(db *buffer, dstOff uint64, sb *buffer, srcOff, n uin
 	aligned := dstOff%4 == 0 && srcOff%4 == 0 && n%4 == 0
 	vec4 := dstOff%16 == 0 && srcOff%16 == 0 && n%16 == 0 && d.storageAlign%16 == 0
 	switch {
-	case vec4 && d.info.Type != backend.TypeSoftware:
+	case vec4 && d.d2dKernel:
 		return d.copyVec4Locked(op, db, dstOff, sb, srcOff, n)
 	case db != sb && aligned:
 		// The queue's copy command (on a CPU a memcpy, faster than any
