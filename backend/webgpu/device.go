@@ -52,15 +52,18 @@ type device struct {
 	cmds      []*wgpu.CommandBuffer // encoded, not yet submitted
 	params    []byte                // the arena's contents for the pending batch
 	arena     *wgpu.Buffer
-	dirty     bool             // queue writes staged since the last submission
-	seq       uint64           // submissions so far
-	touched   []*stream        // streams with work in the pending batch
-	toMap     []*pendingRead   // downloads whose copy is in the pending batch
-	reads     []*pendingRead   // downloads waiting for their staging buffer's mapping
-	readsDone uint64           // downloads completed so far
-	newEvts   []*event         // events recorded into the pending batch
-	staging   stagingPool      // mappable buffers for downloads
-	uploads   uploadPool       // mapped buffers for large writes
+	dirty     bool           // queue writes staged since the last submission
+	seq       uint64         // submissions so far
+	touched   []*stream      // streams with work in the pending batch
+	toMap     []*pendingRead // downloads whose copy is in the pending batch
+	reads     []*pendingRead // downloads waiting for their staging buffer's mapping
+	readsDone uint64         // downloads completed so far
+	newEvts   []*event       // events recorded into the pending batch
+	staging   stagingPool    // mappable buffers for downloads
+	uploads   uploadPool     // mapped buffers for large writes
+	tail      tailStamp      // the timestamp ending submissions of long work
+	// stampTail: the pending batch holds long work (noteLongWorkLocked).
+	stampTail bool
 	internal  *internalKernels // fill, patch and byte-copy pipelines
 	ts        timestampSlots
 	hostEvts  atomic.Int64 // host-timed events not yet complete
@@ -352,6 +355,8 @@ func (d *device) flushLocked() error {
 	if len(d.cmds) == 0 && len(d.params) == 0 && !d.dirty && len(d.toMap) == 0 && len(d.newEvts) == 0 {
 		return nil
 	}
+	tail := d.stampTail && d.encodeTailLocked()
+	d.stampTail = false
 	err := d.call("submit", errors.Execution, func() error {
 		if len(d.params) > 0 {
 			if err := d.queue.TryWriteBuffer(d.arena, 0, d.params); err != nil {
@@ -372,6 +377,10 @@ func (d *device) flushLocked() error {
 	d.dirty = false
 	d.seq++
 	seq := d.seq
+	d.tail.seq = 0
+	if tail && err == nil {
+		d.tail.seq = seq
+	}
 	if err == nil {
 		err = protect("submit", func() error {
 			d.queue.OnSubmittedWorkDone(func(st wgpu.QueueWorkDoneStatus) {
@@ -584,6 +593,7 @@ func (d *device) releaseLocked() {
 		d.internal = nil
 	}
 	d.ts.release()
+	d.tail.release()
 	d.staging.release()
 	d.uploads.release()
 	if d.arena != nil {

@@ -79,7 +79,12 @@
 // callback). Their time is a GPU timestamp when the adapter has timestamp
 // queries (an empty compute pass writes the clock after the work before it);
 // otherwise the host clock when the work-done callback ran, and the event's
-// HostTimed method reports true.
+// HostTimed method reports true. A submission holding long work (a copy,
+// fill or transfer chunk of 1 MiB or more) ends with a timestamp of its own;
+// an event recorded while that submission still runs, with nothing enqueued
+// since, takes that time (when the device finished the work before it)
+// instead of a submission of its own, which the device would reach only
+// after the host's submission round trip (tailstamp.go).
 //
 // # Kernels
 //
@@ -179,6 +184,7 @@
 // and opening under a context), internal.go (the WGSL kernels behind
 // unaligned writes, copies and fills), transfer.go (chunked, pipelined
 // writes through upload buffers and chunked reads), hostcopy.go (host
-// copies split over goroutines), d2d.go (EnvD2D) and nocgo.go (the build
+// copies split over goroutines), d2d.go (EnvD2D), tailstamp.go (events
+// timed by the end of the long work before them) and nocgo.go (the build
 // without cgo).
 package webgpu

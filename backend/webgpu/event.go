@@ -26,6 +26,7 @@ type event struct {
 	slot      int    // timestamp query slot, -1 when none
 	ticks     uint64 // the GPU timestamp, once fetched
 	haveTicks bool
+	fromTail  bool // its time is the tail stamp's (tailstamp.go)
 
 	host     bool // timed on the host clock
 	hostAt   atomic.Int64
@@ -170,7 +171,7 @@ func (t *timestampSlots) allocLocked(d *device) (int, error) {
 				return err
 			}
 			rb, err = d.dev.TryCreateBuffer(&wgpu.BufferDescriptor{
-				Label: "anygpu timestamps", Size: tsChunk * tsStride, Usage: wgpu.BufferUsageQueryResolve | wgpu.BufferUsageCopySrc,
+				Label: "anygpu timestamps", Size: tsChunk * tsStride, Usage: wgpu.BufferUsageQueryResolve | wgpu.BufferUsageCopySrc | wgpu.BufferUsageCopyDst,
 			})
 			return err
 		})

@@ -133,6 +133,7 @@ func (d *device) readLocked(s *stream, dst []byte, b *buffer, o uint64) error {
 		return err
 	}
 	d.toMap = append(d.toMap, &pendingRead{s: s, dst: dst, staging: staging, class: class, skip: o - lo, size: hi - lo})
+	d.noteLongWorkLocked(hi - lo)
 	s.reads++
 	return nil
 }
@@ -152,6 +153,7 @@ func (s *stream) Copy(dst backend.Buffer, dstOff int64, src backend.Buffer, srcO
 // copyLocked is Copy's work.
 func (d *device) copyLocked(db *buffer, dstOff uint64, sb *buffer, srcOff, n uint64) error {
 	const op = "copy"
+	d.noteLongWorkLocked(n)
 	aligned := dstOff%4 == 0 && srcOff%4 == 0 && n%4 == 0
 	vec4 := dstOff%16 == 0 && srcOff%16 == 0 && n%16 == 0 && d.storageAlign%16 == 0
 	switch {
@@ -176,6 +178,7 @@ func (s *stream) Fill(dst backend.Buffer, off, n int64, v uint32) error {
 	const op = "fill"
 	b := dst.(*buffer)
 	return s.enqueue(func(d *device) error {
+		d.noteLongWorkLocked(uint64(n))
 		if v == 0 {
 			return d.encodeLocked(op, errors.InvalidArgument, func(enc *wgpu.CommandEncoder) error {
 				return enc.TryClearBuffer(b.buf, uint64(off), uint64(n))
@@ -237,8 +240,14 @@ func (s *stream) Record() (backend.Event, error) {
 		d.startHostPollerLocked()
 		return e, nil
 	}
-	if err := d.recordTimestampLocked(e); err != nil {
+	fromTail, err := d.recordFromTailLocked(e)
+	if err != nil {
 		return nil, err
+	}
+	if !fromTail {
+		if err := d.recordTimestampLocked(e); err != nil {
+			return nil, err
+		}
 	}
 	d.newEvts = append(d.newEvts, e)
 	return e, nil

@@ -241,6 +241,7 @@ func (s *stream) enqueueUpload(u *upload, b *buffer, off, l uint64) error {
 		return err
 	}
 	d.touchLocked(s)
+	d.noteLongWorkLocked(l)
 	err = d.flushLocked()
 	if err != nil {
 		// The submission failed and, with it, this copy: its stream

@@ -262,3 +262,47 @@ func TestParallelCopy(t *testing.T) {
 		})
 	}
 }
+
+// TestTailStamp records an event right after a long copy while the device
+// still runs it: the event takes the tail stamp's time, which lies after
+// the start event's and within the host's time around the work.
+func TestTailStamp(t *testing.T) {
+	d, s := openTransferDevice(t)
+	if !d.timestamps {
+		t.Skip("the adapter has no timestamp queries")
+	}
+	n := uint64(64 << 20)
+	a, err := d.Alloc(int64(n))
+	require.NoError(t, err)
+	defer a.Close()
+	b, err := d.Alloc(int64(n))
+	require.NoError(t, err)
+	defer b.Close()
+	ctx := context.Background()
+	sawTail := false
+	for range 5 {
+		require.NoError(t, s.Synchronize(ctx))
+		wall := time.Now()
+		startEv, err := s.Record()
+		require.NoError(t, err)
+		require.NoError(t, s.Copy(b, 0, a, 0, int64(n)))
+		d.mu.Lock()
+		submitted := d.tail.seq == d.seq && d.tail.seq != 0
+		d.mu.Unlock()
+		require.True(t, submitted, "the copy's submission ends with the tail stamp")
+		endEv, err := s.Record()
+		require.NoError(t, err)
+		require.NoError(t, s.Synchronize(ctx))
+		host := time.Since(wall)
+		el, err := endEv.Elapsed(startEv)
+		require.NoError(t, err)
+		assert.Positive(t, el)
+		assert.LessOrEqual(t, el, host, "device time within the host's")
+		sawTail = sawTail || endEv.(*event).fromTail
+		require.NoError(t, startEv.Close())
+		require.NoError(t, endEv.Close())
+	}
+	if !sawTail {
+		t.Log("the device finished every copy before the closing event was recorded: the tail stamp went unused")
+	}
+}
