@@ -81,10 +81,10 @@
 // otherwise the host clock when the work-done callback ran, and the event's
 // HostTimed method reports true. A submission holding long work (a copy,
 // fill or transfer chunk of 1 MiB or more) ends with a timestamp of its own;
-// an event recorded while that submission still runs, with nothing enqueued
-// since, takes that time (when the device finished the work before it)
-// instead of a submission of its own, which the device would reach only
-// after the host's submission round trip (tailstamp.go).
+// an event recorded right after it, with nothing enqueued since, takes that
+// time (when the device finished the work before it) instead of a
+// submission of its own, which the device would reach only after the
+// host's submission round trip (tailstamp.go).
 //
 // # Kernels
 //

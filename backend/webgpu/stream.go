@@ -113,7 +113,10 @@ func (s *stream) Read(dst []byte, src backend.Buffer, off int64) error {
 	if len(dst) > transferChunk {
 		return s.enqueue(func(d *device) error { return d.readChunkedLocked(s, dst, src.(*buffer), uint64(off)) })
 	}
-	return s.enqueue(func(d *device) error { return d.readLocked(s, dst, src.(*buffer), uint64(off)) })
+	return s.enqueue(func(d *device) error {
+		d.noteLongWorkLocked(uint64(len(dst)))
+		return d.readLocked(s, dst, src.(*buffer), uint64(off))
+	})
 }
 
 // readLocked is Read's work.
@@ -133,7 +136,6 @@ func (d *device) readLocked(s *stream, dst []byte, b *buffer, o uint64) error {
 		return err
 	}
 	d.toMap = append(d.toMap, &pendingRead{s: s, dst: dst, staging: staging, class: class, skip: o - lo, size: hi - lo})
-	d.noteLongWorkLocked(hi - lo)
 	s.reads++
 	return nil
 }

@@ -11,14 +11,15 @@ import (
 // timestamp from a submission of its own, which the device reaches only when
 // the host has encoded and submitted it: if the work before it ends sooner,
 // the device idles until then, and the event's time counts the host's
-// submission cost as device time (a 256 MiB device copy on an H200 takes
-// about 130 µs, much less than that round trip through wgpu). On a device
-// that is still busy, an event is reached the moment the work before it
-// ends. So a submission that holds long work (a copy, fill or transfer
-// chunk of a megabyte or more) ends with a timestamp of its own, the tail
-// stamp; an event recorded while that submission is the last one, still
-// runs and nothing has been enqueued since takes the tail stamp's time: a
-// copy of it into the event's slot, in stream order.
+// submission round trip through wgpu as device time (a 256 MiB device copy
+// on an H200 takes about 130 µs, less than that round trip). So a
+// submission that holds long work (a copy, fill or transfer chunk of a
+// megabyte or more) ends with a timestamp of its own, the tail stamp, and an
+// event recorded while that submission is the last one and nothing has been
+// enqueued since takes the tail stamp's time: when the device finished all
+// the work before the event (a copy of the stamp into the event's slot, in
+// stream order). Time the device then spends idle, waiting for the host,
+// falls after the event rather than before it.
 
 // longWork is the least bytes an operation moves to count as long work.
 const longWork = 1 << 20
@@ -89,16 +90,11 @@ func (d *device) pendingEmptyLocked() bool {
 }
 
 // recordFromTailLocked gives e the tail stamp's time when the last
-// submission ended with the tail stamp, still runs, and nothing has been
-// enqueued since; it reports whether it did.
+// submission ended with the tail stamp and nothing has been enqueued since;
+// it reports whether it did.
 func (d *device) recordFromTailLocked(e *event) (bool, error) {
 	t := &d.tail
 	if t.seq == 0 || t.seq != d.seq || !d.pendingEmptyLocked() {
-		return false, nil
-	}
-	d.pollLocked()
-	if d.completed.Load() >= d.seq {
-		// The device is idle: the event's time is when it reaches it.
 		return false, nil
 	}
 	slot, err := d.ts.allocLocked(d)

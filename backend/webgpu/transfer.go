@@ -178,7 +178,7 @@ func (s *stream) writeStaged(b *buffer, o uint64, src []byte) error {
 	var prev *fill
 	submit := func(f *fill) error {
 		<-f.done
-		return s.enqueueUpload(f.u, b, f.pos, f.l)
+		return s.enqueueUpload(f.u, b, f.pos, f.l, f.pos+f.l >= hi)
 	}
 	d := s.d
 	for pos := lo; pos < hi; pos += transferChunk {
@@ -218,9 +218,10 @@ func (s *stream) writeStaged(b *buffer, o uint64, src []byte) error {
 }
 
 // enqueueUpload unmaps u, whose first l bytes are filled, and enqueues (and
-// submits) their copy into b at off. u goes back to the pool once the copy
-// has run; on failure it is released.
-func (s *stream) enqueueUpload(u *upload, b *buffer, off, l uint64) error {
+// submits) their copy into b at off; last marks the write's last chunk,
+// whose submission ends with the tail stamp. u goes back to the pool once
+// the copy has run; on failure it is released.
+func (s *stream) enqueueUpload(u *upload, b *buffer, off, l uint64, last bool) error {
 	const op = "write"
 	d := s.d
 	d.mu.Lock()
@@ -241,7 +242,9 @@ func (s *stream) enqueueUpload(u *upload, b *buffer, off, l uint64) error {
 		return err
 	}
 	d.touchLocked(s)
-	d.noteLongWorkLocked(l)
+	if last {
+		d.noteLongWorkLocked(l)
+	}
 	err = d.flushLocked()
 	if err != nil {
 		// The submission failed and, with it, this copy: its stream
@@ -265,9 +268,13 @@ func (d *device) readChunkedLocked(s *stream, dst []byte, b *buffer, o uint64) e
 		if err := d.readLocked(s, dst[first-o:last-o], b, first); err != nil {
 			return err
 		}
-		if err := d.flushLocked(); err != nil {
-			return err
+		if pos+l >= hi {
+			// Only the last chunk's submission needs the tail stamp.
+			d.noteLongWorkLocked(l)
 		}
+		// A failed submission reaches the stream at its Synchronize.
+		d.touchLocked(s)
+		_ = d.flushLocked()
 	}
 	return nil
 }

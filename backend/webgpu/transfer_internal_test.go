@@ -263,9 +263,9 @@ func TestParallelCopy(t *testing.T) {
 	}
 }
 
-// TestTailStamp records an event right after a long copy while the device
-// still runs it: the event takes the tail stamp's time, which lies after
-// the start event's and within the host's time around the work.
+// TestTailStamp records an event right after a long copy: the event takes
+// the tail stamp's time, which lies after the start event's and within the
+// host's time around the work; an event after a short copy does not.
 func TestTailStamp(t *testing.T) {
 	d, s := openTransferDevice(t)
 	if !d.timestamps {
@@ -279,30 +279,27 @@ func TestTailStamp(t *testing.T) {
 	require.NoError(t, err)
 	defer b.Close()
 	ctx := context.Background()
-	sawTail := false
-	for range 5 {
-		require.NoError(t, s.Synchronize(ctx))
-		wall := time.Now()
-		startEv, err := s.Record()
-		require.NoError(t, err)
-		require.NoError(t, s.Copy(b, 0, a, 0, int64(n)))
-		d.mu.Lock()
-		submitted := d.tail.seq == d.seq && d.tail.seq != 0
-		d.mu.Unlock()
-		require.True(t, submitted, "the copy's submission ends with the tail stamp")
-		endEv, err := s.Record()
-		require.NoError(t, err)
-		require.NoError(t, s.Synchronize(ctx))
-		host := time.Since(wall)
-		el, err := endEv.Elapsed(startEv)
-		require.NoError(t, err)
-		assert.Positive(t, el)
-		assert.LessOrEqual(t, el, host, "device time within the host's")
-		sawTail = sawTail || endEv.(*event).fromTail
-		require.NoError(t, startEv.Close())
-		require.NoError(t, endEv.Close())
-	}
-	if !sawTail {
-		t.Log("the device finished every copy before the closing event was recorded: the tail stamp went unused")
+	for _, tc := range []struct {
+		bytes uint64
+		tail  bool
+	}{{n, true}, {longWork, true}, {longWork - 16, false}, {16, false}} {
+		t.Run(fmt.Sprint(tc.bytes), func(t *testing.T) {
+			require.NoError(t, s.Synchronize(ctx))
+			wall := time.Now()
+			startEv, err := s.Record()
+			require.NoError(t, err)
+			require.NoError(t, s.Copy(b, 0, a, 0, int64(tc.bytes)))
+			endEv, err := s.Record()
+			require.NoError(t, err)
+			require.NoError(t, s.Synchronize(ctx))
+			host := time.Since(wall)
+			assert.Equal(t, tc.tail, endEv.(*event).fromTail, "the closing event's time is the tail stamp's")
+			el, err := endEv.Elapsed(startEv)
+			require.NoError(t, err)
+			assert.Positive(t, el)
+			assert.LessOrEqual(t, el, host, "device time within the host's")
+			require.NoError(t, startEv.Close())
+			require.NoError(t, endEv.Close())
+		})
 	}
 }
