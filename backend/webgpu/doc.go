@@ -26,7 +26,7 @@
 // # Memory and transfers
 //
 // Buffers are storage buffers padded to 16 bytes (kernels may view them as
-// vec4s). Small writes (under 256 KiB) go through the queue's buffer write,
+// vec4s). Small writes (under 1 MiB) go through the queue's buffer write,
 // which stages the data. Larger ones go through the backend's upload
 // buffers (MAP_WRITE | COPY_SRC, 8 MiB each, up to 64 MiB kept mapped in a
 // pool): each 8 MiB chunk is copied into a mapped upload buffer by several

@@ -26,8 +26,9 @@ import (
 const (
 	transferChunk = 8 << 20
 	// stagedWriteMin is the smallest write that goes through the upload
-	// buffers; smaller ones use the queue's buffer write.
-	stagedWriteMin = 256 << 10
+	// buffers, with a submission per chunk; smaller ones use the queue's
+	// buffer write, which joins the pending batch.
+	stagedWriteMin = 1 << 20
 	// uploadPoolCap is how many bytes of upload buffers are kept.
 	uploadPoolCap = 64 << 20
 )
