@@ -226,7 +226,7 @@ func (d *device) finishReadsLocked() {
 		case st == uint32(wgpu.MapAsyncStatusSuccess):
 			err := d.call("read", errors.Execution, func() error {
 				src := r.staging.GetMappedRange(0, uint(r.size))
-				parallelCopy(r.dst, src[r.skip:r.skip+uint64(len(r.dst))])
+				parallelCopy(r.dst, src[r.skip:r.skip+uint64(len(r.dst))], downloadPiece)
 				return r.staging.TryUnmap()
 			})
 			r.finishLocked(d, err)

@@ -201,7 +201,7 @@ func (s *stream) writeStaged(b *buffer, o uint64, src []byte) error {
 		f := &fill{u: u, pos: pos, l: l, done: make(chan struct{})}
 		go func() {
 			defer close(f.done)
-			parallelCopy(u.mem[:l], src[pos-o:pos-o+l])
+			parallelCopy(u.mem[:l], src[pos-o:pos-o+l], uploadPiece)
 		}()
 		if prev != nil {
 			if err := submit(prev); err != nil {

@@ -38,7 +38,7 @@ func BenchmarkHostCopy(b *testing.B) {
 	b.Run("go", func(b *testing.B) {
 		b.SetBytes(transferChunk)
 		for range b.N {
-			parallelCopy(dst, src)
+			parallelCopy(dst, src, uploadPiece)
 		}
 	})
 	b.Run("upload", func(b *testing.B) {
@@ -50,7 +50,7 @@ func BenchmarkHostCopy(b *testing.B) {
 		b.SetBytes(transferChunk)
 		b.ResetTimer()
 		for range b.N {
-			parallelCopy(u.mem, src)
+			parallelCopy(u.mem, src, uploadPiece)
 		}
 	})
 	b.Run("upload-remap", func(b *testing.B) {
@@ -74,7 +74,7 @@ func BenchmarkHostCopy(b *testing.B) {
 			require.NoError(b, err)
 			require.NoError(b, d.wait(context.Background(), "bench", func() bool { return u.status.Load() != 0 }))
 			u.mem = u.buf.GetMappedRange(0, transferChunk)
-			parallelCopy(u.mem, src)
+			parallelCopy(u.mem, src, uploadPiece)
 		}
 	})
 	b.Run("staging", func(b *testing.B) {
@@ -102,7 +102,7 @@ func BenchmarkHostCopy(b *testing.B) {
 		b.SetBytes(transferChunk)
 		b.ResetTimer()
 		for range b.N {
-			parallelCopy(dst, mem)
+			parallelCopy(dst, mem, downloadPiece)
 		}
 	})
 }

@@ -247,19 +247,21 @@ func TestCloseDuringTransfers(t *testing.T) {
 }
 
 func TestParallelCopy(t *testing.T) {
-	for _, n := range []int{0, 1, 63, parallelCopyMin - 1, parallelCopyMin, parallelCopyMin + 1, 3*copyPiece + 13, 9<<20 + 5} {
-		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			src := randomBytes(n, uint64(n))
-			dst := make([]byte, n+8)
-			for i := range dst {
-				dst[i] = 0xee
-			}
-			parallelCopy(dst, src)
-			require.Empty(t, firstDiff(src, dst[:n]))
-			for _, c := range dst[n:] {
-				require.Equal(t, byte(0xee), c, "byte past the copy")
-			}
-		})
+	for _, piece := range []int{uploadPiece, downloadPiece, 0} {
+		for _, n := range []int{0, 1, 63, parallelCopyMin - 1, parallelCopyMin, parallelCopyMin + 1, 3*uploadPiece + 13, 9<<20 + 5} {
+			t.Run(fmt.Sprintf("piece=%d/n=%d", piece, n), func(t *testing.T) {
+				src := randomBytes(n, uint64(n))
+				dst := make([]byte, n+8)
+				for i := range dst {
+					dst[i] = 0xee
+				}
+				parallelCopy(dst, src, piece)
+				require.Empty(t, firstDiff(src, dst[:n]))
+				for _, c := range dst[n:] {
+					require.Equal(t, byte(0xee), c, "byte past the copy")
+				}
+			})
+		}
 	}
 }
 
