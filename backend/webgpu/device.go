@@ -37,12 +37,13 @@ type device struct {
 	sink    wgpuc.Sink // uncaptured errors and loss, filled by C callbacks
 	limits  wgpu.Limits
 
-	maxDim       uint32 // work groups per dispatch dimension
-	maxBinding   uint64 // largest storage binding, a multiple of storageAlign
-	storageAlign uint64 // storage binding offset alignment
-	uniformAlign int    // uniform binding offset alignment
-	timestamps   bool   // timing through timestamp queries; else the host clock
-	d2dKernel    bool   // Copy moves vec4 blocks with the copy kernel (EnvD2D)
+	maxDim       uint32           // work groups per dispatch dimension
+	maxBinding   uint64           // largest storage binding, a multiple of storageAlign
+	storageAlign uint64           // storage binding offset alignment
+	uniformAlign int              // uniform binding offset alignment
+	timestamps   bool             // timing through timestamp queries; else the host clock
+	d2dKernel    bool             // Copy moves vec4 blocks with the copy kernel (EnvD2D)
+	uploadUsage  wgpu.BufferUsage // of upload buffers (EnvUpload)
 	tsPeriod     float64
 
 	// mu serialises the device's wgpu calls that change its state, and
@@ -146,6 +147,11 @@ func newDevice(ordinal int, e adapterEntry) (*device, error) {
 	if e.has(wgpu.FeatureNameShaderF16) {
 		features = append(features, wgpu.FeatureNameShaderF16)
 	}
+	readWrite := uploadReadWrite(e)
+	if readWrite {
+		features = append(features, wgpu.NativeFeatureMappablePrimaryBuffers)
+	}
+	d.uploadUsage = uploadUsage(readWrite)
 	dev, status, msg := wgpuc.RequestDevice(e.adapter, limits, features, d.sink)
 	fallback := ""
 	if dev == nil {
@@ -178,6 +184,7 @@ func newDevice(ordinal int, e adapterEntry) (*device, error) {
 	d.info = deviceInfo(ordinal, e, l)
 	d.d2dKernel = d2dKernel(d.info.Type) && d.storageAlign%16 == 0
 	d.info.Extra["d2d"] = d2dName(d.d2dKernel)
+	d.info.Extra["upload"] = uploadName(readWrite)
 	if fallback != "" {
 		d.info.Extra["limits"] = "WebGPU defaults: the adapter refused its own limits (" + fallback + ")"
 	}

@@ -35,7 +35,10 @@
 // queue's copy command and submitted; an upload buffer is mapped again once
 // its copy has run. Write never waits for the device: when no upload buffer
 // is mapped it creates another. So the caller's slice is free when Write
-// returns and the host's copies overlap the device's. Downloads copy into
+// returns and the host's copies overlap the device's. ANYGPU_WEBGPU_UPLOAD
+// (EnvUpload) "readwrite" makes the upload buffers mappable for reading too
+// (wgpu-native's mappable primary buffers), which changes the memory wgpu
+// gives them; DeviceInfo.Extra["upload"] names the usage in use. Downloads copy into
 // mappable staging buffers (pooled, up to 256 MiB), one per 8 MiB chunk,
 // each chunk submitted at once so that the chunks map one after another;
 // each is copied out (in parallel) into the caller's slice when a poll of
@@ -184,7 +187,8 @@
 // and opening under a context), internal.go (the WGSL kernels behind
 // unaligned writes, copies and fills), transfer.go (chunked, pipelined
 // writes through upload buffers and chunked reads), hostcopy.go (host
-// copies split over goroutines), d2d.go (EnvD2D), tailstamp.go (events
+// copies split over goroutines), d2d.go (EnvD2D), upload_memory.go
+// (EnvUpload), tailstamp.go (events
 // timed by the end of the long work before them) and nocgo.go (the build
 // without cgo).
 package webgpu

@@ -65,7 +65,7 @@ func (d *device) acquireUploadLocked(op string) (*upload, error) {
 		var err error
 		u.buf, err = d.dev.TryCreateBuffer(&wgpu.BufferDescriptor{
 			Label: "anygpu upload", Size: transferChunk,
-			Usage: wgpu.BufferUsageMapWrite | wgpu.BufferUsageCopySrc, MappedAtCreation: true,
+			Usage: d.uploadUsage, MappedAtCreation: true,
 		})
 		if err != nil {
 			return err

@@ -24,8 +24,20 @@ import (
 // as the pool does between uses (a driver that maps anew each time makes
 // the fill fault its pages in again). Where these are much slower than
 // "go", the driver's mappable memory caps the pageable and pinned
-// transfers, not the pipeline.
+// transfers, not the pipeline. Each runs with both upload usages of
+// EnvUpload ("write" and "readwrite"), which may get different memory.
 func BenchmarkHostCopy(b *testing.B) {
+	for _, usage := range []string{"write", "readwrite"} {
+		b.Run(usage, func(b *testing.B) {
+			b.Setenv(EnvUpload, usage)
+			benchHostCopy(b)
+		})
+	}
+}
+
+// benchHostCopy is BenchmarkHostCopy on a device opened with the upload
+// usage EnvUpload names.
+func benchHostCopy(b *testing.B) {
 	backendtest.SkipUnlessAvailable(b, Driver{})
 	dv, err := open(context.Background(), 0)
 	require.NoError(b, err)

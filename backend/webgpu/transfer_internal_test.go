@@ -305,3 +305,35 @@ func TestTailStamp(t *testing.T) {
 		})
 	}
 }
+
+// TestUploadUsage writes and reads back through upload buffers of each
+// usage EnvUpload offers; "readwrite" falls back to write-only buffers on
+// an adapter without mappable primary buffers.
+func TestUploadUsage(t *testing.T) {
+	for _, tc := range []struct{ env, want string }{
+		{"", "MAP_WRITE|COPY_SRC"},
+		{"write", "MAP_WRITE|COPY_SRC"},
+		{"readwrite", "MAP_READ|MAP_WRITE|COPY_SRC"},
+	} {
+		t.Run(tc.env, func(t *testing.T) {
+			t.Setenv(EnvUpload, tc.env)
+			d, s := openTransferDevice(t)
+			if tc.env == "readwrite" && d.info.Extra["upload"] != tc.want {
+				t.Skip("the adapter has no mappable primary buffers")
+			}
+			assert.Equal(t, tc.want, d.info.Extra["upload"])
+			n := 2*transferChunk + 5
+			bv, err := d.Alloc(int64(n))
+			require.NoError(t, err)
+			defer bv.Close()
+			for round := range 2 {
+				data := randomBytes(n, uint64(round+20))
+				require.NoError(t, s.Write(bv, 0, data))
+				got := make([]byte, n)
+				require.NoError(t, s.Read(got, bv, 0))
+				require.NoError(t, s.Synchronize(context.Background()))
+				require.Empty(t, firstDiff(data, got), "round %d", round)
+			}
+		})
+	}
+}
