@@ -364,6 +364,7 @@ func (d *device) flushLocked() error {
 	}
 	tail := d.stampTail && d.encodeTailLocked()
 	d.stampTail = false
+	d.resolveLocked()
 	err := d.call("submit", errors.Execution, func() error {
 		if len(d.params) > 0 {
 			if err := d.queue.TryWriteBuffer(d.arena, 0, d.params); err != nil {
