@@ -35,10 +35,12 @@
 // queue's copy command and submitted; an upload buffer is mapped again once
 // its copy has run. Write never waits for the device: when no upload buffer
 // is mapped it creates another. So the caller's slice is free when Write
-// returns and the host's copies overlap the device's. ANYGPU_WEBGPU_UPLOAD
-// (EnvUpload) "readwrite" makes the upload buffers mappable for reading too
-// (wgpu-native's mappable primary buffers), which changes the memory wgpu
-// gives them; DeviceInfo.Extra["upload"] names the usage in use. Downloads copy into
+// returns and the host's copies overlap the device's. Where the adapter
+// has wgpu-native's mappable primary buffers, upload buffers are mappable
+// for reading too, so that wgpu gives them cached host memory rather than
+// memory written across the bus; ANYGPU_WEBGPU_UPLOAD=write (EnvUpload)
+// keeps WebGPU's write-only staging usage, and DeviceInfo.Extra["upload"]
+// names the usage in use. Downloads copy into
 // mappable staging buffers (pooled, up to 256 MiB), one per 8 MiB chunk,
 // each chunk submitted at once so that the chunks map one after another;
 // each is copied out (in parallel) into the caller's slice when a poll of
