@@ -3,9 +3,13 @@
 package webgpu_test
 
 import (
+	"fmt"
 	"strconv"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
+	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/backend/backendtest"
 	"github.com/anygpu/gpu/backend/webgpu"
 	"github.com/anygpu/gpu/kernels"
@@ -53,11 +57,75 @@ func BenchmarkLaunchThroughput(b *testing.B) {
 }
 
 // BenchmarkCopyD2D copies 256 MiB between two buffers (fewer bytes where the
-// adapter binds less per buffer); copy_GB/s counts the bytes copied.
+// adapter binds less per buffer) with the copy kernel and with the queue's
+// copy command (webgpu.EnvD2D); copy_GB/s counts the bytes copied. "x1" is
+// one copy between two events, as `gpu bench` measures d2d_gbps; "x8" is
+// eight back to back between the events, which leaves out what one copy
+// pays around it (submissions, the gap before the closing event).
 func BenchmarkCopyD2D(b *testing.B) {
+	for _, mode := range []string{"kernel", "copy"} {
+		for _, reps := range []int{1, 8} {
+			b.Run(fmt.Sprintf("%s/x%d", mode, reps), func(b *testing.B) {
+				b.Setenv(webgpu.EnvD2D, mode)
+				e, n := openBench(b, 256<<20)
+				n &^= 255
+				require.Equal(b, map[string]string{"kernel": "copy kernel", "copy": "copy command"}[mode], e.Dev.Info().Extra["d2d"])
+				src, dst := e.Alloc(b, n), e.Alloc(b, n)
+				t := e.TimeOnDevice(b, 1, func() error {
+					for range reps {
+						if err := e.Stream.Copy(dst, 0, src, 0, n); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				b.ReportMetric(t.DeviceRate(float64(n)*float64(reps))/1e9, "copy_GB/s")
+			})
+		}
+	}
+}
+
+// transferBench opens the harness with two device buffers and a host buffer
+// of 256 MiB each (fewer bytes where the adapter binds less per buffer).
+func transferBench(b *testing.B) (*backendtest.Bench, *gpu.Buffer, *gpu.HostBuffer, int64) {
 	e, n := openBench(b, 256<<20)
 	n &^= 255
-	src, dst := e.Alloc(b, n), e.Alloc(b, n)
-	t := e.TimeOnDevice(b, 1, func() error { return e.Stream.Copy(dst, 0, src, 0, n) })
-	b.ReportMetric(t.DeviceRate(float64(n))/1e9, "copy_GB/s")
+	h, err := e.Dev.AllocHost(n)
+	require.NoError(b, err)
+	b.Cleanup(func() { _ = h.Close() })
+	return e, e.Alloc(b, n), h, n
+}
+
+// BenchmarkH2DPageable writes a 256 MiB Go slice, wall clock to the end of
+// a Synchronize, as `gpu bench` measures h2d_pageable_gbps.
+func BenchmarkH2DPageable(b *testing.B) {
+	e, d1, _, n := transferBench(b)
+	e.Pageable(b, backendtest.H2D, d1, make([]byte, n))
+}
+
+// BenchmarkD2HPageable reads 256 MiB into a Go slice, wall clock to the end
+// of a Synchronize (d2h_pageable_gbps).
+func BenchmarkD2HPageable(b *testing.B) {
+	e, d1, _, n := transferBench(b)
+	e.Pageable(b, backendtest.D2H, d1, make([]byte, n))
+}
+
+// BenchmarkH2DPinned writes 256 MiB from a host buffer (WriteHost) between
+// two events, as h2d_pinned_gbps: h2d_GB/s from the device time, wall_GB/s
+// from the host clock around the transfer and its Synchronize.
+func BenchmarkH2DPinned(b *testing.B) {
+	e, d1, h, n := transferBench(b)
+	t := e.TimeOnDevice(b, 1, func() error { return e.Stream.WriteHost(d1, 0, h, 0, n) })
+	b.ReportMetric(t.DeviceRate(float64(n))/1e9, "h2d_GB/s")
+	b.ReportMetric(t.WallRate(float64(n))/1e9, "wall_GB/s")
+}
+
+// BenchmarkD2HPinned reads 256 MiB into a host buffer (ReadHost) between
+// two events, as d2h_pinned_gbps: the events see the device's copies only,
+// wall_GB/s includes the copies out of the staging buffers.
+func BenchmarkD2HPinned(b *testing.B) {
+	e, d1, h, n := transferBench(b)
+	t := e.TimeOnDevice(b, 1, func() error { return e.Stream.ReadHost(h, 0, d1, 0, n) })
+	b.ReportMetric(t.DeviceRate(float64(n))/1e9, "d2h_GB/s")
+	b.ReportMetric(t.WallRate(float64(n))/1e9, "wall_GB/s")
 }

@@ -37,32 +37,39 @@ type device struct {
 	sink    wgpuc.Sink // uncaptured errors and loss, filled by C callbacks
 	limits  wgpu.Limits
 
-	maxDim       uint32 // work groups per dispatch dimension
-	maxBinding   uint64 // largest storage binding, a multiple of storageAlign
-	storageAlign uint64 // storage binding offset alignment
-	uniformAlign int    // uniform binding offset alignment
-	timestamps   bool   // timing through timestamp queries; else the host clock
+	maxDim       uint32           // work groups per dispatch dimension
+	maxBinding   uint64           // largest storage binding, a multiple of storageAlign
+	storageAlign uint64           // storage binding offset alignment
+	uniformAlign int              // uniform binding offset alignment
+	timestamps   bool             // timing through timestamp queries; else the host clock
+	d2dKernel    bool             // Copy moves vec4 blocks with the copy kernel (EnvD2D)
+	uploadUsage  wgpu.BufferUsage // of upload buffers (EnvUpload)
 	tsPeriod     float64
 
 	// mu serialises the device's wgpu calls that change its state, and
 	// guards everything below, the streams' fields included.
-	mu       sync.Mutex
-	closed   bool
-	cmds     []*wgpu.CommandBuffer // encoded, not yet submitted
-	params   []byte                // the arena's contents for the pending batch
-	arena    *wgpu.Buffer
-	dirty    bool             // queue writes staged since the last submission
-	seq      uint64           // submissions so far
-	touched  []*stream        // streams with work in the pending batch
-	toMap    []*pendingRead   // downloads whose copy is in the pending batch
-	reads    []*pendingRead   // downloads waiting for their staging buffer's mapping
-	newEvts  []*event         // events recorded into the pending batch
-	staging  stagingPool      // mappable buffers for downloads
-	internal *internalKernels // fill, patch and byte-copy pipelines
-	ts       timestampSlots
-	hostEvts atomic.Int64 // host-timed events not yet complete
-	sinkSeen uint64       // the sink's count when last collected
-	polling  bool
+	mu        sync.Mutex
+	closed    bool
+	cmds      []*wgpu.CommandBuffer // encoded, not yet submitted
+	params    []byte                // the arena's contents for the pending batch
+	arena     *wgpu.Buffer
+	dirty     bool           // queue writes staged since the last submission
+	seq       uint64         // submissions so far
+	touched   []*stream      // streams with work in the pending batch
+	toMap     []*pendingRead // downloads whose copy is in the pending batch
+	reads     []*pendingRead // downloads waiting for their staging buffer's mapping
+	readsDone uint64         // downloads completed so far
+	newEvts   []*event       // events recorded into the pending batch
+	staging   stagingPool    // mappable buffers for downloads
+	uploads   uploadPool     // mapped buffers for large writes
+	tail      tailStamp      // the timestamp ending submissions of long work
+	// stampTail: the pending batch holds long work (noteLongWorkLocked).
+	stampTail bool
+	internal  *internalKernels // fill, patch and byte-copy pipelines
+	ts        timestampSlots
+	hostEvts  atomic.Int64 // host-timed events not yet complete
+	sinkSeen  uint64       // the sink's count when last collected
+	polling   bool
 
 	// lastParams is the offset in params of the last block placed, -1 when
 	// none.
@@ -140,6 +147,11 @@ func newDevice(ordinal int, e adapterEntry) (*device, error) {
 	if e.has(wgpu.FeatureNameShaderF16) {
 		features = append(features, wgpu.FeatureNameShaderF16)
 	}
+	readWrite := uploadReadWrite(e)
+	if readWrite {
+		features = append(features, wgpu.NativeFeatureMappablePrimaryBuffers)
+	}
+	d.uploadUsage = uploadUsage(readWrite)
 	dev, status, msg := wgpuc.RequestDevice(e.adapter, limits, features, d.sink)
 	fallback := ""
 	if dev == nil {
@@ -170,6 +182,9 @@ func newDevice(ordinal int, e adapterEntry) (*device, error) {
 	d.uniformAlign = int(or32(l.MinUniformBufferOffsetAlignment, defaultOffsetAlignment))
 	d.timestamps = e.has(wgpu.FeatureNameTimestampQuery) && !forceHostTiming
 	d.info = deviceInfo(ordinal, e, l)
+	d.d2dKernel = d2dKernel(d.info.Type) && d.storageAlign%16 == 0
+	d.info.Extra["d2d"] = d2dName(d.d2dKernel)
+	d.info.Extra["upload"] = uploadName(readWrite)
 	if fallback != "" {
 		d.info.Extra["limits"] = "WebGPU defaults: the adapter refused its own limits (" + fallback + ")"
 	}
@@ -347,6 +362,9 @@ func (d *device) flushLocked() error {
 	if len(d.cmds) == 0 && len(d.params) == 0 && !d.dirty && len(d.toMap) == 0 && len(d.newEvts) == 0 {
 		return nil
 	}
+	tail := d.stampTail && d.encodeTailLocked()
+	d.stampTail = false
+	d.resolveLocked()
 	err := d.call("submit", errors.Execution, func() error {
 		if len(d.params) > 0 {
 			if err := d.queue.TryWriteBuffer(d.arena, 0, d.params); err != nil {
@@ -367,6 +385,10 @@ func (d *device) flushLocked() error {
 	d.dirty = false
 	d.seq++
 	seq := d.seq
+	d.tail.seq = 0
+	if tail && err == nil {
+		d.tail.seq = seq
+	}
 	if err == nil {
 		err = protect("submit", func() error {
 			d.queue.OnSubmittedWorkDone(func(st wgpu.QueueWorkDoneStatus) {
@@ -463,6 +485,7 @@ func (d *device) pollLocked() {
 		return nil
 	})
 	d.finishReadsLocked()
+	d.finishUploadsLocked()
 	if n := d.sink.Seq(); n != d.sinkSeen {
 		d.sinkSeen = n
 		d.collectAsync()
@@ -473,10 +496,13 @@ func (d *device) pollLocked() {
 // ends (an error of category Timeout) or the device is lost or closed. It
 // holds d.mu only while polling, so that other streams keep enqueuing: a
 // blocking poll would hold back their submissions. It spins (polling and
-// yielding) for the first spinFor, which covers most kernels at the cost of
-// a busy core, then polls every millisecond.
+// yielding) for the first spinFor after the last progress seen (a
+// submission or a download completing), which covers most kernels and the
+// chunks of a transfer at the cost of a busy core, then polls every
+// millisecond.
 func (d *device) wait(ctx context.Context, op string, done func() bool) error {
 	start := time.Now()
+	var seen [2]uint64
 	for {
 		d.mu.Lock()
 		if d.closed {
@@ -485,6 +511,11 @@ func (d *device) wait(ctx context.Context, op string, done func() bool) error {
 		}
 		d.pollLocked()
 		ok := done()
+		if now := [2]uint64{d.completed.Load(), d.readsDone}; now != seen {
+			// Progress (a submission or a download completed, as in a
+			// chunked transfer): spin again.
+			seen, start = now, time.Now()
+		}
 		d.mu.Unlock()
 		if ok {
 			return nil
@@ -570,7 +601,9 @@ func (d *device) releaseLocked() {
 		d.internal = nil
 	}
 	d.ts.release()
+	d.tail.release()
 	d.staging.release()
+	d.uploads.release()
 	if d.arena != nil {
 		d.arena.Release()
 		d.arena = nil

@@ -26,15 +26,34 @@
 // # Memory and transfers
 //
 // Buffers are storage buffers padded to 16 bytes (kernels may view them as
-// vec4s). Writes go through the queue (which stages the data, so the caller's
-// slice is free when Write returns); downloads copy into a mappable staging
-// buffer (pooled), which is mapped once the copy has run, and the data lands
-// in the caller's slice when the stream is synchronized. WebGPU copies and
-// clears whole words only, so unaligned writes, unaligned copies, copies
-// within one buffer and fills with a non-zero value run small kernels of the
-// backend; fills with zero use the queue's clear. Device-to-device copies of
-// whole vec4s run a copy kernel on GPUs: NVIDIA's Vulkan copy command uses a
-// copy engine at a third of the memory bandwidth.
+// vec4s). Small writes (under 1 MiB) go through the queue's buffer write,
+// which stages the data. Larger ones go through the backend's upload
+// buffers (MAP_WRITE | COPY_SRC, 8 MiB each, up to 64 MiB kept mapped in a
+// pool): each 8 MiB chunk is copied into a mapped upload buffer by several
+// goroutines (one core's memcpy is far below the memory's bandwidth) while
+// the previous chunk is unmapped, copied into the destination by the
+// queue's copy command and submitted; an upload buffer is mapped again once
+// its copy has run. Write never waits for the device: when no upload buffer
+// is mapped it creates another. So the caller's slice is free when Write
+// returns and the host's copies overlap the device's. Where the adapter
+// has wgpu-native's mappable primary buffers, upload buffers are mappable
+// for reading too, so that wgpu gives them cached host memory rather than
+// memory written across the bus; ANYGPU_WEBGPU_UPLOAD=write (EnvUpload)
+// keeps WebGPU's write-only staging usage, and DeviceInfo.Extra["upload"]
+// names the usage in use. Downloads copy into
+// mappable staging buffers (pooled, up to 256 MiB), one per 8 MiB chunk,
+// each chunk submitted at once so that the chunks map one after another;
+// each is copied out (in parallel) into the caller's slice when a poll of
+// the device (a wait, or enqueuing work) finds its mapping arrived. WebGPU has no pinned memory and
+// no mapping a copy can use while the host holds it: host buffers are
+// ordinary aligned memory, and WriteHost and ReadHost take the paths of
+// Write and Read. WebGPU copies and clears whole words only, so unaligned
+// writes (their partial end words), unaligned copies, copies within one
+// buffer and fills with a non-zero value run small kernels of the backend;
+// fills with zero use the queue's clear. Device-to-device copies of whole
+// vec4s run a copy kernel on GPUs and the queue's copy command on software
+// adapters; ANYGPU_WEBGPU_D2D (EnvD2D) picks either, and
+// DeviceInfo.Extra["d2d"] names the one in use.
 //
 // # Streams, submission and events
 //
@@ -58,13 +77,19 @@
 // kept for reuse while their buffers and kernels live.
 //
 // wgpu runs its callbacks only inside a device poll; the backend polls while
-// waiting (spinning for 2 ms, then every millisecond) and never blocks in
+// waiting (spinning until 2 ms pass without progress, then every
+// millisecond) and never blocks in
 // wgpu, so that waiting streams do not hold back others. Events complete
 // with the submission that holds them (the queue's submitted-work-done
 // callback). Their time is a GPU timestamp when the adapter has timestamp
 // queries (an empty compute pass writes the clock after the work before it);
 // otherwise the host clock when the work-done callback ran, and the event's
-// HostTimed method reports true.
+// HostTimed method reports true. A submission holding long work (a copy,
+// fill or transfer chunk of 1 MiB or more) ends with a timestamp of its own;
+// an event recorded right after it, with nothing enqueued since, takes that
+// time (when the device finished the work before it) instead of a
+// submission of its own, which the device would reach only after the
+// host's submission round trip (tailstamp.go).
 //
 // # Kernels
 //
@@ -162,5 +187,10 @@
 // block.go (WGSL compiled per launch block, from the block constants),
 // guard.go (turning the binding's panics into errors, and running probing
 // and opening under a context), internal.go (the WGSL kernels behind
-// unaligned writes, copies and fills) and nocgo.go (the build without cgo).
+// unaligned writes, copies and fills), transfer.go (chunked, pipelined
+// writes through upload buffers and chunked reads), hostcopy.go (host
+// copies split over goroutines), d2d.go (EnvD2D), upload_memory.go
+// (EnvUpload), tailstamp.go (events
+// timed by the end of the long work before them) and nocgo.go (the build
+// without cgo).
 package webgpu

@@ -5,6 +5,7 @@ package webgpu
 import (
 	"context"
 	"encoding/binary"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -26,6 +27,7 @@ type event struct {
 	slot      int    // timestamp query slot, -1 when none
 	ticks     uint64 // the GPU timestamp, once fetched
 	haveTicks bool
+	fromTail  bool // its time is the tail stamp's (tailstamp.go)
 
 	host     bool // timed on the host clock
 	hostAt   atomic.Int64
@@ -130,6 +132,10 @@ type timestampSlots struct {
 	resolved []*wgpu.Buffer
 	free     []int
 	live     map[*event]struct{} // events holding a slot
+	// unresolved are the slots written in the pending batch, resolved
+	// together after the batch's work (resolveLocked), so that no resolve
+	// runs between an event and the work it times.
+	unresolved []int
 }
 
 const (
@@ -140,6 +146,8 @@ const (
 
 func (t *timestampSlots) freeLocked(e *event) {
 	if e.slot >= 0 {
+		// A slot handed out again must not get this event's time.
+		t.unresolved = slices.DeleteFunc(t.unresolved, func(s int) bool { return s == e.slot })
 		t.free = append(t.free, e.slot)
 		e.slot = -1
 	}
@@ -170,7 +178,7 @@ func (t *timestampSlots) allocLocked(d *device) (int, error) {
 				return err
 			}
 			rb, err = d.dev.TryCreateBuffer(&wgpu.BufferDescriptor{
-				Label: "anygpu timestamps", Size: tsChunk * tsStride, Usage: wgpu.BufferUsageQueryResolve | wgpu.BufferUsageCopySrc,
+				Label: "anygpu timestamps", Size: tsChunk * tsStride, Usage: wgpu.BufferUsageQueryResolve | wgpu.BufferUsageCopySrc | wgpu.BufferUsageCopyDst,
 			})
 			return err
 		})
@@ -203,7 +211,7 @@ func (d *device) recordTimestampLocked(e *event) error {
 	if err != nil {
 		return err
 	}
-	qs, rb := d.ts.sets[slot/tsChunk], d.ts.resolved[slot/tsChunk]
+	qs := d.ts.sets[slot/tsChunk]
 	idx := uint32(slot % tsChunk)
 	err = d.encodeLocked("record", errors.Execution, func(enc *wgpu.CommandEncoder) error {
 		pass := enc.BeginComputePass(&wgpu.ComputePassDescriptor{TimestampWrites: &wgpu.PassTimestampWrites{
@@ -211,21 +219,49 @@ func (d *device) recordTimestampLocked(e *event) error {
 		}})
 		err := pass.TryEnd()
 		pass.Release()
-		if err != nil {
-			return err
-		}
-		return enc.TryResolveQuerySet(qs, idx, 1, rb, uint64(idx)*tsStride)
+		return err
 	})
 	if err != nil {
 		d.ts.free = append(d.ts.free, slot)
 		return err
 	}
+	d.ts.unresolved = append(d.ts.unresolved, slot)
 	e.slot = slot
 	if d.ts.live == nil {
 		d.ts.live = map[*event]struct{}{}
 	}
 	d.ts.live[e] = struct{}{}
 	return nil
+}
+
+// resolveLocked adds to the pending batch, as its last command buffer, the
+// resolves of the timestamps its events wrote; flushLocked calls it before
+// submitting. A failure is the device's asynchronous error: those events'
+// times are lost.
+func (d *device) resolveLocked() {
+	if len(d.ts.unresolved) == 0 {
+		return
+	}
+	err := d.call("record", errors.Execution, func() error {
+		enc, err := d.dev.TryCreateCommandEncoder(nil)
+		if err != nil {
+			return err
+		}
+		defer enc.Release()
+		for _, slot := range d.ts.unresolved {
+			idx := uint32(slot % tsChunk)
+			if err := enc.TryResolveQuerySet(d.ts.sets[slot/tsChunk], idx, 1, d.ts.resolved[slot/tsChunk], uint64(idx)*tsStride); err != nil {
+				return err
+			}
+		}
+		return d.finishLocked(enc)
+	})
+	d.ts.unresolved = d.ts.unresolved[:0]
+	if err != nil {
+		d.errMu.Lock()
+		d.uncapErrs = append(d.uncapErrs, err)
+		d.errMu.Unlock()
+	}
 }
 
 // fetchTicks downloads the timestamps of the given completed events, and of

@@ -5,6 +5,7 @@ package webgpu
 import (
 	"fmt"
 	"math/bits"
+	"sync"
 	"sync/atomic"
 
 	"github.com/anygpu/gpu/backend"
@@ -124,7 +125,7 @@ type stagingPool struct {
 const (
 	stagingMin      = 64 << 10  // smallest pooled staging buffer
 	stagingMaxClass = 64 << 20  // larger ones are not pooled
-	stagingPoolCap  = 128 << 20 // bytes kept
+	stagingPoolCap  = 256 << 20 // bytes kept (a 256 MiB read's chunks)
 )
 
 func stagingClass(size uint64) uint64 {
@@ -218,18 +219,14 @@ func (r *pendingRead) mapLocked(d *device) {
 // finishReadsLocked completes the downloads whose mapping has completed.
 func (d *device) finishReadsLocked() {
 	kept := d.reads[:0]
+	var mapped []*pendingRead
 	for _, r := range d.reads {
 		st := r.status.Load()
 		switch {
 		case st == 0:
 			kept = append(kept, r)
 		case st == uint32(wgpu.MapAsyncStatusSuccess):
-			err := d.call("read", errors.Execution, func() error {
-				src := r.staging.GetMappedRange(0, uint(r.size))
-				copy(r.dst, src[r.skip:r.skip+uint64(len(r.dst))])
-				return r.staging.TryUnmap()
-			})
-			r.finishLocked(d, err)
+			mapped = append(mapped, r)
 		default:
 			r.finishLocked(d, nativeErr(mapAsyncStatuses, st, "read", "", errors.None))
 		}
@@ -238,6 +235,37 @@ func (d *device) finishReadsLocked() {
 		d.reads[i] = nil
 	}
 	d.reads = kept
+	if len(mapped) > 0 {
+		d.copyOutLocked(mapped)
+	}
+}
+
+// copyOutLocked copies mapped downloads into their destinations, all of
+// them at once (when the host's copies lag behind the device's, several
+// chunks of a transfer are mapped together), then unmaps and finishes them.
+func (d *device) copyOutLocked(rs []*pendingRead) {
+	srcs := make([][]byte, len(rs))
+	errs := make([]error, len(rs))
+	for i, r := range rs {
+		errs[i] = d.call("read", errors.Execution, func() error {
+			srcs[i] = r.staging.GetMappedRange(0, uint(r.size))[r.skip : r.skip+uint64(len(r.dst))]
+			return nil
+		})
+	}
+	var wg sync.WaitGroup
+	for i, r := range rs {
+		if errs[i] == nil {
+			wg.Go(func() { parallelCopy(r.dst, srcs[i], downloadPiece) })
+		}
+	}
+	wg.Wait()
+	for i, r := range rs {
+		err := errs[i]
+		if err == nil {
+			err = d.call("read", errors.Execution, func() error { return r.staging.TryUnmap() })
+		}
+		r.finishLocked(d, err)
+	}
 }
 
 // finishLocked ends a download, successful or not, and recycles its staging
@@ -247,6 +275,7 @@ func (r *pendingRead) finishLocked(d *device, err error) {
 		return
 	}
 	r.done, r.err = true, err
+	d.readsDone++
 	if r.staging != nil {
 		if err == nil {
 			d.releaseStagingLocked(r.staging, r.class)

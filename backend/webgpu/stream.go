@@ -53,6 +53,9 @@ func (s *stream) enqueue(encode func(d *device) error) error {
 // queue's buffer write; a partial word at either end is merged into the
 // buffer by a one-thread kernel, in stream order.
 func (s *stream) Write(dst backend.Buffer, off int64, src []byte) error {
+	if len(src) >= stagedWriteMin {
+		return s.writeStaged(dst.(*buffer), uint64(off), src)
+	}
 	return s.enqueue(func(d *device) error { return d.writeLocked(dst.(*buffer), uint64(off), src) })
 }
 
@@ -107,7 +110,13 @@ func edgeWords(o, n uint64) []uint64 {
 // words into a mappable staging buffer; when the stream is synchronized the
 // staging buffer has been mapped and dst holds the data.
 func (s *stream) Read(dst []byte, src backend.Buffer, off int64) error {
-	return s.enqueue(func(d *device) error { return d.readLocked(s, dst, src.(*buffer), uint64(off)) })
+	if len(dst) > transferChunk {
+		return s.enqueue(func(d *device) error { return d.readChunkedLocked(s, dst, src.(*buffer), uint64(off)) })
+	}
+	return s.enqueue(func(d *device) error {
+		d.noteLongWorkLocked(uint64(len(dst)))
+		return d.readLocked(s, dst, src.(*buffer), uint64(off))
+	})
 }
 
 // readLocked is Read's work.
@@ -132,11 +141,11 @@ func (d *device) readLocked(s *stream, dst []byte, b *buffer, o uint64) error {
 }
 
 // Copy enqueues a device-to-device copy: on a GPU a vec4 copy kernel where
-// offsets and size are multiples of 16 (on NVIDIA the queue's copy command
-// runs at a third of that speed), else the queue's copy command for whole
-// words between two buffers (always, on software adapters), and a byte-copy
-// kernel for the rest (and for copies within one buffer, which WebGPU's copy
-// command refuses).
+// offsets and size are multiples of 16 (unless EnvD2D asks for the copy
+// command), else the queue's copy command for whole words between two
+// buffers (always, on software adapters), and a byte-copy kernel for the
+// rest (and for copies within one buffer, which WebGPU's copy command
+// refuses).
 func (s *stream) Copy(dst backend.Buffer, dstOff int64, src backend.Buffer, srcOff, n int64) error {
 	return s.enqueue(func(d *device) error {
 		return d.copyLocked(dst.(*buffer), uint64(dstOff), src.(*buffer), uint64(srcOff), uint64(n))
@@ -146,10 +155,11 @@ func (s *stream) Copy(dst backend.Buffer, dstOff int64, src backend.Buffer, srcO
 // copyLocked is Copy's work.
 func (d *device) copyLocked(db *buffer, dstOff uint64, sb *buffer, srcOff, n uint64) error {
 	const op = "copy"
+	d.noteLongWorkLocked(n)
 	aligned := dstOff%4 == 0 && srcOff%4 == 0 && n%4 == 0
 	vec4 := dstOff%16 == 0 && srcOff%16 == 0 && n%16 == 0 && d.storageAlign%16 == 0
 	switch {
-	case vec4 && d.info.Type != backend.TypeSoftware:
+	case vec4 && d.d2dKernel:
 		return d.copyVec4Locked(op, db, dstOff, sb, srcOff, n)
 	case db != sb && aligned:
 		// The queue's copy command (on a CPU a memcpy, faster than any
@@ -170,6 +180,7 @@ func (s *stream) Fill(dst backend.Buffer, off, n int64, v uint32) error {
 	const op = "fill"
 	b := dst.(*buffer)
 	return s.enqueue(func(d *device) error {
+		d.noteLongWorkLocked(uint64(n))
 		if v == 0 {
 			return d.encodeLocked(op, errors.InvalidArgument, func(enc *wgpu.CommandEncoder) error {
 				return enc.TryClearBuffer(b.buf, uint64(off), uint64(n))
@@ -231,8 +242,14 @@ func (s *stream) Record() (backend.Event, error) {
 		d.startHostPollerLocked()
 		return e, nil
 	}
-	if err := d.recordTimestampLocked(e); err != nil {
+	fromTail, err := d.recordFromTailLocked(e)
+	if err != nil {
 		return nil, err
+	}
+	if !fromTail {
+		if err := d.recordTimestampLocked(e); err != nil {
+			return nil, err
+		}
 	}
 	d.newEvts = append(d.newEvts, e)
 	return e, nil
