@@ -529,8 +529,11 @@ func foldGrid(g backend.Dim3, maxDim uint32) (x, y, z uint32, err error) {
 	if total > maxGridGroups {
 		return 0, 0, 0, fmt.Errorf("grid %v has %d groups; a grid wider than %d groups may have at most %d", g, total, m, maxGridGroups)
 	}
-	fx := min(total, m)
-	fy := (total + fx - 1) / fx
+	// As few rows as fit, then as few columns as cover the grid: 65536
+	// groups fold into 32768×2 rather than 65535×2, so at most fy-1 groups
+	// are padding that only exits.
+	fy := (total + m - 1) / m
+	fx := (total + fy - 1) / fy
 	if fy > m {
 		return 0, 0, 0, fmt.Errorf("grid %v does not fold into %d×%d groups", g, m, m)
 	}
