@@ -5,6 +5,7 @@ package opengl
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -53,6 +54,9 @@ type device struct {
 	work   chan task
 	exited chan struct{}
 
+	staging stagingRing // staging buffers of large transfers, made on first use
+	stage   bool        // large transfers are staged (EnvStaging)
+
 	lost     atomic.Pointer[error] // set once the context is lost
 	eglCtx   egl.Context
 	software bool
@@ -90,7 +94,7 @@ func open(ctx context.Context, ordinal int, api API) (backend.Device, error) {
 			Hint: "list the devices with `gpu info` and check ANYGPU_DEVICE"}
 	}
 	c := cands[ordinal]
-	d := &device{info: c.info, cand: c, software: c.software,
+	d := &device{info: c.info, cand: c, software: c.software, stage: stagingWanted(os.Getenv(EnvStaging), c.software),
 		work: make(chan task, queueDepth), exited: make(chan struct{})}
 	ready := make(chan error, 1)
 	go d.run(ready)

@@ -64,8 +64,10 @@ func (d *device) Alloc(size int64) (backend.Buffer, error) {
 	return b, nil
 }
 
-// AllocHost allocates 64-byte-aligned Go memory: OpenGL has no pinned host
-// memory of its own; the driver stages transfers itself.
+// AllocHost allocates host memory for fast transfers: where the driver maps
+// buffers persistently, a GL buffer in host memory (GL_CLIENT_STORAGE_BIT)
+// mapped for as long as it lives, which WriteHost and ReadHost copy with the
+// GPU; else 64-byte-aligned Go memory, which the driver stages itself.
 func (d *device) AllocHost(size int64) (backend.HostBuffer, error) {
 	op := "alloc host " + units.ByteSize(size)
 	if avail := hostmem.Available(); avail > 0 && size > avail {
@@ -74,7 +76,19 @@ func (d *device) AllocHost(size int64) (backend.HostBuffer, error) {
 	if size > int64(^uint(0)>>1) {
 		return nil, oom(op, size, int64(^uint(0)>>1), "is the most this process can address")
 	}
-	return &hostBuffer{mem: memview.Aligned(int(size), 64)}, nil
+	if !d.lim.persistent || size == 0 {
+		return &hostBuffer{mem: memview.Aligned(int(size), 64)}, nil
+	}
+	h := &hostBuffer{dev: d}
+	err := d.call(func(t *thread) error {
+		var err error
+		h.id, h.mem, err = t.newMapped(op, size)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
 }
 
 // deleteBuffer deletes a buffer and forgets it in the binding cache (GL
@@ -114,13 +128,26 @@ func (b *buffer) Close() error {
 	return nil
 }
 
-// hostBuffer is host memory (see AllocHost).
-type hostBuffer struct{ mem []byte }
+// hostBuffer is host memory (see AllocHost): a persistently mapped GL
+// buffer when id is not 0.
+type hostBuffer struct {
+	dev *device
+	id  uint32
+	mem []byte
+}
 
 var _ backend.HostBuffer = (*hostBuffer)(nil)
 
 // Bytes is the host memory.
 func (h *hostBuffer) Bytes() []byte { return h.mem }
 
-// Close lets the memory go to the garbage collector.
-func (h *hostBuffer) Close() error { h.mem = nil; return nil }
+// Close lets Go memory go to the garbage collector, or deletes the GL buffer
+// after the work queued before it (which unmaps it).
+func (h *hostBuffer) Close() error {
+	h.mem = nil
+	if id := h.id; id != 0 {
+		h.id = 0
+		_ = h.dev.submit(task{fn: func(t *thread) error { t.deleteBuffer(id); return nil }}) // a closed device freed it
+	}
+	return nil
+}
