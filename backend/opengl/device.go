@@ -56,6 +56,8 @@ type device struct {
 
 	staging stagingRing // staging buffers of large transfers, made on first use
 	stage   bool        // large transfers are staged (EnvStaging)
+	// shaderCopy: Copy moves the aligned bulk with a compute shader (EnvCopy).
+	shaderCopy bool
 
 	lost     atomic.Pointer[error] // set once the context is lost
 	eglCtx   egl.Context
@@ -78,8 +80,12 @@ type thread struct {
 	ssbo    [maxBindings]uint32
 	ubo     uint32
 	uboOff  int64
-	dirty   bool   // commands issued since the last flush
-	u64     uint64 // a query result, read by GL into the heap
+	dirty   bool // commands issued since the last flush
+	// copyProg is the program of Copy's shader (copy.go), built on first
+	// use; copyFailed: the driver did not build it.
+	copyProg   uint32
+	copyFailed bool
+	u64        uint64 // a query result, read by GL into the heap
 }
 
 func open(ctx context.Context, ordinal int, api API) (backend.Device, error) {
@@ -95,7 +101,8 @@ func open(ctx context.Context, ordinal int, api API) (backend.Device, error) {
 	}
 	c := cands[ordinal]
 	d := &device{info: c.info, cand: c, software: c.software, stage: stagingWanted(os.Getenv(EnvStaging), c.software),
-		work: make(chan task, queueDepth), exited: make(chan struct{})}
+		shaderCopy: shaderCopyWanted(os.Getenv(EnvCopy), c.software),
+		work:       make(chan task, queueDepth), exited: make(chan struct{})}
 	ready := make(chan error, 1)
 	go d.run(ready)
 	if err := <-ready; err != nil {

@@ -378,6 +378,7 @@ type limits struct {
 	maxSSBOs                        int   // GL_MAX_COMPUTE_SHADER_STORAGE_BLOCKS
 	maxUBO                          int64 // GL_MAX_UNIFORM_BLOCK_SIZE
 	uboAlign                        int64 // GL_UNIFORM_BUFFER_OFFSET_ALIGNMENT
+	ssboAlign                       int64 // GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT
 	invocations                     int
 	groupSize, groupCount           backend.Dim3
 	shared                          int
@@ -424,6 +425,7 @@ func readLimits(f *gl.Funcs) (*limits, error) {
 	l.maxSSBOs = int(f.GetInteger(gl.MaxComputeShaderStorageBlocks))
 	l.maxUBO = f.GetInteger(gl.MaxUniformBlockSize)
 	l.uboAlign = max(f.GetInteger(gl.UniformBufferOffsetAlignment), 4)
+	l.ssboAlign = max(f.GetInteger(gl.ShaderStorageBufferOffsetAlign), 4)
 	l.invocations = int(f.GetInteger(gl.MaxComputeWorkGroupInvocations))
 	l.shared = int(f.GetInteger(gl.MaxComputeSharedMemorySize))
 	l.groupSize = backend.Dim3{X: int(f.GetIntegerIndexed(gl.MaxComputeWorkGroupSize, 0)),

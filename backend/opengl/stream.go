@@ -96,16 +96,11 @@ func (s *stream) Read(dst []byte, src backend.Buffer, off int64) error {
 	})
 }
 
-// Copy enqueues glCopyBufferSubData.
+// Copy enqueues a copy within the device (copyBuffers: a compute shader for
+// the aligned bulk on hardware devices, glCopyBufferSubData otherwise).
 func (s *stream) Copy(dst backend.Buffer, dstOff int64, src backend.Buffer, srcOff, n int64) error {
 	d, r := dst.(*buffer), src.(*buffer)
-	return s.submit(func(t *thread) error {
-		t.gl.BindBuffer(gl.CopyReadBuffer, r.id)
-		t.gl.BindBuffer(gl.CopyWriteBuffer, d.id)
-		t.gl.CopyBufferSubData(gl.CopyReadBuffer, gl.CopyWriteBuffer, srcOff, dstOff, n)
-		t.dirty = true
-		return t.check("copy")
-	})
+	return s.submit(func(t *thread) error { return t.copyBuffers("copy", d.id, dstOff, r.id, srcOff, n) })
 }
 
 // Fill enqueues glClearBufferSubData with the 32-bit value v (GL_R32UI). On

@@ -46,6 +46,7 @@ const (
 	MaxUniformBlockSize            = 0x8A30
 	MaxUniformBufferBindings       = 0x8A2F
 	UniformBufferOffsetAlignment   = 0x8A34
+	ShaderStorageBufferOffsetAlign = 0x90DF
 
 	ShaderStorageBuffer = 0x90D2
 	UniformBuffer       = 0x8A11
