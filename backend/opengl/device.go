@@ -180,7 +180,7 @@ func (t *thread) loop() {
 			case tk, ok = <-work:
 			default:
 				t.flush()
-				t.gl.ClientWaitSync(t.pending[0].sync, gl.SyncFlushCommandsBit, uint64(fenceWait))
+				t.gl.ClientWaitSync(t.pending[0].sync, gl.SyncFlushCommandsBit, uint64(t.fenceWait()))
 				t.poll()
 				continue
 			}
