@@ -91,12 +91,33 @@
 //
 // Buffers are GL buffer objects (immutable storage where
 // GL_ARB_buffer_storage is there), bound to kernels as shader storage blocks.
-// Write copies writes of up to 1 MiB and enqueues glBufferSubData; a larger
-// one hands the caller's slice to glBufferSubData and returns once the
-// driver has copied it. Read enqueues glGetBufferSubData into the caller's
-// slice, Copy glCopyBufferSubData, Fill glClearBufferSubData (GL_R32UI).
-// AllocHost returns aligned Go memory: OpenGL has no pinned memory of its
-// own.
+// Write copies writes of up to 1 MiB and enqueues glBufferSubData. Read
+// enqueues glGetBufferSubData into the caller's slice, Fill
+// glClearBufferSubData (GL_R32UI).
+//
+// Where the driver maps buffers persistently (glBufferStorage: OpenGL 4.4,
+// GL_ARB_buffer_storage, or GL_EXT_buffer_storage on OpenGL ES;
+// DeviceInfo.Extra["host_buffers"] says which), AllocHost returns a GL
+// buffer in host memory (GL_CLIENT_STORAGE_BIT) mapped persistently and
+// coherently, and WriteHost and ReadHost are one glCopyBufferSubData run by
+// the GPU. Elsewhere AllocHost returns aligned Go memory, which the driver
+// stages itself.
+//
+// A Write or Read of 2 MiB or more goes, on hardware devices with persistent
+// mapping, through a device's ring of six mapped 8 MiB staging buffers
+// (staging.go): up to 12 goroutines copy a chunk into a slot (or out of it)
+// while the GPU copies the previous ones, with a fence behind each chunk; a
+// Write returns once its last chunk is staged, a Read once the caller's
+// slice holds the data. On software renderers, where staging only adds a
+// memcpy, a larger Write hands the caller's slice to glBufferSubData and
+// returns once the driver has copied it. EnvStaging ("on", "off", "auto")
+// overrides the choice.
+//
+// Copy moves, on hardware devices, the 16-byte-aligned bulk of a range with
+// a compute shader (one uvec4 per invocation, grid-stride; copy.go), since
+// glCopyBufferSubData may run on a copy engine that moves a fraction of the
+// memory bandwidth; an unaligned range, the tail, and software renderers use
+// glCopyBufferSubData. EnvCopy ("shader", "driver", "auto") overrides it.
 //
 // OpenGL ES 3.1 has neither glGetBufferSubData nor glClearBufferSubData:
 // there Read maps the range (glMapBufferRange, GL_MAP_READ_BIT) and copies
