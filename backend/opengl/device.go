@@ -85,7 +85,10 @@ type thread struct {
 	// use; copyFailed: the driver did not build it.
 	copyProg   uint32
 	copyFailed bool
-	u64        uint64 // a query result, read by GL into the heap
+	// up is the upload ring (memory.go: upload), upOff its next free byte.
+	up    uint32
+	upOff int64
+	u64   uint64 // a query result, read by GL into the heap
 }
 
 func open(ctx context.Context, ordinal int, api API) (backend.Device, error) {

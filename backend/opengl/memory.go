@@ -24,7 +24,8 @@ func oom(op string, size, avail int64, what string) error {
 }
 
 // Alloc creates a buffer object of size bytes (immutable storage where
-// GL_ARB_buffer_storage is there), padded to a multiple of 16 bytes: a
+// GL_ARB_buffer_storage is there; with no flags, so the GPU's own memory,
+// where transfers are staged: see gpuOnly), padded to a multiple of 16 bytes: a
 // kernel binds the whole buffer object, and generated kernels declare a
 // buffer they move 4 floats at a time as an array of 16-byte vectors, whose
 // last partial vector must lie inside the binding. Buffers larger than the
@@ -47,7 +48,11 @@ func (d *device) Alloc(size int64) (backend.Buffer, error) {
 		f.BindBuffer(gl.CopyWriteBuffer, b.id)
 		padded := (size + 15) &^ 15
 		if d.lim.bufferStorage {
-			f.BufferStorage(gl.CopyWriteBuffer, padded, gl.DynamicStorageBit)
+			flags := uint32(gl.DynamicStorageBit)
+			if d.gpuOnly() {
+				flags = 0
+			}
+			f.BufferStorage(gl.CopyWriteBuffer, padded, flags)
 		} else {
 			f.BufferData(gl.CopyWriteBuffer, padded, gl.DynamicCopy)
 		}
@@ -89,6 +94,44 @@ func (d *device) AllocHost(size int64) (backend.HostBuffer, error) {
 		return nil, err
 	}
 	return h, nil
+}
+
+// gpuOnly reports whether buffers get immutable storage without
+// GL_DYNAMIC_STORAGE_BIT: desktop OpenGL with glBufferStorage where
+// transfers are staged (EnvStaging). The client never writes such a buffer
+// (glBufferSubData is refused); Writes go through staging or the upload
+// ring (thread.upload). Drivers place buffers the client updates in host
+// memory: NVIDIA's copied between two such buffers at 40 GB/s on an H200.
+func (d *device) gpuOnly() bool { return d.stage && d.lim.bufferStorage }
+
+// uploadRing is the size of the buffer small Writes pass through where
+// buffers are gpuOnly.
+const uploadRing = 4 << 20
+
+// upload copies data into buffer dst at off through the upload ring:
+// glBufferSubData into the ring, then glCopyBufferSubData to dst. A full
+// ring is orphaned (glBufferData), so a write never waits for the copies
+// that still read the ring.
+func (t *thread) upload(dst uint32, off int64, data []byte) {
+	f := t.gl
+	if t.up == 0 {
+		t.up = f.GenBuffer()
+		f.BindBuffer(gl.CopyReadBuffer, t.up)
+		f.BufferData(gl.CopyReadBuffer, uploadRing, gl.StreamDraw)
+	}
+	f.BindBuffer(gl.CopyReadBuffer, t.up)
+	f.BindBuffer(gl.CopyWriteBuffer, dst)
+	for len(data) > 0 {
+		n := int64(min(len(data), uploadRing))
+		if t.upOff+n > uploadRing {
+			f.BufferData(gl.CopyReadBuffer, uploadRing, gl.StreamDraw)
+			t.upOff = 0
+		}
+		f.BufferSubData(gl.CopyReadBuffer, t.upOff, data[:n])
+		f.CopyBufferSubData(gl.CopyReadBuffer, gl.CopyWriteBuffer, t.upOff, off, n)
+		t.upOff += (n + 255) &^ 255
+		data, off = data[n:], off+n
+	}
 }
 
 // deleteBuffer deletes a buffer and forgets it in the binding cache (GL

@@ -60,8 +60,12 @@ func (s *stream) Write(dst backend.Buffer, off int64, src []byte) error {
 	}
 	write := func(data []byte) func(t *thread) error {
 		return func(t *thread) error {
-			t.gl.BindBuffer(gl.CopyWriteBuffer, b.id)
-			t.gl.BufferSubData(gl.CopyWriteBuffer, off, data)
+			if t.dev.gpuOnly() {
+				t.upload(b.id, off, data)
+			} else {
+				t.gl.BindBuffer(gl.CopyWriteBuffer, b.id)
+				t.gl.BufferSubData(gl.CopyWriteBuffer, off, data)
+			}
 			t.dirty = true
 			return t.check("write")
 		}
