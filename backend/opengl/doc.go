@@ -93,9 +93,10 @@
 // GL_ARB_buffer_storage is there), bound to kernels as shader storage blocks.
 // Write copies writes of up to 1 MiB and enqueues glBufferSubData. Where
 // transfers are staged (below) on desktop OpenGL, buffers get immutable
-// storage without GL_DYNAMIC_STORAGE_BIT, which drivers keep in the GPU's
-// memory (NVIDIA's placed buffers the client updates in host memory, where
-// it copied between them at 40 GB/s on an H200), and small Writes go through
+// storage without GL_DYNAMIC_STORAGE_BIT, which drivers have no reason to
+// keep in host memory (on an H200, NVIDIA's driver copied between buffers
+// the client may update at 40 GB/s, a host-memory figure), and small Writes
+// go through
 // an upload ring instead: glBufferSubData into the ring (orphaned when full),
 // then glCopyBufferSubData. Read
 // enqueues glGetBufferSubData into the caller's slice, Fill

@@ -100,8 +100,9 @@ func (d *device) AllocHost(size int64) (backend.HostBuffer, error) {
 // GL_DYNAMIC_STORAGE_BIT: desktop OpenGL with glBufferStorage where
 // transfers are staged (EnvStaging). The client never writes such a buffer
 // (glBufferSubData is refused); Writes go through staging or the upload
-// ring (thread.upload). Drivers place buffers the client updates in host
-// memory: NVIDIA's copied between two such buffers at 40 GB/s on an H200.
+// ring (thread.upload). Drivers may place buffers the client updates in
+// host memory: on an H200, NVIDIA's copied between two such buffers at
+// 40 GB/s, a host-memory figure.
 func (d *device) gpuOnly() bool { return d.stage && d.lim.bufferStorage }
 
 // uploadRing is the size of the buffer small Writes pass through where
