@@ -96,9 +96,8 @@
 // storage without GL_DYNAMIC_STORAGE_BIT, which drivers have no reason to
 // keep in host memory (on an H200, NVIDIA's driver copied between buffers
 // the client may update at 40 GB/s, a host-memory figure), and small Writes
-// go through
-// an upload ring instead: glBufferSubData into the ring (orphaned when full),
-// then glCopyBufferSubData. Read
+// go through an upload ring instead: glBufferSubData into the ring (orphaned
+// when full), then glCopyBufferSubData. Read
 // enqueues glGetBufferSubData into the caller's slice, Fill
 // glClearBufferSubData (GL_R32UI).
 //
