@@ -101,16 +101,16 @@ func (t *thread) copyBuffers(op string, dst uint32, dstOff int64, src uint32, sr
 	if !t.dev.shaderCopy || srcOff%align != 0 || dstOff%align != 0 || bulk < align || lim.ssboAlign&(lim.ssboAlign-1) != 0 {
 		bulk = 0
 	}
+	piece := min(lim.maxBlock, copyMaxPiece)
+	piece -= piece % align
 	var p uint32
-	if bulk > 0 {
+	if bulk > 0 && piece > 0 {
 		p = t.copyProgram()
 	}
 	if p == 0 {
 		bulk = 0
 	}
 	if bulk > 0 {
-		piece := min(lim.maxBlock, copyMaxPiece)
-		piece -= piece % align
 		if t.program != p {
 			f.UseProgram(p)
 			t.program = p
