@@ -43,6 +43,13 @@ void main() {
 // memcpy.
 const EnvCopy = "ANYGPU_OPENGL_COPY"
 
+// EnvHostCopy picks how copies between device buffers and host or staging
+// buffers (WriteHost, ReadHost, staged Writes and Reads) run: "driver" (the
+// default, also for any other value: glCopyBufferSubData, which the driver
+// may give a copy engine) or "shader" (the copy shader, whose loads or
+// stores then cross the bus from the GPU's cores). A tuning knob.
+const EnvHostCopy = "ANYGPU_OPENGL_HOST_COPY"
+
 // shaderCopyWanted reads EnvCopy's value for a device.
 func shaderCopyWanted(v string, software bool) bool {
 	switch strings.ToLower(strings.TrimSpace(v)) {
@@ -91,14 +98,14 @@ func (t *thread) copyProgram() uint32 {
 }
 
 // copyBuffers copies n bytes from buffer src at srcOff to dst at dstOff:
-// the 16-byte-aligned bulk with the copy shader where the device wants it
-// and the offsets allow, the rest (or all) with glCopyBufferSubData.
-func (t *thread) copyBuffers(op string, dst uint32, dstOff int64, src uint32, srcOff, n int64) error {
+// the 16-byte-aligned bulk with the copy shader where shader is set and the
+// offsets allow, the rest (or all) with glCopyBufferSubData.
+func (t *thread) copyBuffers(op string, dst uint32, dstOff int64, src uint32, srcOff, n int64, shader bool) error {
 	f := t.gl
 	lim := t.dev.lim
 	align := max(16, lim.ssboAlign)
 	bulk := n &^ 15
-	if !t.dev.shaderCopy || srcOff%align != 0 || dstOff%align != 0 || bulk < align || lim.ssboAlign&(lim.ssboAlign-1) != 0 {
+	if !shader || srcOff%align != 0 || dstOff%align != 0 || bulk < align || lim.ssboAlign&(lim.ssboAlign-1) != 0 {
 		bulk = 0
 	}
 	piece := min(lim.maxBlock, copyMaxPiece)

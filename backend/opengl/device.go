@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,6 +59,9 @@ type device struct {
 	stage   bool        // large transfers are staged (EnvStaging)
 	// shaderCopy: Copy moves the aligned bulk with a compute shader (EnvCopy).
 	shaderCopy bool
+	// hostShaderCopy: copies to and from host and staging buffers use the
+	// copy shader too (EnvHostCopy).
+	hostShaderCopy bool
 
 	lost     atomic.Pointer[error] // set once the context is lost
 	eglCtx   egl.Context
@@ -104,8 +108,9 @@ func open(ctx context.Context, ordinal int, api API) (backend.Device, error) {
 	}
 	c := cands[ordinal]
 	d := &device{info: c.info, cand: c, software: c.software, stage: stagingWanted(os.Getenv(EnvStaging), c.software),
-		shaderCopy: shaderCopyWanted(os.Getenv(EnvCopy), c.software),
-		work:       make(chan task, queueDepth), exited: make(chan struct{})}
+		shaderCopy:     shaderCopyWanted(os.Getenv(EnvCopy), c.software),
+		hostShaderCopy: strings.EqualFold(strings.TrimSpace(os.Getenv(EnvHostCopy)), "shader"),
+		work:           make(chan task, queueDepth), exited: make(chan struct{})}
 	ready := make(chan error, 1)
 	go d.run(ready)
 	if err := <-ready; err != nil {

@@ -149,11 +149,7 @@ func (s *stream) staged(n int) bool { return n >= pipeMin && s.dev.lim.persisten
 func (s *stream) copyFromSlot(op string, b *buffer, off int64, slot *stagingSlot, n int, e *event) error {
 	return s.submit(func(t *thread) error {
 		defer t.record(e, false)
-		t.gl.BindBuffer(gl.CopyReadBuffer, slot.id)
-		t.gl.BindBuffer(gl.CopyWriteBuffer, b.id)
-		t.gl.CopyBufferSubData(gl.CopyReadBuffer, gl.CopyWriteBuffer, 0, off, int64(n))
-		t.dirty = true
-		return t.check(op)
+		return t.copyBuffers(op, b.id, off, slot.id, 0, int64(n), t.dev.hostShaderCopy)
 	})
 }
 
@@ -162,11 +158,7 @@ func (s *stream) copyFromSlot(op string, b *buffer, off int64, slot *stagingSlot
 func (s *stream) copyToSlot(op string, slot *stagingSlot, b *buffer, off int64, n int, e *event) error {
 	return s.submit(func(t *thread) error {
 		defer t.record(e, false)
-		t.gl.BindBuffer(gl.CopyReadBuffer, b.id)
-		t.gl.BindBuffer(gl.CopyWriteBuffer, slot.id)
-		t.gl.CopyBufferSubData(gl.CopyReadBuffer, gl.CopyWriteBuffer, off, 0, int64(n))
-		t.dirty = true
-		return t.check(op)
+		return t.copyBuffers(op, slot.id, 0, b.id, off, int64(n), t.dev.hostShaderCopy)
 	})
 }
 
@@ -317,11 +309,7 @@ var _ backend.HostCopier = (*stream)(nil)
 // make the host buffer's bytes visible (GL_MAP_COHERENT_BIT).
 func (s *stream) hostCopy(op string, readID uint32, readOff int64, writeID uint32, writeOff, n int64) error {
 	return s.submit(func(t *thread) error {
-		t.gl.BindBuffer(gl.CopyReadBuffer, readID)
-		t.gl.BindBuffer(gl.CopyWriteBuffer, writeID)
-		t.gl.CopyBufferSubData(gl.CopyReadBuffer, gl.CopyWriteBuffer, readOff, writeOff, n)
-		t.dirty = true
-		return t.check(op)
+		return t.copyBuffers(op, writeID, writeOff, readID, readOff, n, t.dev.hostShaderCopy)
 	})
 }
 

@@ -58,9 +58,12 @@ func TestStagedTransfers(t *testing.T) {
 		{"more chunks than fit", 3*stagedChunk + 5},
 	}
 	for _, api := range []opengl.API{opengl.APIGL, opengl.APIGLES} {
-		for _, mode := range []string{"on", "off"} {
-			t.Run(fmt.Sprintf("%v/%s", api, mode), func(t *testing.T) {
-				dev := openStaged(t, api, mode)
+		for _, mode := range []struct{ name, staging, hostCopy string }{
+			{"on", "on", "driver"}, {"off", "off", "driver"}, {"on-shader", "on", "shader"},
+		} {
+			t.Run(fmt.Sprintf("%v/%s", api, mode.name), func(t *testing.T) {
+				t.Setenv(opengl.EnvHostCopy, mode.hostCopy)
+				dev := openStaged(t, api, mode.staging)
 				st := dev.DefaultStream()
 				buf, err := dev.Alloc(bufSize)
 				require.NoError(t, err)
@@ -97,12 +100,17 @@ func TestStagedTransfers(t *testing.T) {
 }
 
 // TestHostBufferTransfers copies between host buffers (AllocHost) and a
-// device buffer at odd offsets and sizes, in both directions, and closes a
-// host buffer twice.
+// device buffer at odd and aligned offsets and sizes, in both directions,
+// with glCopyBufferSubData and with the copy shader (EnvHostCopy), and
+// closes a host buffer twice.
 func TestHostBufferTransfers(t *testing.T) {
-	for _, api := range []opengl.API{opengl.APIGL, opengl.APIGLES} {
-		t.Run(fmt.Sprint(api), func(t *testing.T) {
-			dev := openAPI(t, api)
+	for _, tc := range []struct {
+		api      opengl.API
+		hostCopy string
+	}{{opengl.APIGL, "driver"}, {opengl.APIGLES, "driver"}, {opengl.APIGL, "shader"}, {opengl.APIGLES, "shader"}} {
+		t.Run(fmt.Sprintf("%v/%s", tc.api, tc.hostCopy), func(t *testing.T) {
+			t.Setenv(opengl.EnvHostCopy, tc.hostCopy)
+			dev := openAPI(t, tc.api)
 			st := dev.DefaultStream()
 			const n = 5<<20 + 13
 			h, err := dev.AllocHost(n)
@@ -114,7 +122,7 @@ func TestHostBufferTransfers(t *testing.T) {
 			defer buf.Close()
 			copy(h.Bytes(), randomBytes(7, n))
 			for _, c := range []struct{ hostOff, devOff, n int64 }{
-				{0, 0, n}, {3, 17, n - 20}, {1 << 20, 5, 4097}, {n - 1, 0, 1},
+				{0, 0, n}, {3, 17, n - 20}, {1 << 20, 5, 4097}, {n - 1, 0, 1}, {256, 1024, 1<<20 + 16}, {16, 0, n - 29},
 			} {
 				clear(out.Bytes())
 				require.NoError(t, st.WriteHost(buf, c.devOff, h, c.hostOff, c.n))

@@ -104,7 +104,7 @@ func (s *stream) Read(dst []byte, src backend.Buffer, off int64) error {
 // the aligned bulk on hardware devices, glCopyBufferSubData otherwise).
 func (s *stream) Copy(dst backend.Buffer, dstOff int64, src backend.Buffer, srcOff, n int64) error {
 	d, r := dst.(*buffer), src.(*buffer)
-	return s.submit(func(t *thread) error { return t.copyBuffers("copy", d.id, dstOff, r.id, srcOff, n) })
+	return s.submit(func(t *thread) error { return t.copyBuffers("copy", d.id, dstOff, r.id, srcOff, n, t.dev.shaderCopy) })
 }
 
 // Fill enqueues glClearBufferSubData with the 32-bit value v (GL_R32UI). On
