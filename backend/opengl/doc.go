@@ -124,6 +124,9 @@
 // glCopyBufferSubData may run on a copy engine that moves a fraction of the
 // memory bandwidth; an unaligned range, the tail, and software renderers use
 // glCopyBufferSubData. EnvCopy ("shader", "driver", "auto") overrides it.
+// Copies to and from host and staging buffers use glCopyBufferSubData, or
+// the copy shader with EnvHostCopy=shader (a knob for comparing the two on a
+// GPU).
 //
 // OpenGL ES 3.1 has neither glGetBufferSubData nor glClearBufferSubData:
 // there Read maps the range (glMapBufferRange, GL_MAP_READ_BIT) and copies
