@@ -110,9 +110,10 @@
 // stages itself.
 //
 // A Write or Read of 2 MiB or more goes, on hardware devices with persistent
-// mapping, through a device's ring of six mapped 8 MiB staging buffers
-// (staging.go): up to 12 goroutines copy a chunk into a slot (or out of it)
-// while the GPU copies the previous ones, with a fence behind each chunk; a
+// mapping, through a device's ring of 16 mapped 4 MiB staging buffers
+// (staging.go): up to 12 goroutines take 4 MiB chunks in turn and copy each
+// into a slot (or out of it) while the GPU copies others, with a fence
+// behind each chunk; a
 // Write returns once its last chunk is staged, a Read once the caller's
 // slice holds the data. On software renderers, where staging only adds a
 // memcpy, a larger Write hands the caller's slice to glBufferSubData and

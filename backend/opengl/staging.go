@@ -19,33 +19,33 @@ import (
 // large transfer moves at a fraction of one core's memcpy. Where the driver
 // maps buffers persistently (limits.persistent), a Write or Read of at least
 // pipeMin bytes goes through a ring of pipeSlots persistently and coherently
-// mapped staging buffers of pipeChunk bytes instead:
+// mapped staging buffers of pipeChunk bytes instead. Up to maxCopyWorkers
+// goroutines take the transfer's chunks in turn (the CUDA backend's design):
 //
-//   - Write: the caller's goroutine takes a slot, waits for the fence of the
-//     slot's previous copy, copies the next chunk into it with several
-//     goroutines (parallelCopy), and enqueues glCopyBufferSubData from the
-//     slot plus a fence; it fills the next slot while the GPU copies this
-//     one, and returns once the last chunk is enqueued.
-//   - Read: the caller enqueues, for as many slots as it can take without
-//     waiting, glCopyBufferSubData into the slot plus a fence; then it waits
-//     for the oldest fence, copies that slot out with several goroutines and
-//     enqueues the next chunk into it. It returns once dst holds the data.
+//   - Write: a worker takes a slot, waits for the fence of the slot's
+//     previous copy, copies its chunk into it (in stagePiece pieces) and
+//     enqueues glCopyBufferSubData from the slot plus a fence; the others
+//     fill their slots while the GPU copies. Write returns once the last
+//     chunk is enqueued.
+//   - Read: a worker keeps the copies of up to two chunks into slots
+//     enqueued (glCopyBufferSubData plus a fence), waits for the older
+//     one's fence, copies the slot out and takes the next chunk. Read
+//     returns once dst holds the data.
 //
-// A Read blocks on an empty ring only while it holds no slot, so two
-// transfers never wait for each other's slots. Host buffers (AllocHost) are
-// persistently mapped buffers too: WriteHost and ReadHost are one
-// glCopyBufferSubData, run by the GPU.
+// A Read's worker blocks on an empty ring only while it holds no slot, and
+// a Write's, holding one, waits only for the GPU, so transfers never wait
+// for each other's slots. Host buffers (AllocHost) are persistently mapped
+// buffers too: WriteHost and ReadHost are one glCopyBufferSubData, run by
+// the GPU.
 const (
 	pipeMin   = 2 << 20 // Writes and Reads from this size are staged
-	pipeChunk = 8 << 20 // size of a staging slot
-	pipeSlots = 6       // slots in a device's ring
-	// copyPiece is the least a parallelCopy worker copies.
-	copyPiece = 512 << 10
+	pipeChunk = 4 << 20 // size of a staging slot
+	pipeSlots = 16      // slots in a device's ring (64 MiB)
 	// stagePiece is the piece a Write's workers copy into a slot at once
 	// (copyPieces).
 	stagePiece = 512 << 10
-	// maxCopyWorkers bounds the goroutines of one parallelCopy (the CUDA
-	// backend's staging found 12 best on the H200's 16 cores).
+	// maxCopyWorkers bounds the goroutines of one staged transfer (the
+	// CUDA backend's staging found 12 best on the H200's 16 cores).
 	maxCopyWorkers = 12
 )
 
@@ -162,7 +162,38 @@ func (s *stream) copyToSlot(op string, slot *stagingSlot, b *buffer, off int64, 
 	})
 }
 
-// writeStaged copies src into b at off through the staging ring; it returns
+// stageWorkers is the number of goroutines of a staged transfer of n bytes:
+// up to maxCopyWorkers, at most GOMAXPROCS, at most one per chunk.
+func stageWorkers(n int) int {
+	return max(1, min(maxCopyWorkers, runtime.GOMAXPROCS(0), (n+pipeChunk-1)/pipeChunk))
+}
+
+// stagedRun runs work on stageWorkers(n) goroutines and returns the first
+// error; failed tells the others to stop taking chunks.
+func stagedRun(n int, work func(failed *atomic.Bool) error) error {
+	var failed atomic.Bool
+	var mu sync.Mutex
+	var first error
+	var wg sync.WaitGroup
+	for range stageWorkers(n) {
+		wg.Go(func() {
+			if err := work(&failed); err != nil {
+				failed.Store(true)
+				mu.Lock()
+				if first == nil {
+					first = err
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return first
+}
+
+// writeStaged copies src into b at off through the staging ring: workers
+// take chunks in turn, each copies its chunk into a free slot (once the
+// slot's previous copy is done) and enqueues the copy out of it. It returns
 // once every chunk is in a slot and its copy enqueued.
 func (s *stream) writeStaged(b *buffer, off int64, src []byte) error {
 	const op = "write"
@@ -172,27 +203,35 @@ func (s *stream) writeStaged(b *buffer, off int64, src []byte) error {
 	}
 	r.active.Add(1)
 	defer r.active.Add(-1)
-	for done := 0; done < len(src); {
-		m := min(pipeChunk, len(src)-done)
-		slot := <-r.free
-		if slot.busy != nil {
-			if err := slot.busy.wait(context.Background(), op); err != nil {
+	chunks := int64((len(src) + pipeChunk - 1) / pipeChunk)
+	var next atomic.Int64
+	return stagedRun(len(src), func(failed *atomic.Bool) error {
+		for !failed.Load() {
+			i := next.Add(1) - 1
+			if i >= chunks {
+				return nil
+			}
+			lo := int(i) * pipeChunk
+			m := min(pipeChunk, len(src)-lo)
+			slot := <-r.free
+			if slot.busy != nil {
+				if err := slot.busy.wait(context.Background(), op); err != nil {
+					r.free <- slot
+					return err
+				}
+				slot.busy = nil
+			}
+			copyPieces(slot.mem[:m], src[lo:lo+m], stagePiece)
+			e := newEvent(s)
+			if err := s.copyFromSlot(op, b, off+int64(lo), slot, m, e); err != nil {
 				r.free <- slot
 				return err
 			}
-			slot.busy = nil
-		}
-		parallelCopy(slot.mem[:m], src[done:done+m], stagePiece)
-		e := newEvent(s)
-		if err := s.copyFromSlot(op, b, off+int64(done), slot, m, e); err != nil {
+			slot.busy = e
 			r.free <- slot
-			return err
 		}
-		slot.busy = e
-		r.free <- slot
-		done += m
-	}
-	return nil
+		return nil
+	})
 }
 
 // inflight is a chunk of a staged Read whose copy into slot is enqueued.
@@ -202,7 +241,10 @@ type inflight struct {
 	lo, n int
 }
 
-// readStaged copies b at off into dst through the staging ring; it returns
+// readStaged copies b at off into dst through the staging ring: workers take
+// chunks in turn, each keeps up to two chunks' copies into slots enqueued,
+// waits for the older one's fence, copies it out and takes the next. A
+// worker blocks on an empty ring only while it holds no slot. It returns
 // once dst holds the data.
 func (s *stream) readStaged(dst []byte, b *buffer, off int64) error {
 	const op = "read"
@@ -212,78 +254,70 @@ func (s *stream) readStaged(dst []byte, b *buffer, off int64) error {
 	}
 	r.active.Add(1)
 	defer r.active.Add(-1)
-	var queue []inflight
-	// drain waits for the oldest chunk, copies it out (unless failed) and
-	// gives its slot back.
-	drain := func(failed bool) error {
-		c := queue[0]
-		queue = queue[1:]
-		err := c.e.wait(context.Background(), op)
-		if err == nil && !failed {
-			parallelCopy(dst[c.lo:c.lo+c.n], c.slot.mem[:c.n], 0)
+	chunks := int64((len(dst) + pipeChunk - 1) / pipeChunk)
+	var next atomic.Int64
+	return stagedRun(len(dst), func(failed *atomic.Bool) error {
+		var held []inflight
+		// drain waits for the oldest chunk, copies it out (unless given
+		// up) and gives its slot back.
+		drain := func(giveUp bool) error {
+			c := held[0]
+			held = held[1:]
+			err := c.e.wait(context.Background(), op)
+			if err == nil && !giveUp {
+				copy(dst[c.lo:c.lo+c.n], c.slot.mem[:c.n])
+			}
+			c.slot.busy = nil // the fence behind the slot's last copy has passed
+			r.free <- c.slot
+			return err
 		}
-		c.slot.busy = nil // the fence behind the slot's last copy has passed
-		r.free <- c.slot
-		return err
-	}
-	giveUp := func(err error) error {
-		for len(queue) > 0 {
-			_ = drain(true)
+		fail := func(err error) error {
+			for len(held) > 0 {
+				_ = drain(true)
+			}
+			return err
 		}
-		return err
-	}
-	next := 0
-	for next < len(dst) || len(queue) > 0 {
-		if next < len(dst) {
-			var slot *stagingSlot
-			if len(queue) == 0 {
-				slot = <-r.free
-			} else {
-				select {
-				case slot = <-r.free:
-				default:
+		exhausted := false
+		for {
+			if !exhausted && !failed.Load() && len(held) < 2 {
+				var slot *stagingSlot
+				if len(held) == 0 {
+					slot = <-r.free
+				} else {
+					select {
+					case slot = <-r.free:
+					default:
+					}
+				}
+				if slot != nil {
+					i := next.Add(1) - 1
+					if i >= chunks {
+						exhausted = true
+						r.free <- slot
+						continue
+					}
+					// The GPU orders this copy into the slot after the
+					// copies out of it enqueued before, so a Write's
+					// fence need not be waited for.
+					lo := int(i) * pipeChunk
+					m := min(pipeChunk, len(dst)-lo)
+					e := newEvent(s)
+					if err := s.copyToSlot(op, slot, b, off+int64(lo), m, e); err != nil {
+						r.free <- slot
+						return fail(err)
+					}
+					held = append(held, inflight{slot: slot, e: e, lo: lo, n: m})
+					continue
 				}
 			}
-			if slot != nil {
-				// The GPU orders this copy into the slot after the
-				// copies out of it enqueued before, so a Write's fence
-				// need not be waited for.
-				m := min(pipeChunk, len(dst)-next)
-				e := newEvent(s)
-				if err := s.copyToSlot(op, slot, b, off+int64(next), m, e); err != nil {
-					r.free <- slot
-					return giveUp(err)
-				}
-				queue = append(queue, inflight{slot: slot, e: e, lo: next, n: m})
-				next += m
-				continue
+			if len(held) == 0 {
+				return nil
+			}
+			if err := drain(failed.Load()); err != nil {
+				return fail(err)
 			}
 		}
-		if err := drain(false); err != nil {
-			return giveUp(err)
-		}
-	}
-	return nil
-}
-
-// parallelCopy copies src into dst (of the same length) with up to
-// maxCopyWorkers goroutines, each copying at least copyPiece bytes, in
-// pieces of at most piece bytes when piece is above 0.
-func parallelCopy(dst, src []byte, piece int) {
-	n := len(src)
-	w := min(maxCopyWorkers, runtime.GOMAXPROCS(0), n/copyPiece)
-	if w <= 1 {
-		copyPieces(dst, src, piece)
-		return
-	}
-	per := (n/w + 4095) &^ 4095
-	var wg sync.WaitGroup
-	for lo := per; lo < n; lo += per {
-		hi := min(lo+per, n)
-		wg.Go(func() { copyPieces(dst[lo:hi], src[lo:hi], piece) })
-	}
-	copyPieces(dst[:per], src[:per], piece)
-	wg.Wait()
+	})
 }
 
 // copyPieces copies src into dst in pieces of at most piece bytes (all at

@@ -17,10 +17,11 @@ import (
 )
 
 // The staging ring's numbers (staging.go): transfers from 2 MiB are staged,
-// in chunks of 8 MiB.
+// in chunks of 4 MiB, through 16 slots.
 const (
 	stagedMin   = 2 << 20
-	stagedChunk = 8 << 20
+	stagedChunk = 4 << 20
+	stagedSlots = 16
 )
 
 // openStaged opens device 0 of api with EnvStaging set to mode.
@@ -45,7 +46,7 @@ func randomBytes(seed uint64, n int) []byte {
 // and without it, on OpenGL and OpenGL ES; the bytes around each range keep
 // the fill value.
 func TestStagedTransfers(t *testing.T) {
-	const bufSize = 3*stagedChunk + 64
+	const bufSize = (stagedSlots+3)*stagedChunk + 64
 	sizes := []struct {
 		name string
 		n    int
@@ -55,7 +56,8 @@ func TestStagedTransfers(t *testing.T) {
 		{"odd", stagedMin + 3},
 		{"one chunk", stagedChunk},
 		{"chunk plus one", stagedChunk + 1},
-		{"more chunks than fit", 3*stagedChunk + 5},
+		{"three chunks and a bit", 3*stagedChunk + 5},
+		{"more chunks than the ring has", (stagedSlots+3)*stagedChunk + 9},
 	}
 	for _, api := range []opengl.API{opengl.APIGL, opengl.APIGLES} {
 		for _, mode := range []struct{ name, staging, hostCopy string }{
@@ -144,7 +146,7 @@ func TestHostBufferTransfers(t *testing.T) {
 // data back.
 func TestStagedConcurrentStreams(t *testing.T) {
 	dev := openStaged(t, opengl.APIGL, "on")
-	const streams, n = 3, 2*stagedChunk + 12345
+	const streams, n = 3, 7*stagedChunk + 12345
 	var wg sync.WaitGroup
 	errs := make([]error, streams)
 	for i := range streams {
@@ -193,7 +195,7 @@ func TestStagedConcurrentStreams(t *testing.T) {
 func TestStagedCancel(t *testing.T) {
 	dev := openStaged(t, opengl.APIGL, "on")
 	st := dev.DefaultStream()
-	const n = 4 * stagedChunk
+	const n = 2 * stagedSlots * stagedChunk
 	buf, err := dev.Alloc(n)
 	require.NoError(t, err)
 	defer buf.Close()
