@@ -21,3 +21,15 @@ func TestConformance(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { backendtest.Run(t, opengl.Driver{API: tc.api}) })
 	}
 }
+
+// TestConformanceHardwarePaths runs the suite over a desktop context with the
+// transfer paths of hardware devices forced on a software renderer: large
+// Writes and Reads through the staging ring, Copy through the copy shader.
+func TestConformanceHardwarePaths(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	t.Setenv(opengl.EnvStaging, "on")
+	t.Setenv(opengl.EnvCopy, "shader")
+	backendtest.Run(t, opengl.Driver{API: opengl.APIGL})
+}

@@ -5,8 +5,10 @@ package opengl
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,6 +55,14 @@ type device struct {
 	work   chan task
 	exited chan struct{}
 
+	staging stagingRing // staging buffers of large transfers, made on first use
+	stage   bool        // large transfers are staged (EnvStaging)
+	// shaderCopy: Copy moves the aligned bulk with a compute shader (EnvCopy).
+	shaderCopy bool
+	// hostShaderCopy: copies to and from host and staging buffers use the
+	// copy shader too (EnvHostCopy).
+	hostShaderCopy bool
+
 	lost     atomic.Pointer[error] // set once the context is lost
 	eglCtx   egl.Context
 	software bool
@@ -74,8 +84,15 @@ type thread struct {
 	ssbo    [maxBindings]uint32
 	ubo     uint32
 	uboOff  int64
-	dirty   bool   // commands issued since the last flush
-	u64     uint64 // a query result, read by GL into the heap
+	dirty   bool // commands issued since the last flush
+	// copyProg is the program of Copy's shader (copy.go), built on first
+	// use; copyFailed: the driver did not build it.
+	copyProg   uint32
+	copyFailed bool
+	// up is the upload ring (memory.go: upload), upOff its next free byte.
+	up    uint32
+	upOff int64
+	u64   uint64 // a query result, read by GL into the heap
 }
 
 func open(ctx context.Context, ordinal int, api API) (backend.Device, error) {
@@ -90,8 +107,10 @@ func open(ctx context.Context, ordinal int, api API) (backend.Device, error) {
 			Hint: "list the devices with `gpu info` and check ANYGPU_DEVICE"}
 	}
 	c := cands[ordinal]
-	d := &device{info: c.info, cand: c, software: c.software,
-		work: make(chan task, queueDepth), exited: make(chan struct{})}
+	d := &device{info: c.info, cand: c, software: c.software, stage: stagingWanted(os.Getenv(EnvStaging), c.software),
+		shaderCopy:     shaderCopyWanted(os.Getenv(EnvCopy), c.software),
+		hostShaderCopy: strings.EqualFold(strings.TrimSpace(os.Getenv(EnvHostCopy)), "shader"),
+		work:           make(chan task, queueDepth), exited: make(chan struct{})}
 	ready := make(chan error, 1)
 	go d.run(ready)
 	if err := <-ready; err != nil {
@@ -169,7 +188,7 @@ func (t *thread) loop() {
 			case tk, ok = <-work:
 			default:
 				t.flush()
-				t.gl.ClientWaitSync(t.pending[0].sync, gl.SyncFlushCommandsBit, uint64(fenceWait))
+				t.gl.ClientWaitSync(t.pending[0].sync, gl.SyncFlushCommandsBit, uint64(t.fenceWait()))
 				t.poll()
 				continue
 			}

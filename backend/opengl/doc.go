@@ -91,12 +91,43 @@
 //
 // Buffers are GL buffer objects (immutable storage where
 // GL_ARB_buffer_storage is there), bound to kernels as shader storage blocks.
-// Write copies writes of up to 1 MiB and enqueues glBufferSubData; a larger
-// one hands the caller's slice to glBufferSubData and returns once the
-// driver has copied it. Read enqueues glGetBufferSubData into the caller's
-// slice, Copy glCopyBufferSubData, Fill glClearBufferSubData (GL_R32UI).
-// AllocHost returns aligned Go memory: OpenGL has no pinned memory of its
-// own.
+// Write copies writes of up to 1 MiB and enqueues glBufferSubData. Where
+// transfers are staged (below) on desktop OpenGL, buffers get immutable
+// storage without GL_DYNAMIC_STORAGE_BIT, which drivers have no reason to
+// keep in host memory (on an H200, NVIDIA's driver copied between buffers
+// the client may update at 40 GB/s, a host-memory figure), and small Writes
+// go through an upload ring instead: glBufferSubData into the ring (orphaned
+// when full), then glCopyBufferSubData. Read
+// enqueues glGetBufferSubData into the caller's slice, Fill
+// glClearBufferSubData (GL_R32UI).
+//
+// Where the driver maps buffers persistently (glBufferStorage: OpenGL 4.4,
+// GL_ARB_buffer_storage, or GL_EXT_buffer_storage on OpenGL ES;
+// DeviceInfo.Extra["host_buffers"] says which), AllocHost returns a GL
+// buffer in host memory (GL_CLIENT_STORAGE_BIT) mapped persistently and
+// coherently, and WriteHost and ReadHost are one glCopyBufferSubData run by
+// the GPU. Elsewhere AllocHost returns aligned Go memory, which the driver
+// stages itself.
+//
+// A Write or Read of 2 MiB or more goes, on hardware devices with persistent
+// mapping, through a device's ring of 16 mapped 4 MiB staging buffers
+// (staging.go): up to 12 goroutines take 4 MiB chunks in turn and copy each
+// into a slot (or out of it) while the GPU copies others, with a fence
+// behind each chunk; a
+// Write returns once its last chunk is staged, a Read once the caller's
+// slice holds the data. On software renderers, where staging only adds a
+// memcpy, a larger Write hands the caller's slice to glBufferSubData and
+// returns once the driver has copied it. EnvStaging ("on", "off", "auto")
+// overrides the choice.
+//
+// Copy moves, on hardware devices, the 16-byte-aligned bulk of a range with
+// a compute shader (one uvec4 per invocation, grid-stride; copy.go), since
+// glCopyBufferSubData may run on a copy engine that moves a fraction of the
+// memory bandwidth; an unaligned range, the tail, and software renderers use
+// glCopyBufferSubData. EnvCopy ("shader", "driver", "auto") overrides it.
+// Copies to and from host and staging buffers use glCopyBufferSubData, or
+// the copy shader with EnvHostCopy=shader (a knob for comparing the two on a
+// GPU).
 //
 // OpenGL ES 3.1 has neither glGetBufferSubData nor glClearBufferSubData:
 // there Read maps the range (glMapBufferRange, GL_MAP_READ_BIT) and copies

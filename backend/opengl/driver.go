@@ -23,6 +23,25 @@ const EnvLibrary = "ANYGPU_EGL_LIBRARY"
 // spaces do not matter. Driver.API, when set, takes precedence.
 const EnvAPI = "ANYGPU_OPENGL_API"
 
+// EnvStaging picks how a Write or Read of at least 2 MiB moves where the
+// driver maps buffers persistently (glBufferStorage): "on" through a ring of
+// mapped staging buffers that several goroutines fill and drain while the
+// GPU copies, "off" through glBufferSubData and glGetBufferSubData, or
+// "auto" (the default, also for any other value): on for hardware devices,
+// off for software renderers, where staging adds a copy to a plain memcpy.
+const EnvStaging = "ANYGPU_OPENGL_STAGING"
+
+// stagingWanted reads EnvStaging's value for a device.
+func stagingWanted(v string, software bool) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "on":
+		return true
+	case "off":
+		return false
+	}
+	return !software
+}
+
 func init() { backend.Register(Driver{}) }
 
 // API is the client API of a device's context.

@@ -378,11 +378,17 @@ type limits struct {
 	maxSSBOs                        int   // GL_MAX_COMPUTE_SHADER_STORAGE_BLOCKS
 	maxUBO                          int64 // GL_MAX_UNIFORM_BLOCK_SIZE
 	uboAlign                        int64 // GL_UNIFORM_BUFFER_OFFSET_ALIGNMENT
+	ssboAlign                       int64 // GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT
 	invocations                     int
 	groupSize, groupCount           backend.Dim3
 	shared                          int
 	timestampBits                   int
 	bufferStorage, parallelCompile  bool
+	// persistent: buffers can be mapped persistently and coherently
+	// (glBufferStorage, core in OpenGL 4.4, GL_ARB_buffer_storage, or
+	// GL_EXT_buffer_storage on OpenGL ES): host buffers and the staging of
+	// large transfers are such buffers.
+	persistent bool
 }
 
 // readLimits queries the current context (of f's API) and checks its
@@ -419,6 +425,7 @@ func readLimits(f *gl.Funcs) (*limits, error) {
 	l.maxSSBOs = int(f.GetInteger(gl.MaxComputeShaderStorageBlocks))
 	l.maxUBO = f.GetInteger(gl.MaxUniformBlockSize)
 	l.uboAlign = max(f.GetInteger(gl.UniformBufferOffsetAlignment), 4)
+	l.ssboAlign = max(f.GetInteger(gl.ShaderStorageBufferOffsetAlign), 4)
 	l.invocations = int(f.GetInteger(gl.MaxComputeWorkGroupInvocations))
 	l.shared = int(f.GetInteger(gl.MaxComputeSharedMemorySize))
 	l.groupSize = backend.Dim3{X: int(f.GetIntegerIndexed(gl.MaxComputeWorkGroupSize, 0)),
@@ -431,6 +438,7 @@ func readLimits(f *gl.Funcs) (*limits, error) {
 	// OpenGL ES buffers stay mutable (glBufferData): reads and fills map
 	// them, which immutable storage allows only with the map bits set.
 	l.bufferStorage = !l.es && f.HasBufferStorage() && (l.major > 4 || l.minor >= 4 || l.exts["GL_ARB_buffer_storage"])
+	l.persistent = f.HasBufferStorage() && (l.bufferStorage || (l.es && l.exts["GL_EXT_buffer_storage"]))
 	l.parallelCompile = f.HasParallelCompile() && (l.exts["GL_KHR_parallel_shader_compile"] || l.exts["GL_ARB_parallel_shader_compile"])
 	for f.GetError() != gl.NoError { // a query the driver does not know leaves a flag
 	}
@@ -491,6 +499,10 @@ func (c *candidate) describe(f *gl.Funcs, l *limits) backend.DeviceInfo {
 			"max_storage_bufs":  strconv.Itoa(l.maxSSBOs),
 			"queue":             "one per context: streams are ordered queues onto it",
 		},
+	}
+	info.Extra["host_buffers"] = "Go memory, staged by the driver (no glBufferStorage)"
+	if l.persistent {
+		info.Extra["host_buffers"] = "persistently mapped GL buffers"
 	}
 	if l.timestampBits == 0 {
 		info.TimestampPeriodNs = 0

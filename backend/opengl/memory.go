@@ -24,7 +24,8 @@ func oom(op string, size, avail int64, what string) error {
 }
 
 // Alloc creates a buffer object of size bytes (immutable storage where
-// GL_ARB_buffer_storage is there), padded to a multiple of 16 bytes: a
+// GL_ARB_buffer_storage is there; with no flags, so the GPU's own memory,
+// where transfers are staged: see gpuOnly), padded to a multiple of 16 bytes: a
 // kernel binds the whole buffer object, and generated kernels declare a
 // buffer they move 4 floats at a time as an array of 16-byte vectors, whose
 // last partial vector must lie inside the binding. Buffers larger than the
@@ -47,7 +48,11 @@ func (d *device) Alloc(size int64) (backend.Buffer, error) {
 		f.BindBuffer(gl.CopyWriteBuffer, b.id)
 		padded := (size + 15) &^ 15
 		if d.lim.bufferStorage {
-			f.BufferStorage(gl.CopyWriteBuffer, padded, gl.DynamicStorageBit)
+			flags := uint32(gl.DynamicStorageBit)
+			if d.gpuOnly() {
+				flags = 0
+			}
+			f.BufferStorage(gl.CopyWriteBuffer, padded, flags)
 		} else {
 			f.BufferData(gl.CopyWriteBuffer, padded, gl.DynamicCopy)
 		}
@@ -64,8 +69,10 @@ func (d *device) Alloc(size int64) (backend.Buffer, error) {
 	return b, nil
 }
 
-// AllocHost allocates 64-byte-aligned Go memory: OpenGL has no pinned host
-// memory of its own; the driver stages transfers itself.
+// AllocHost allocates host memory for fast transfers: where the driver maps
+// buffers persistently, a GL buffer in host memory (GL_CLIENT_STORAGE_BIT)
+// mapped for as long as it lives, which WriteHost and ReadHost copy with the
+// GPU; else 64-byte-aligned Go memory, which the driver stages itself.
 func (d *device) AllocHost(size int64) (backend.HostBuffer, error) {
 	op := "alloc host " + units.ByteSize(size)
 	if avail := hostmem.Available(); avail > 0 && size > avail {
@@ -74,7 +81,58 @@ func (d *device) AllocHost(size int64) (backend.HostBuffer, error) {
 	if size > int64(^uint(0)>>1) {
 		return nil, oom(op, size, int64(^uint(0)>>1), "is the most this process can address")
 	}
-	return &hostBuffer{mem: memview.Aligned(int(size), 64)}, nil
+	if !d.lim.persistent || size == 0 {
+		return &hostBuffer{mem: memview.Aligned(int(size), 64)}, nil
+	}
+	h := &hostBuffer{dev: d}
+	err := d.call(func(t *thread) error {
+		var err error
+		h.id, h.mem, err = t.newMapped(op, size)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// gpuOnly reports whether buffers get immutable storage without
+// GL_DYNAMIC_STORAGE_BIT: desktop OpenGL with glBufferStorage where
+// transfers are staged (EnvStaging). The client never writes such a buffer
+// (glBufferSubData is refused); Writes go through staging or the upload
+// ring (thread.upload). Drivers may place buffers the client updates in
+// host memory: on an H200, NVIDIA's copied between two such buffers at
+// 40 GB/s, a host-memory figure.
+func (d *device) gpuOnly() bool { return d.stage && d.lim.bufferStorage }
+
+// uploadRing is the size of the buffer small Writes pass through where
+// buffers are gpuOnly.
+const uploadRing = 4 << 20
+
+// upload copies data into buffer dst at off through the upload ring:
+// glBufferSubData into the ring, then glCopyBufferSubData to dst. A full
+// ring is orphaned (glBufferData), so a write never waits for the copies
+// that still read the ring.
+func (t *thread) upload(dst uint32, off int64, data []byte) {
+	f := t.gl
+	if t.up == 0 {
+		t.up = f.GenBuffer()
+		f.BindBuffer(gl.CopyReadBuffer, t.up)
+		f.BufferData(gl.CopyReadBuffer, uploadRing, gl.StreamDraw)
+	}
+	f.BindBuffer(gl.CopyReadBuffer, t.up)
+	f.BindBuffer(gl.CopyWriteBuffer, dst)
+	for len(data) > 0 {
+		n := int64(min(len(data), uploadRing))
+		if t.upOff+n > uploadRing {
+			f.BufferData(gl.CopyReadBuffer, uploadRing, gl.StreamDraw)
+			t.upOff = 0
+		}
+		f.BufferSubData(gl.CopyReadBuffer, t.upOff, data[:n])
+		f.CopyBufferSubData(gl.CopyReadBuffer, gl.CopyWriteBuffer, t.upOff, off, n)
+		t.upOff += (n + 255) &^ 255
+		data, off = data[n:], off+n
+	}
 }
 
 // deleteBuffer deletes a buffer and forgets it in the binding cache (GL
@@ -114,13 +172,26 @@ func (b *buffer) Close() error {
 	return nil
 }
 
-// hostBuffer is host memory (see AllocHost).
-type hostBuffer struct{ mem []byte }
+// hostBuffer is host memory (see AllocHost): a persistently mapped GL
+// buffer when id is not 0.
+type hostBuffer struct {
+	dev *device
+	id  uint32
+	mem []byte
+}
 
 var _ backend.HostBuffer = (*hostBuffer)(nil)
 
 // Bytes is the host memory.
 func (h *hostBuffer) Bytes() []byte { return h.mem }
 
-// Close lets the memory go to the garbage collector.
-func (h *hostBuffer) Close() error { h.mem = nil; return nil }
+// Close lets Go memory go to the garbage collector, or deletes the GL buffer
+// after the work queued before it (which unmaps it).
+func (h *hostBuffer) Close() error {
+	h.mem = nil
+	if id := h.id; id != 0 {
+		h.id = 0
+		_ = h.dev.submit(task{fn: func(t *thread) error { t.deleteBuffer(id); return nil }}) // a closed device freed it
+	}
+	return nil
+}

@@ -48,15 +48,24 @@ func (s *stream) submit(fn func(t *thread) error) error {
 	return s.dev.submit(task{fn: fn, s: s})
 }
 
-// Write copies src into dst. Up to 1 MiB is copied and enqueued; a larger
-// src is handed to glBufferSubData directly and Write returns once the driver
-// has taken it, after the work queued before it was submitted.
+// Write copies src into dst. Up to 1 MiB is copied and enqueued; from
+// pipeMin bytes, where the driver maps buffers persistently, src goes
+// through the staging ring (writeStaged); else a larger src is handed to
+// glBufferSubData directly and Write returns once the driver has taken it,
+// after the work queued before it was submitted.
 func (s *stream) Write(dst backend.Buffer, off int64, src []byte) error {
 	b := dst.(*buffer)
+	if s.staged(len(src)) {
+		return s.writeStaged(b, off, src)
+	}
 	write := func(data []byte) func(t *thread) error {
 		return func(t *thread) error {
-			t.gl.BindBuffer(gl.CopyWriteBuffer, b.id)
-			t.gl.BufferSubData(gl.CopyWriteBuffer, off, data)
+			if t.dev.gpuOnly() {
+				t.upload(b.id, off, data)
+			} else {
+				t.gl.BindBuffer(gl.CopyWriteBuffer, b.id)
+				t.gl.BufferSubData(gl.CopyWriteBuffer, off, data)
+			}
 			t.dirty = true
 			return t.check("write")
 		}
@@ -70,9 +79,14 @@ func (s *stream) Write(dst backend.Buffer, off int64, src []byte) error {
 
 // Read enqueues a copy of src into dst (glGetBufferSubData; on OpenGL ES,
 // which lacks it, glMapBufferRange for reading), which waits for the work
-// before it: dst holds the data once the stream is synchronized.
+// before it: dst holds the data once the stream is synchronized. From
+// pipeMin bytes, where the driver maps buffers persistently, it goes through
+// the staging ring (readStaged) and dst holds the data when Read returns.
 func (s *stream) Read(dst []byte, src backend.Buffer, off int64) error {
 	b := src.(*buffer)
+	if s.staged(len(dst)) {
+		return s.readStaged(dst, b, off)
+	}
 	return s.submit(func(t *thread) error {
 		t.gl.BindBuffer(gl.CopyReadBuffer, b.id)
 		if !t.gl.ES {
@@ -86,16 +100,11 @@ func (s *stream) Read(dst []byte, src backend.Buffer, off int64) error {
 	})
 }
 
-// Copy enqueues glCopyBufferSubData.
+// Copy enqueues a copy within the device (copyBuffers: a compute shader for
+// the aligned bulk on hardware devices, glCopyBufferSubData otherwise).
 func (s *stream) Copy(dst backend.Buffer, dstOff int64, src backend.Buffer, srcOff, n int64) error {
 	d, r := dst.(*buffer), src.(*buffer)
-	return s.submit(func(t *thread) error {
-		t.gl.BindBuffer(gl.CopyReadBuffer, r.id)
-		t.gl.BindBuffer(gl.CopyWriteBuffer, d.id)
-		t.gl.CopyBufferSubData(gl.CopyReadBuffer, gl.CopyWriteBuffer, srcOff, dstOff, n)
-		t.dirty = true
-		return t.check("copy")
-	})
+	return s.submit(func(t *thread) error { return t.copyBuffers("copy", d.id, dstOff, r.id, srcOff, n, t.dev.shaderCopy) })
 }
 
 // Fill enqueues glClearBufferSubData with the 32-bit value v (GL_R32UI). On

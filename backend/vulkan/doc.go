@@ -26,6 +26,9 @@
 //	                          own tests turn it on and fail on any message.
 //	ANYGPU_VULKAN_D2D         "kernel" (default) or "copy": how Stream.Copy moves
 //	                          large 16-byte-aligned blocks within a device
+//	ANYGPU_VULKAN_PIPE_BATCH_KIB  how large (KiB) a pipelined transfer's batches
+//	                          of copies grow while the GPU is busy (default 8192;
+//	                          0: one submission per 2 MiB copy). A tuning knob.
 //	ANYGPU_CACHE_DIR          where each device's VkPipelineCache is kept
 //	                          (vulkan/<vendor>-<device>-<cache UUID>.bin; default
 //	                          os.UserCacheDir()/anygpu)
@@ -78,7 +81,11 @@
 // slot's copy polls the timeline semaphore for up to 2 ms before blocking
 // in vkWaitSemaphores: NVIDIA's driver wakes blocked host waits late
 // enough (0.7-0.8 ms) to hold an H200's staged Reads at 15.7 GB/s, against
-// 41.6 polling. A buffer closed while
+// 41.6 polling. While the GPU has two of the stream's batches queued, a
+// pipelined transfer lets its copies collect into batches of 8 MiB (or for
+// at most 100 µs) rather than submitting each 2 MiB copy on its own, since
+// every submission adds a semaphore signal and a gap to the queue
+// (ANYGPU_VULKAN_PIPE_BATCH_KIB; 0 submits each copy). A buffer closed while
 // streams still have work queued is destroyed once they pass that work.
 //
 // # Interoperation

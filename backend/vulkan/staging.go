@@ -3,7 +3,10 @@
 package vulkan
 
 import (
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -43,24 +46,60 @@ import (
 // timeline semaphores; without them transfers take the single-threaded
 // path.
 const (
-	pipeMin   = 4 << 20   // staged transfers from this size are pipelined
-	pipeChunk = 2 << 20   // slot size and largest range
-	pipePiece = 512 << 10 // host copy piece of a Write
+	pipeMin = 4 << 20 // staged transfers from this size are pipelined
 	// pipeWaitSlice bounds one semaphore wait of a worker, so it notices
 	// a transfer given up (a failed submission) in time.
 	pipeWaitSlice = 20_000_000 // ns
+	// pipeBacklog: while at least this many of the stream's batches are
+	// submitted and not complete, the GPU has work queued, and a pipelined
+	// transfer collects its copies into batches of pipeBatch bytes rather
+	// than submitting each as it comes.
+	pipeBacklog = 2
+	// pipeLinger bounds how long a recorded copy waits for its batch to
+	// fill before it is submitted anyway.
+	pipeLinger = 100 * time.Microsecond
+)
+
+// The pipeline's geometry: variables so that BenchmarkPipeSweep can vary
+// them (EnvPipeBatch sets pipeBatch).
+var (
+	pipeChunk = 2 << 20   // slot size and largest range; divides slabSize
+	pipePiece = 512 << 10 // host copy piece of a Write
+	// pipeMaxWorkers bounds the copy workers of a transfer (the CUDA
+	// backend's H200 sweep found 12 best).
+	pipeMaxWorkers = 12
 	// pipeSpin is how long a worker polls the semaphore before it blocks.
 	// On the H200 (256 MiB, 12 workers) 2 ms left no wait blocking and
 	// gave Reads 41.6 GB/s and Writes 40.2 (blocking at once: 15.7 and
 	// 37.6; 300 µs: 40.9 and 39.4; 50 µs: 15.8 and 38.5).
 	pipeSpin = 2 * time.Millisecond
+	// pipeBatch is the size a pipelined transfer's batches grow to while the
+	// GPU has pipeBacklog batches queued: each submission costs the queue
+	// a semaphore signal and a gap, which 2 MiB copies (42 µs at 50 GB/s)
+	// feel. 0 submits every copy as it comes (flushBytes still applies).
+	pipeBatch = envKiB(EnvPipeBatch, 8<<10) << 10
 )
+
+// EnvPipeBatch sets, in KiB, the size pipelined Writes and Reads let a batch
+// of copies grow to before it is submitted while the GPU is busy (default
+// 8192; 0 submits each 2 MiB copy as soon as it is recorded). A tuning knob.
+const EnvPipeBatch = "ANYGPU_VULKAN_PIPE_BATCH_KIB"
+
+// envKiB reads a non-negative integer from the environment variable name,
+// else def.
+func envKiB(name string, def int) int {
+	v, err := strconv.Atoi(strings.TrimSpace(os.Getenv(name)))
+	if err != nil || v < 0 {
+		return def
+	}
+	return v
+}
 
 // pipeWorkers is the number of copy workers of a transfer of n bytes: up to
 // 12 (the CUDA backend's H200 sweep), at most GOMAXPROCS, at most one per
 // range.
 func pipeWorkers(n int) int {
-	return max(1, min(12, runtime.GOMAXPROCS(0), (n+pipeChunk-1)/pipeChunk))
+	return max(1, min(pipeMaxWorkers, runtime.GOMAXPROCS(0), (n+pipeChunk-1)/pipeChunk))
 }
 
 // pipeEvent is what a worker tells the recording goroutine.
@@ -122,7 +161,7 @@ func (s *stream) newPipe(n, lane int, guided bool, acc access) (*pipe, error) {
 	}
 	p.slots = make([]pipeSlot, 2*w)
 	for i := range p.slots {
-		p.slots[i] = pipeSlot{sl: p.slabs[i/perSlab], off: uint64(i%perSlab) * pipeChunk, value: make(chan uint64, 1)}
+		p.slots[i] = pipeSlot{sl: p.slabs[i/perSlab], off: uint64(i%perSlab) * uint64(pipeChunk), value: make(chan uint64, 1)}
 	}
 	if err := s.hazardOnce(lane, acc); err != nil {
 		p.release()
@@ -294,8 +333,33 @@ func (p *pipe) run(worker func(w int, wt *pipeWaiter) error, record func(ev pipe
 			ready = append(ready, readySlot{ev.slot, p.last})
 		}
 	}
+	if pipeBatch > 0 {
+		s.batchLimit = int64(pipeBatch)
+		defer func() { s.batchLimit = 0 }()
+	}
+	linger := time.NewTimer(time.Hour)
+	linger.Stop()
+	defer linger.Stop()
+	var since time.Time // when the oldest slot in ready was recorded
+	send := func(r readySlot) {
+		if p.stop.Load() {
+			r.value = 0
+		}
+		p.slots[r.slot].value <- r.value
+	}
 	for alive > 0 {
-		handle(<-p.events)
+		if len(ready) == 0 {
+			handle(<-p.events)
+			since = time.Now()
+		} else {
+			linger.Reset(pipeLinger - time.Since(since))
+			select {
+			case ev := <-p.events:
+				handle(ev)
+			case <-linger.C:
+			}
+			linger.Stop()
+		}
 	drain:
 		for alive > 0 {
 			select {
@@ -303,6 +367,24 @@ func (p *pipe) run(worker func(w int, wt *pipeWaiter) error, record func(ev pipe
 				handle(ev)
 			default:
 				break drain
+			}
+		}
+		// While the GPU has batches queued, let the current one grow (up
+		// to pipeBatch bytes, or pipeLinger): tell the workers whose
+		// copies are already submitted, and wait for more.
+		if pipeBatch > 0 && !p.stop.Load() && len(ready) > 0 && s.cur != nil && time.Since(since) < pipeLinger {
+			s.retireLocked(s.completedLocked())
+			if len(s.inflight) >= pipeBacklog {
+				keep := ready[:0]
+				for _, r := range ready {
+					if r.value == s.cur.value {
+						keep = append(keep, r)
+					} else {
+						send(r)
+					}
+				}
+				ready = keep
+				continue
 			}
 		}
 		// Submit what is recorded before blocking: workers may be waiting
@@ -315,10 +397,7 @@ func (p *pipe) run(worker func(w int, wt *pipeWaiter) error, record func(ev pipe
 			p.stop.Store(true) // a submission failed: reported by Synchronize
 		}
 		for _, r := range ready {
-			if p.stop.Load() {
-				r.value = 0
-			}
-			p.slots[r.slot].value <- r.value
+			send(r)
 		}
 		ready = ready[:0]
 		s.retireLocked(s.completedLocked())

@@ -5,6 +5,7 @@ package vulkan
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"runtime"
 	"testing"
 
@@ -61,8 +62,23 @@ func BenchmarkPageableStaged(b *testing.B) {
 func TestPipelinedTransfers(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(12))
 	backendtest.SkipUnlessAvailable(t, Driver{})
-	t.Run("default", func(t *testing.T) { testPipelined(t, Driver{stageHost: true}) })
-	t.Run("transfer-lane", func(t *testing.T) { testPipelined(t, Driver{stageHost: true, transferOnCompute: true}) })
+	for _, batch := range []struct {
+		name  string
+		bytes int
+	}{{"batched", pipeBatch}, {"unbatched", 0}, {"one-chunk-batches", pipeChunk}} {
+		t.Run(batch.name, func(t *testing.T) {
+			defer setPipe(&pipeBatch, batch.bytes)()
+			t.Run("default", func(t *testing.T) { testPipelined(t, Driver{stageHost: true}) })
+			t.Run("transfer-lane", func(t *testing.T) { testPipelined(t, Driver{stageHost: true, transferOnCompute: true}) })
+		})
+	}
+}
+
+// setPipe sets a pipeline variable and returns what restores it.
+func setPipe[T any](v *T, x T) func() {
+	old := *v
+	*v = x
+	return func() { *v = old }
 }
 
 func testPipelined(t *testing.T, drv Driver) {
@@ -133,4 +149,56 @@ func firstDiff(a, b []byte) int {
 		}
 	}
 	return -1
+}
+
+// BenchmarkPipeSweep times 256 MiB pageable Writes and Reads through the
+// pipelined staging (forced where device memory is mapped) over a grid of
+// chunk sizes, worker counts and batch sizes (pipeChunk, pipeMaxWorkers,
+// pipeBatch), on the transfer queue and on the compute queue: the sweep
+// behind the defaults. On a GPU machine:
+//
+//	go test ./backend/vulkan -run '^$' -bench PipeSweep -benchtime 5x
+func BenchmarkPipeSweep(b *testing.B) {
+	const n = 256 << 20
+	ctx := context.Background()
+	host := make([]byte, n)
+	for i := range host {
+		host[i] = byte(i * 7)
+	}
+	for _, q := range []struct {
+		name string
+		drv  Driver
+	}{{"transferq", Driver{stageHost: true}}, {"computeq", Driver{stageHost: true, NoTransferQueue: true}}} {
+		b.Run(q.name, func(b *testing.B) {
+			backendtest.SkipUnlessAvailable(b, Driver{})
+			buf, streams := openRaw(b, q.drv, n, 1)
+			st := streams[0]
+			for _, chunk := range []int{2 << 20, 4 << 20} {
+				for _, workers := range []int{8, 12, 16} {
+					for _, batch := range []int{0, 8 << 20, 16 << 20} {
+						name := fmt.Sprintf("chunk%dM/w%d/batch%dM", chunk>>20, workers, batch>>20)
+						for _, dir := range []string{"write", "read"} {
+							b.Run(name+"/"+dir, func(b *testing.B) {
+								defer setPipe(&pipeChunk, chunk)()
+								defer setPipe(&pipeMaxWorkers, workers)()
+								defer setPipe(&pipeBatch, batch)()
+								backendtest.TimeWall(b, n, func() error {
+									var err error
+									if dir == "write" {
+										err = st.Write(buf, 0, host)
+									} else {
+										err = st.Read(host, buf, 0)
+									}
+									if err != nil {
+										return err
+									}
+									return st.Synchronize(ctx)
+								})
+							})
+						}
+					}
+				}
+			}
+		})
+	}
 }

@@ -120,11 +120,14 @@ type stream struct {
 	abandoned uint64 // batches up to this value failed to submit
 	lastLane  int
 	cur       *batch
-	inflight  []*batch
-	spare     [2][]*batch
-	slab      *slab
-	slabRefs  int // slab references held by unretired batches
-	hz        hazards
+	// batchLimit, when above 0, replaces flushBytes (a pipelined
+	// transfer's pipeBatch).
+	batchLimit int64
+	inflight   []*batch
+	spare      [2][]*batch
+	slab       *slab
+	slabRefs   int // slab references held by unretired batches
+	hz         hazards
 
 	known atomic.Uint64 // highest value known complete
 	mark  atomic.Uint64 // value of the last batch given a command
@@ -333,7 +336,11 @@ func (s *stream) doneLocked(b *batch, bytes int64) error {
 	b.ops++
 	b.bytes += bytes
 	s.mark.Store(b.value)
-	if b.ops >= maxBatchOps || b.bytes >= flushBytes {
+	limit := int64(flushBytes)
+	if s.batchLimit > 0 {
+		limit = s.batchLimit
+	}
+	if b.ops >= maxBatchOps || b.bytes >= limit {
 		return s.flushLocked()
 	}
 	return nil

@@ -46,6 +46,7 @@ const (
 	MaxUniformBlockSize            = 0x8A30
 	MaxUniformBufferBindings       = 0x8A2F
 	UniformBufferOffsetAlignment   = 0x8A34
+	ShaderStorageBufferOffsetAlign = 0x90DF
 
 	ShaderStorageBuffer = 0x90D2
 	UniformBuffer       = 0x8A11
@@ -58,6 +59,7 @@ const (
 	DynamicCopy       = 0x88EA
 	StreamDraw        = 0x88E0
 	DynamicStorageBit = 0x0100
+	ClientStorageBit  = 0x0200
 
 	ComputeShader           = 0x91B9
 	CompileStatus           = 0x8B81
@@ -73,6 +75,8 @@ const (
 	MapReadBit              = 0x0001
 	MapWriteBit             = 0x0002
 	MapInvalidateRangeBit   = 0x0004
+	MapPersistentBit        = 0x0040
+	MapCoherentBit          = 0x0080
 	R32UI                   = 0x8236
 	RedInteger              = 0x8D94
 	UnsignedInt             = 0x1405
@@ -182,7 +186,9 @@ func Load(getProc func(name string) uintptr, es bool) (*Funcs, error) {
 	}
 	if es {
 		// Buffers stay mutable on OpenGL ES (they are mapped for reads and
-		// fills), so glBufferStorageEXT is not looked up.
+		// fills); glBufferStorageEXT (GL_EXT_buffer_storage) makes only the
+		// persistently mapped staging and host buffers.
+		f.bufferStorage = getProc("glBufferStorageEXT")
 		f.queryCounter = getProc("glQueryCounterEXT")
 		f.getQueryObjectui64v = getProc("glGetQueryObjectui64vEXT")
 	} else {
@@ -282,6 +288,19 @@ func (f *Funcs) HasBufferStorage() bool { return f.bufferStorage != 0 }
 // contents, for the buffer bound to target.
 func (f *Funcs) BufferStorage(target uint32, size int64, flags uint32) {
 	dl.Call(f.bufferStorage, uintptr(target), uintptr(size), 0, uintptr(flags))
+}
+
+// MapPersistent maps size bytes of the buffer bound to target, which has
+// immutable storage made with the same map bits, for as long as the buffer
+// lives (GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT plus access, of
+// MapReadBit and MapWriteBit). It returns nil when the driver does not map
+// it (an error flag is left).
+func (f *Funcs) MapPersistent(target uint32, size int64, access uint32) []byte {
+	p := dl.Call(f.mapBufferRange, uintptr(target), 0, uintptr(size), uintptr(access|MapPersistentBit|MapCoherentBit))
+	if p == 0 || size <= 0 {
+		return nil
+	}
+	return mapped(p, size)
 }
 
 // BufferSubData copies data into the buffer bound to target at off.
