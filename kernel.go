@@ -71,6 +71,11 @@ func (d *Device) Compile(ctx context.Context, src Source, opts ...CompileOption)
 			}
 		}
 	}
+	// An ended context ends the call on every backend alike, a backend's
+	// in-memory module cache included.
+	if err := ctx.Err(); err != nil {
+		return nil, d.wrap(err, op)
+	}
 	start := time.Now()
 	impl, err := d.impl.Compile(ctx, src, o)
 	// The backend's kernel cache is its own: whether this was a cache hit
