@@ -36,20 +36,6 @@ void main() {
 }
 `
 
-// EnvCopy picks how Copy moves data within a device: "shader" (a compute
-// shader for the 16-byte-aligned bulk), "driver" (glCopyBufferSubData), or
-// "auto" (the default, also for any other value): shader on hardware
-// devices, driver on software renderers, whose glCopyBufferSubData is a
-// memcpy.
-const EnvCopy = "ANYGPU_OPENGL_COPY"
-
-// EnvHostCopy picks how copies between device buffers and host or staging
-// buffers (WriteHost, ReadHost, staged Writes and Reads) run: "driver" (the
-// default, also for any other value: glCopyBufferSubData, which the driver
-// may give a copy engine) or "shader" (the copy shader, whose loads or
-// stores then cross the bus from the GPU's cores). A tuning knob.
-const EnvHostCopy = "ANYGPU_OPENGL_HOST_COPY"
-
 // shaderCopyWanted reads EnvCopy's value for a device.
 func shaderCopyWanted(v string, software bool) bool {
 	switch strings.ToLower(strings.TrimSpace(v)) {
