@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/anygpu/gpu/internal/keyhash"
 )
 
 // EnvCacheDir names the kernel cache's directory. The cache lives in its
@@ -426,36 +428,20 @@ func decodeEntry(data []byte, key string) (*Result, error) {
 // expressions, the source, and every header file the source's includes
 // reach (deps, with the paths where none was found).
 func keyOf(major, minor int, src, arch string, args []string, o Options, deps []Dependency) string {
-	h := sha256.New()
-	put := func(s string) {
-		var n [8]byte
-		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
-		h.Write(n[:])
-		h.Write([]byte(s))
-	}
-	put("anygpu nvrtc cache v2")
-	put(strconv.Itoa(major) + "." + strconv.Itoa(minor))
-	put(arch)
-	put(strconv.Itoa(o.DriverVersion))
-	put(o.Name)
-	put(strconv.Itoa(len(args)))
-	for _, a := range args {
-		put(a)
-	}
-	put(strconv.Itoa(len(o.Headers)))
-	for _, k := range sortedKeys(o.Headers) {
-		put(k)
-		put(o.Headers[k])
-	}
-	put(strconv.Itoa(len(o.NameExpressions)))
-	for _, e := range o.NameExpressions {
-		put(e)
-	}
-	put(src)
-	put(strconv.Itoa(len(deps)))
+	k := keyhash.New()
+	k.String("anygpu nvrtc cache v2")
+	k.String(strconv.Itoa(major) + "." + strconv.Itoa(minor))
+	k.String(arch)
+	k.String(strconv.Itoa(o.DriverVersion))
+	k.String(o.Name)
+	k.List(args)
+	k.Map(o.Headers)
+	k.List(o.NameExpressions)
+	k.String(src)
+	k.String(strconv.Itoa(len(deps)))
 	for _, d := range deps {
-		put(d.Path)
-		put(d.Hash) // "" for a path where no file was
+		k.String(d.Path)
+		k.String(d.Hash) // "" for a path where no file was
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return k.Hex()
 }

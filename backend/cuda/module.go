@@ -2,10 +2,7 @@ package cuda
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
 	"fmt"
-	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -15,6 +12,7 @@ import (
 	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/backend/cuda/internal/cu"
 	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/internal/keyhash"
 	"github.com/anygpu/gpu/internal/prebuilt"
 	"github.com/anygpu/gpu/nvrtc"
 )
@@ -201,52 +199,33 @@ const moduleCacheSize = 256
 // program that includes files, the working directory. (The contents of the
 // files are checked apart: loadedModule.deps.)
 func moduleKey(src backend.Source, opts backend.CompileOptions, names []string, arch string) string {
-	h := sha256.New()
-	put := func(s string) {
-		var n [8]byte
-		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
-		h.Write(n[:])
-		h.Write([]byte(s))
-	}
-	putMap := func(m map[string]string) {
-		put(strconv.Itoa(len(m)))
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			put(k)
-			put(m[k])
-		}
-	}
-	putList := func(l []string) {
-		put(strconv.Itoa(len(l)))
-		for _, s := range l {
-			put(s)
-		}
-	}
-	put(arch)
+	k := keyhash.New()
+	k.String(arch)
 	if strings.Contains(src.CUDA, "include") {
 		// Relative include paths and "..." includes of the program resolve
 		// against the working directory.
 		wd, _ := os.Getwd()
-		put(wd)
+		k.String(wd)
 	}
-	put(src.Name)
-	put(src.CUDA)
-	put(src.PTX)
-	put(string(src.CUBIN))
-	put(string(src.Fatbin))
-	put(opts.Arch)
-	put(strconv.FormatBool(opts.FastMath))
-	put(strconv.FormatBool(opts.Debug))
-	putMap(opts.Defines)
-	putMap(opts.Headers)
-	putList(opts.Flags)
-	putList(opts.IncludePaths)
-	putList(names)
+	k.String(src.Name)
+	k.String(src.CUDA)
+	k.String(src.PTX)
+	k.String(string(src.CUBIN))
+	k.String(string(src.Fatbin))
+	k.String(opts.Arch)
+	k.String(strconv.FormatBool(opts.FastMath))
+	k.String(strconv.FormatBool(opts.Debug))
+	k.Map(opts.Defines)
+	k.Map(opts.Headers)
+	k.List(opts.Flags)
+	k.List(opts.IncludePaths)
+	k.List(names)
 	opt := -1
 	if opts.OptLevel != nil {
 		opt = *opts.OptLevel
 	}
-	put(fmt.Sprint(opts.MaxRegisters, opts.MaxThreadsPerBlock, opt))
-	return string(h.Sum(nil))
+	k.String(fmt.Sprint(opts.MaxRegisters, opts.MaxThreadsPerBlock, opt))
+	return k.Hex()
 }
 
 // cachedModule returns the cached module for key with a new reference, or

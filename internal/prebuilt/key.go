@@ -1,15 +1,12 @@
 package prebuilt
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/internal/keyhash"
 	"github.com/anygpu/gpu/nvrtc"
 )
 
@@ -44,42 +41,23 @@ const keyFormat = "anygpu-prebuilt-key-1"
 // DriverVersion (a kernel-cache key only) and NoCache (a cache switch) do
 // not change the code and are left out.
 func Key(src string, o nvrtc.Options) string {
-	h := sha256.New()
-	put := func(s string) {
-		var n [8]byte
-		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
-		h.Write(n[:])
-		h.Write([]byte(s))
-	}
-	putList := func(l []string) {
-		put(strconv.Itoa(len(l)))
-		for _, s := range l {
-			put(s)
-		}
-	}
-	putMap := func(m map[string]string) {
-		put(strconv.Itoa(len(m)))
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			put(k)
-			put(m[k])
-		}
-	}
-	put(keyFormat)
-	put(src)
-	put(o.Name)
-	put(o.Std)
-	put(strconv.FormatBool(o.PTX))
-	put(strconv.FormatBool(o.FastMath))
-	put(strconv.Itoa(o.MaxRegisters))
-	put(strconv.FormatBool(o.LineInfo))
-	put(strconv.FormatBool(o.Debug))
-	putMap(o.Defines)
-	putList(o.IncludePaths)
-	put(strconv.FormatBool(o.NoCUDAIncludes))
-	putMap(o.Headers)
-	putList(o.NameExpressions)
-	putList(o.Flags)
-	return hex.EncodeToString(h.Sum(nil))
+	k := keyhash.New()
+	k.String(keyFormat)
+	k.String(src)
+	k.String(o.Name)
+	k.String(o.Std)
+	k.String(strconv.FormatBool(o.PTX))
+	k.String(strconv.FormatBool(o.FastMath))
+	k.String(strconv.Itoa(o.MaxRegisters))
+	k.String(strconv.FormatBool(o.LineInfo))
+	k.String(strconv.FormatBool(o.Debug))
+	k.Map(o.Defines)
+	k.List(o.IncludePaths)
+	k.String(strconv.FormatBool(o.NoCUDAIncludes))
+	k.Map(o.Headers)
+	k.List(o.NameExpressions)
+	k.List(o.Flags)
+	return k.Hex()
 }
 
 // Eligible reports whether a program may be served prebuilt, and if not,
