@@ -126,7 +126,8 @@ type stream struct {
 	inflight   []*batch
 	spare      [2][]*batch
 	slab       *slab
-	slabRefs   int // slab references held by unretired batches
+	slabRefs   int      // slab references held by unretired batches
+	aux        *auxLane // second lane of split transfers (EnvPipeSplit)
 	hz         hazards
 
 	known atomic.Uint64 // highest value known complete
@@ -932,6 +933,10 @@ func (s *stream) Close() error {
 	}
 	s.mu.Lock()
 	s.retireLocked(target)
+	if s.aux != nil { // joined into target: finished
+		s.aux.destroy(s.d)
+		s.aux = nil
+	}
 	s.closed = true
 	s.gone.Store(true)
 	res := s.releaseLocked(err == nil)
@@ -977,6 +982,10 @@ func (s *stream) destroy() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true
+	if s.aux != nil {
+		s.aux.destroy(s.d)
+		s.aux = nil
+	}
 	all := append([]*batch(nil), s.inflight...)
 	if s.cur != nil {
 		all = append(all, s.cur)
