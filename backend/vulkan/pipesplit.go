@@ -147,10 +147,23 @@ func (a *auxLane) destroy(d *device) {
 	a.cur, a.inflight, a.spare = nil, nil, nil
 }
 
-// recordAuxLocked returns the lane's open batch, begun, waiting for the
-// stream's value after first when it is the lane's first batch of a
-// transfer. s.mu is held.
-func (s *stream) recordAuxLocked(a *auxLane, after uint64) (*batch, error) {
+// entryWaitsLocked is what the second lane's first batch of a transfer
+// waits for: everything the stream has submitted and what its open batch
+// waits for (events of other streams). s.mu is held.
+func (s *stream) entryWaitsLocked() []semWait {
+	var ws []semWait
+	if s.cur != nil {
+		ws = append(ws, s.cur.waits...)
+	}
+	if s.submitted > 0 {
+		ws = append(ws, semWait{s.sem, s.submitted})
+	}
+	return ws
+}
+
+// recordAuxLocked returns the lane's open batch, begun; a new batch waits
+// for waits. s.mu is held.
+func (s *stream) recordAuxLocked(a *auxLane, waits []semWait) (*batch, error) {
 	if a.cur != nil {
 		return a.cur, nil
 	}
@@ -166,9 +179,7 @@ func (s *stream) recordAuxLocked(a *auxLane, after uint64) (*batch, error) {
 		b = &batch{lane: -1, cb: cb}
 	}
 	b.value = a.submitted + 1
-	if after > 0 {
-		b.waits = append(b.waits, semWait{s.sem, after})
-	}
+	b.waits = append(b.waits, waits...)
 	a.cur = b
 	if err := s.beginLocked(b); err != nil {
 		a.cur = nil
@@ -197,17 +208,20 @@ func (s *stream) flushAuxLocked(a *auxLane) bool {
 		var cbs [1]uintptr
 		var sigSem, sigVal [1]uint64
 		cbs[0], sigSem[0], sigVal[0] = b.cb, a.sem.h, b.value
-		var waitSems, waitVals [1]uint64
-		var waitStages [1]uint32
+		var waitSems, waitVals []uint64
+		var waitStages []uint32
 		ts := vk.TimelineSemaphoreSubmitInfo{SType: vk.StructureTypeTimelineSemaphoreSubmitInfo,
 			SignalSemaphoreValueCount: 1, PSignalSemaphoreValues: unsafe.Pointer(&sigVal[0])}
 		sub := vk.SubmitInfo{SType: vk.StructureTypeSubmitInfo, PNext: unsafe.Pointer(&ts), CommandBufferCount: 1,
 			PCommandBuffers: unsafe.Pointer(&cbs[0]), SignalSemaphoreCount: 1, PSignalSemaphores: unsafe.Pointer(&sigSem[0])}
-		if len(b.waits) > 0 { // only the first batch of a transfer waits, for one value
-			w := b.waits[len(b.waits)-1]
-			waitSems[0], waitVals[0], waitStages[0] = w.sem.h, w.value, vk.PipelineStageAllCommandsBit
-			ts.WaitSemaphoreValueCount, ts.PWaitSemaphoreValues = 1, unsafe.Pointer(&waitVals[0])
-			sub.WaitSemaphoreCount, sub.PWaitSemaphores, sub.PWaitDstStageMask = 1, unsafe.Pointer(&waitSems[0]), unsafe.Pointer(&waitStages[0])
+		if n := len(b.waits); n > 0 { // the first batch of a transfer
+			for _, w := range b.waits {
+				waitSems = append(waitSems, w.sem.h)
+				waitVals = append(waitVals, w.value)
+				waitStages = append(waitStages, vk.PipelineStageAllCommandsBit)
+			}
+			ts.WaitSemaphoreValueCount, ts.PWaitSemaphoreValues = uint32(n), unsafe.Pointer(&waitVals[0])
+			sub.WaitSemaphoreCount, sub.PWaitSemaphores, sub.PWaitDstStageMask = uint32(n), unsafe.Pointer(&waitSems[0]), unsafe.Pointer(&waitStages[0])
 		}
 		a.q.mu.Lock()
 		r = d.vd.QueueSubmit(&s.args, a.q.h, 1, unsafe.Pointer(&sub), 0)
@@ -215,9 +229,9 @@ func (s *stream) flushAuxLocked(a *auxLane) bool {
 		runtime.KeepAlive(&cbs)
 		runtime.KeepAlive(&sigSem)
 		runtime.KeepAlive(&sigVal)
-		runtime.KeepAlive(&waitSems)
-		runtime.KeepAlive(&waitVals)
-		runtime.KeepAlive(&waitStages)
+		runtime.KeepAlive(waitSems)
+		runtime.KeepAlive(waitVals)
+		runtime.KeepAlive(waitStages)
 		runtime.KeepAlive(&ts)
 	}
 	a.submitted = b.value
@@ -231,4 +245,86 @@ func (s *stream) flushAuxLocked(a *auxLane) bool {
 	}
 	a.good = b.value
 	return true
+}
+
+// splitHostMin: WriteHost and ReadHost copies from this size are split over
+// two lanes (EnvPipeSplit).
+const splitHostMin = 8 << 20
+
+// joinAuxLocked orders the stream after the lane's submitted work: it
+// submits what the stream has recorded (so that copies of the transfer on
+// the stream's own lane do not wait for the second lane) and opens a batch
+// on lane that waits for the lane's last value; later work goes into it.
+// It returns that batch's value (0 when the lane has nothing to wait for).
+// s.mu is held.
+func (s *stream) joinAuxLocked(a *auxLane, lane int) (uint64, error) {
+	if a.good == 0 {
+		return 0, nil
+	}
+	if err := s.flushLocked(); err != nil {
+		return 0, err
+	}
+	bt, err := s.recordLocked(lane)
+	if err != nil {
+		if s.err == nil {
+			s.err = err
+		}
+		return 0, err
+	}
+	bt.waits = append(bt.waits, semWait{a.sem, a.good})
+	return bt.value, s.doneLocked(bt, 0)
+}
+
+// hostCopyLocked records a copy between a host buffer and a device buffer
+// into bt, which holds the copy's hazard barrier: from splitHostMin bytes,
+// where EnvPipeSplit names a second lane, half of it goes to that lane,
+// which waits for the stream's earlier work and which the stream then waits
+// for. hostRead: the host reads dst. s.mu is held.
+func (s *stream) hostCopyLocked(bt *batch, src, dst, srcOff, dstOff, n uint64, hostRead bool) error {
+	var a *auxLane
+	if n >= splitHostMin {
+		if q := s.auxQueue(bt.lane); q != nil {
+			var err error
+			if a, err = s.auxLocked(q); err != nil {
+				return err
+			}
+		}
+	}
+	if a == nil {
+		s.region = vk.BufferCopy{SrcOffset: srcOff, DstOffset: dstOff, Size: n}
+		s.d.vd.CmdCopyBuffer(&s.args, bt.cb, src, dst, &s.region)
+		bt.hostRead = bt.hostRead || hostRead
+		return s.doneLocked(bt, int64(n))
+	}
+	lane := bt.lane
+	if bt.ops > 0 { // the second lane waits for everything before the copy
+		if err := s.flushLocked(); err != nil {
+			return err
+		}
+		var err error
+		if bt, err = s.recordLocked(lane); err != nil {
+			return err
+		}
+	}
+	half := n / 2 &^ 4095
+	ab, err := s.recordAuxLocked(a, s.entryWaitsLocked())
+	if err != nil {
+		return err
+	}
+	s.region = vk.BufferCopy{SrcOffset: srcOff + half, DstOffset: dstOff + half, Size: n - half}
+	s.d.vd.CmdCopyBuffer(&s.args, ab.cb, src, dst, &s.region)
+	ab.hostRead = hostRead
+	ab.ops++
+	ab.bytes += int64(n - half)
+	if !s.flushAuxLocked(a) {
+		return nil // reported by Synchronize
+	}
+	s.region = vk.BufferCopy{SrcOffset: srcOff, DstOffset: dstOff, Size: half}
+	s.d.vd.CmdCopyBuffer(&s.args, bt.cb, src, dst, &s.region)
+	bt.hostRead = bt.hostRead || hostRead
+	if err := s.doneLocked(bt, int64(half)); err != nil {
+		return err
+	}
+	_, err = s.joinAuxLocked(a, lane)
+	return err
 }

@@ -145,9 +145,11 @@ type pipe struct {
 	lastValue uint64
 	lastAux   bool
 	// aux, when set, takes every other copy (EnvPipeSplit); its first
-	// batch waits for the stream's value after.
+	// batch waits for entry (the stream's work before the transfer); used:
+	// a copy went to it.
 	aux    *auxLane
-	after  uint64
+	entry  []semWait
+	used   bool
 	copies int
 }
 
@@ -191,7 +193,7 @@ func (s *stream) newPipe(n, lane int, guided bool, acc access) (*pipe, error) {
 				p.release()
 				return nil, err
 			}
-			p.aux, p.after = a, s.submitted
+			p.aux, p.entry = a, s.entryWaitsLocked()
 		}
 	}
 	return p, nil
@@ -459,11 +461,15 @@ func (p *pipe) recordCopy(lane int, src, dst uint64, srcOff, dstOff uint64, m in
 	s := p.s
 	p.copies++
 	if a := p.aux; a != nil && p.copies&1 == 0 {
-		bt, err := s.recordAuxLocked(a, p.after)
+		var waits []semWait
+		if !p.used {
+			waits = p.entry
+		}
+		bt, err := s.recordAuxLocked(a, waits)
 		if err != nil {
 			return err
 		}
-		p.after = 0
+		p.used = true
 		s.region = vk.BufferCopy{SrcOffset: srcOff, DstOffset: dstOff, Size: uint64(m)}
 		s.d.vd.CmdCopyBuffer(&s.args, bt.cb, src, dst, &s.region)
 		if hostRead {
@@ -498,8 +504,8 @@ func (p *pipe) recordCopy(lane int, src, dst uint64, srcOff, dstOff uint64, m in
 }
 
 // join submits the second lane's recorded copies and orders the stream
-// after them: a stream batch waits for the lane's last value, and holds the
-// staging (p.last). Called after run, also when it failed. s.mu is held.
+// after them (joinAuxLocked); the joining batch holds the staging (p.last).
+// Called after run, also when it failed. s.mu is held.
 func (p *pipe) join(lane int) error {
 	a := p.aux
 	if a == nil {
@@ -508,22 +514,14 @@ func (p *pipe) join(lane int) error {
 	s := p.s
 	p.aux = nil
 	s.flushAuxLocked(a)
-	if a.good == 0 || p.after != 0 {
-		return nil // nothing of this transfer reached the lane's queue
+	if !p.used {
+		return nil // nothing of this transfer reached the lane
 	}
-	bt, err := s.recordLocked(lane)
-	if err != nil {
-		if s.err == nil {
-			s.err = err
-		}
-		return err
+	v, err := s.joinAuxLocked(a, lane)
+	if v != 0 {
+		p.last = v
 	}
-	bt.waits = append(bt.waits, semWait{a.sem, a.good})
-	p.last = bt.value
-	if err := s.doneLocked(bt, 0); err != nil {
-		return err
-	}
-	return s.flushLocked()
+	return err
 }
 
 // hazardOnce orders a pipelined transfer after the stream's earlier work

@@ -814,9 +814,7 @@ func (s *stream) WriteHost(dst backend.Buffer, off int64, src backend.HostBuffer
 	}
 	s.accs = append(s.accs[:0], access{h.vb.h, uint64(srcOff), uint64(srcOff + n), false}, access{b.vb.h, uint64(off), uint64(off + n), true})
 	s.hazardLocked(bt, s.accs)
-	s.region = vk.BufferCopy{SrcOffset: uint64(srcOff), DstOffset: uint64(off), Size: uint64(n)}
-	s.d.vd.CmdCopyBuffer(&s.args, bt.cb, h.vb.h, b.vb.h, &s.region)
-	return s.doneLocked(bt, n)
+	return s.hostCopyLocked(bt, h.vb.h, b.vb.h, uint64(srcOff), uint64(off), uint64(n), false)
 }
 
 // ReadHost enqueues a copy into a host buffer (no staging).
@@ -833,10 +831,7 @@ func (s *stream) ReadHost(dst backend.HostBuffer, dstOff int64, src backend.Buff
 	}
 	s.accs = append(s.accs[:0], access{b.vb.h, uint64(srcOff), uint64(srcOff + n), false}, access{h.vb.h, uint64(dstOff), uint64(dstOff + n), true})
 	s.hazardLocked(bt, s.accs)
-	s.region = vk.BufferCopy{SrcOffset: uint64(srcOff), DstOffset: uint64(dstOff), Size: uint64(n)}
-	s.d.vd.CmdCopyBuffer(&s.args, bt.cb, b.vb.h, h.vb.h, &s.region)
-	bt.hostRead = true
-	return s.doneLocked(bt, n)
+	return s.hostCopyLocked(bt, b.vb.h, h.vb.h, uint64(srcOff), uint64(dstOff), uint64(n), true)
 }
 
 // Copy enqueues a device-to-device copy.
