@@ -46,8 +46,8 @@ type auxLane struct {
 // auxQueue is the queue a transfer on lane splits its copies with
 // (EnvPipeSplit), or nil to keep one queue.
 func (s *stream) auxQueue(lane int) *queue {
-	if s.sem == nil {
-		return nil
+	if s.sem == nil || s.err != nil {
+		return nil // a failed submission would leave its value unsignalled
 	}
 	own := s.q[lane]
 	if own == nil {
@@ -292,14 +292,8 @@ func (s *stream) hostCopyLocked(bt *batch, src, dst, srcOff, dstOff, n uint64, h
 			}
 		}
 	}
-	if a == nil {
-		s.region = vk.BufferCopy{SrcOffset: srcOff, DstOffset: dstOff, Size: n}
-		s.d.vd.CmdCopyBuffer(&s.args, bt.cb, src, dst, &s.region)
-		bt.hostRead = bt.hostRead || hostRead
-		return s.doneLocked(bt, int64(n))
-	}
 	lane := bt.lane
-	if bt.ops > 0 { // the second lane waits for everything before the copy
+	if a != nil && bt.ops > 0 { // the second lane waits for everything before the copy
 		if err := s.flushLocked(); err != nil {
 			return err
 		}
@@ -307,6 +301,15 @@ func (s *stream) hostCopyLocked(bt *batch, src, dst, srcOff, dstOff, n uint64, h
 		if bt, err = s.recordLocked(lane); err != nil {
 			return err
 		}
+		if s.err != nil {
+			a = nil // that submission failed: one queue
+		}
+	}
+	if a == nil {
+		s.region = vk.BufferCopy{SrcOffset: srcOff, DstOffset: dstOff, Size: n}
+		s.d.vd.CmdCopyBuffer(&s.args, bt.cb, src, dst, &s.region)
+		bt.hostRead = bt.hostRead || hostRead
+		return s.doneLocked(bt, int64(n))
 	}
 	half := n / 2 &^ 4095
 	ab, err := s.recordAuxLocked(a, s.entryWaitsLocked())

@@ -193,7 +193,9 @@ func (s *stream) newPipe(n, lane int, guided bool, acc access) (*pipe, error) {
 				p.release()
 				return nil, err
 			}
-			p.aux, p.entry = a, s.entryWaitsLocked()
+			if s.err == nil { // else that submission failed: one queue
+				p.aux, p.entry = a, s.entryWaitsLocked()
+			}
 		}
 	}
 	return p, nil
