@@ -85,7 +85,20 @@
 // pipelined transfer lets its copies collect into batches of 8 MiB (or for
 // at most 100 µs) rather than submitting each 2 MiB copy on its own, since
 // every submission adds a semaphore signal and a gap to the queue
-// (ANYGPU_VULKAN_PIPE_BATCH_KIB; 0 submits each copy). A buffer closed while
+// (ANYGPU_VULKAN_PIPE_BATCH_KIB; 0 submits each copy).
+// ANYGPU_VULKAN_PIPE_SPLIT (default off) puts every other copy of a
+// pipelined transfer, and the second half of a WriteHost or ReadHost of
+// 8 MiB or more, on a second queue, so two copy engines can work at once:
+// "transfer" another queue of the dedicated transfer family (else another
+// compute queue), "compute" the stream's compute queue, "same" a second
+// lane on the transfer's own queue (for tests). That lane has its own
+// command pool and timeline semaphore; its first batch of a transfer waits
+// for the stream's submitted work and the events the stream waits for, and
+// a stream batch of its own waits for the lane's last copy before the
+// transfer returns, so stream order, events and staging reuse hold as on
+// one queue; workers wait on the semaphore of their slot's lane. With no
+// second queue (lavapipe has one) the modes other than "same" keep one
+// queue. A buffer closed while
 // streams still have work queued is destroyed once they pass that work.
 //
 // # Interoperation

@@ -1,3 +1,5 @@
+//go:build (darwin || freebsd || linux || netbsd || windows) && (amd64 || arm64)
+
 package vulkan
 
 import (

@@ -121,10 +121,13 @@ const (
 type pipeSlot struct {
 	sl  *slab
 	off uint64
-	// value receives the timeline value of the batch that copies the slot
-	// (0: the transfer was given up).
-	value chan uint64
+	// value receives the semaphore and timeline value of the batch that
+	// copies the slot (value 0: the transfer was given up).
+	value chan slotWait
 }
+
+// slotWait is the semaphore value a slot's copy completes.
+type slotWait struct{ sem, value uint64 }
 
 // pipe is one pipelined transfer.
 type pipe struct {
@@ -137,7 +140,17 @@ type pipe struct {
 	stop    atomic.Bool
 	ranges  *ranges.Counter
 	wg      sync.WaitGroup
-	last    uint64 // value of the last batch that used the staging
+	last    uint64 // value of the last stream batch that used the staging
+	// lastValue and lastAux name the batch of the last recorded copy.
+	lastValue uint64
+	lastAux   bool
+	// aux, when set, takes every other copy (EnvPipeSplit); its first
+	// batch waits for entry (the stream's work before the transfer); used:
+	// a copy went to it.
+	aux    *auxLane
+	entry  []semWait
+	used   bool
+	copies int
 }
 
 // newPipe makes room for and takes the staging of a transfer of n bytes on
@@ -161,11 +174,29 @@ func (s *stream) newPipe(n, lane int, guided bool, acc access) (*pipe, error) {
 	}
 	p.slots = make([]pipeSlot, 2*w)
 	for i := range p.slots {
-		p.slots[i] = pipeSlot{sl: p.slabs[i/perSlab], off: uint64(i%perSlab) * uint64(pipeChunk), value: make(chan uint64, 1)}
+		p.slots[i] = pipeSlot{sl: p.slabs[i/perSlab], off: uint64(i%perSlab) * uint64(pipeChunk), value: make(chan slotWait, 1)}
 	}
 	if err := s.hazardOnce(lane, acc); err != nil {
 		p.release()
 		return nil, err
+	}
+	if q := s.auxQueue(lane); q != nil && n >= 2*pipeChunk {
+		a, err := s.auxLocked(q)
+		if err != nil {
+			p.release()
+			return nil, err
+		}
+		if a != nil {
+			// The second lane's first batch waits for everything the
+			// stream submitted: submit what is recorded.
+			if err := s.flushLocked(); err != nil {
+				p.release()
+				return nil, err
+			}
+			if s.err == nil { // else that submission failed: one queue
+				p.aux, p.entry = a, s.entryWaitsLocked()
+			}
+		}
 	}
 	return p, nil
 }
@@ -237,13 +268,14 @@ type pipeWaiter struct {
 // host wait most of a millisecond late (0.7-0.8 ms per wait on the H200,
 // against 0.18 ms polling), which held staged Reads at 15.7 GB/s.
 func (p *pipe) await(wt *pipeWaiter, i int) error {
-	v := <-p.slots[i].value
+	sw := <-p.slots[i].value
+	v := sw.value
 	if v == 0 {
 		return errPipeStopped
 	}
 	s := p.s
-	wt.val = v
-	if s.known.Load() >= v {
+	wt.h, wt.val = sw.sem, v
+	if sw.sem == s.sem.h && s.known.Load() >= v {
 		return nil
 	}
 	start := time.Now()
@@ -307,6 +339,7 @@ func (p *pipe) run(worker func(w int, wt *pipeWaiter) error, record func(ev pipe
 	type readySlot struct {
 		slot  int
 		value uint64
+		aux   bool
 	}
 	var ready []readySlot
 	handle := func(ev pipeEvent) {
@@ -319,7 +352,7 @@ func (p *pipe) run(worker func(w int, wt *pipeWaiter) error, record func(ev pipe
 			}
 		case pipeRange:
 			if p.stop.Load() {
-				p.slots[ev.slot].value <- 0
+				p.slots[ev.slot].value <- slotWait{}
 				return
 			}
 			if err := record(ev); err != nil {
@@ -327,10 +360,10 @@ func (p *pipe) run(worker func(w int, wt *pipeWaiter) error, record func(ev pipe
 					firstErr = err
 				}
 				p.stop.Store(true)
-				p.slots[ev.slot].value <- 0
+				p.slots[ev.slot].value <- slotWait{}
 				return
 			}
-			ready = append(ready, readySlot{ev.slot, p.last})
+			ready = append(ready, readySlot{ev.slot, p.lastValue, p.lastAux})
 		}
 	}
 	if pipeBatch > 0 {
@@ -342,10 +375,21 @@ func (p *pipe) run(worker func(w int, wt *pipeWaiter) error, record func(ev pipe
 	defer linger.Stop()
 	var since time.Time // when the oldest slot in ready was recorded
 	send := func(r readySlot) {
-		if p.stop.Load() {
-			r.value = 0
+		w := slotWait{s.sem.h, r.value}
+		if r.aux {
+			w.sem = p.aux.sem.h
 		}
-		p.slots[r.slot].value <- r.value
+		if p.stop.Load() {
+			w = slotWait{}
+		}
+		p.slots[r.slot].value <- w
+	}
+	// open reports whether r's batch is still being recorded.
+	open := func(r readySlot) bool {
+		if r.aux {
+			return p.aux.cur != nil && p.aux.cur.value == r.value
+		}
+		return s.cur != nil && s.cur.value == r.value
 	}
 	for alive > 0 {
 		if len(ready) == 0 {
@@ -377,7 +421,7 @@ func (p *pipe) run(worker func(w int, wt *pipeWaiter) error, record func(ev pipe
 			if len(s.inflight) >= pipeBacklog {
 				keep := ready[:0]
 				for _, r := range ready {
-					if r.value == s.cur.value {
+					if open(r) {
 						keep = append(keep, r)
 					} else {
 						send(r)
@@ -392,6 +436,9 @@ func (p *pipe) run(worker func(w int, wt *pipeWaiter) error, record func(ev pipe
 		if err := s.flushLocked(); err != nil && firstErr == nil {
 			firstErr = err
 			p.stop.Store(true)
+		}
+		if p.aux != nil && !s.flushAuxLocked(p.aux) {
+			p.stop.Store(true) // reported by Synchronize
 		}
 		if s.abandoned > abandoned {
 			p.stop.Store(true) // a submission failed: reported by Synchronize
@@ -409,9 +456,41 @@ func (p *pipe) run(worker func(w int, wt *pipeWaiter) error, record func(ev pipe
 	return firstErr
 }
 
-// recordCopy records one copy of a pipelined transfer. s.mu is held.
+// recordCopy records one copy of a pipelined transfer, on the stream's lane
+// or, every other copy of a split transfer, on the second lane. s.mu is
+// held.
 func (p *pipe) recordCopy(lane int, src, dst uint64, srcOff, dstOff uint64, m int, hostRead bool) error {
 	s := p.s
+	p.copies++
+	if a := p.aux; a != nil && p.copies&1 == 0 {
+		var waits []semWait
+		if !p.used {
+			waits = p.entry
+		}
+		bt, err := s.recordAuxLocked(a, waits)
+		if err != nil {
+			return err
+		}
+		p.used = true
+		s.region = vk.BufferCopy{SrcOffset: srcOff, DstOffset: dstOff, Size: uint64(m)}
+		s.d.vd.CmdCopyBuffer(&s.args, bt.cb, src, dst, &s.region)
+		if hostRead {
+			bt.hostRead = true
+		}
+		p.lastValue, p.lastAux = bt.value, true
+		bt.ops++
+		bt.bytes += int64(m)
+		limit := int64(flushBytes)
+		if s.batchLimit > 0 {
+			limit = s.batchLimit
+		}
+		if bt.ops >= maxBatchOps || bt.bytes >= limit {
+			if !s.flushAuxLocked(a) {
+				return s.err
+			}
+		}
+		return nil
+	}
 	bt, err := s.recordLocked(lane)
 	if err != nil {
 		return err
@@ -422,7 +501,29 @@ func (p *pipe) recordCopy(lane int, src, dst uint64, srcOff, dstOff uint64, m in
 		bt.hostRead = true
 	}
 	p.last = bt.value
+	p.lastValue, p.lastAux = bt.value, false
 	return s.doneLocked(bt, int64(m))
+}
+
+// join submits the second lane's recorded copies and orders the stream
+// after them (joinAuxLocked); the joining batch holds the staging (p.last).
+// Called after run, also when it failed. s.mu is held.
+func (p *pipe) join(lane int) error {
+	a := p.aux
+	if a == nil {
+		return nil
+	}
+	s := p.s
+	p.aux = nil
+	s.flushAuxLocked(a)
+	if !p.used {
+		return nil // nothing of this transfer reached the lane
+	}
+	v, err := s.joinAuxLocked(a, lane)
+	if v != 0 {
+		p.last = v
+	}
+	return err
 }
 
 // hazardOnce orders a pipelined transfer after the stream's earlier work
@@ -472,6 +573,9 @@ func (s *stream) writePiped(b *buffer, off uint64, src []byte) error {
 		sl := &p.slots[ev.slot]
 		return p.recordCopy(lane, sl.sl.vb.h, b.vb.h, sl.off, off+uint64(ev.lo), ev.m, false)
 	})
+	if jerr := p.join(lane); err == nil {
+		err = jerr
+	}
 	if err != nil {
 		return err
 	}
@@ -489,7 +593,7 @@ func (s *stream) readPiped(dst []byte, b *buffer, off uint64) error {
 		return err
 	}
 	defer p.release()
-	return p.run(func(w int, wt *pipeWaiter) error {
+	err = p.run(func(w int, wt *pipeWaiter) error {
 		type span struct{ lo, m int }
 		var held [2]span
 		enqueue := func(j int) {
@@ -519,6 +623,10 @@ func (s *stream) readPiped(dst []byte, b *buffer, off uint64) error {
 		sl := &p.slots[ev.slot]
 		return p.recordCopy(lane, b.vb.h, sl.sl.vb.h, off+uint64(ev.lo), sl.off, ev.m, true)
 	})
+	if jerr := p.join(lane); err == nil {
+		err = jerr
+	}
+	return err
 }
 
 // slabSize is the size of a staging slab; writes and reads of Go slices move

@@ -126,7 +126,8 @@ type stream struct {
 	inflight   []*batch
 	spare      [2][]*batch
 	slab       *slab
-	slabRefs   int // slab references held by unretired batches
+	slabRefs   int      // slab references held by unretired batches
+	aux        *auxLane // second lane of split transfers (EnvPipeSplit)
 	hz         hazards
 
 	known atomic.Uint64 // highest value known complete
@@ -813,9 +814,7 @@ func (s *stream) WriteHost(dst backend.Buffer, off int64, src backend.HostBuffer
 	}
 	s.accs = append(s.accs[:0], access{h.vb.h, uint64(srcOff), uint64(srcOff + n), false}, access{b.vb.h, uint64(off), uint64(off + n), true})
 	s.hazardLocked(bt, s.accs)
-	s.region = vk.BufferCopy{SrcOffset: uint64(srcOff), DstOffset: uint64(off), Size: uint64(n)}
-	s.d.vd.CmdCopyBuffer(&s.args, bt.cb, h.vb.h, b.vb.h, &s.region)
-	return s.doneLocked(bt, n)
+	return s.hostCopyLocked(bt, h.vb.h, b.vb.h, uint64(srcOff), uint64(off), uint64(n), false)
 }
 
 // ReadHost enqueues a copy into a host buffer (no staging).
@@ -832,10 +831,7 @@ func (s *stream) ReadHost(dst backend.HostBuffer, dstOff int64, src backend.Buff
 	}
 	s.accs = append(s.accs[:0], access{b.vb.h, uint64(srcOff), uint64(srcOff + n), false}, access{h.vb.h, uint64(dstOff), uint64(dstOff + n), true})
 	s.hazardLocked(bt, s.accs)
-	s.region = vk.BufferCopy{SrcOffset: uint64(srcOff), DstOffset: uint64(dstOff), Size: uint64(n)}
-	s.d.vd.CmdCopyBuffer(&s.args, bt.cb, b.vb.h, h.vb.h, &s.region)
-	bt.hostRead = true
-	return s.doneLocked(bt, n)
+	return s.hostCopyLocked(bt, b.vb.h, h.vb.h, uint64(srcOff), uint64(dstOff), uint64(n), true)
 }
 
 // Copy enqueues a device-to-device copy.
@@ -932,6 +928,10 @@ func (s *stream) Close() error {
 	}
 	s.mu.Lock()
 	s.retireLocked(target)
+	if s.aux != nil { // joined into target: finished
+		s.aux.destroy(s.d)
+		s.aux = nil
+	}
 	s.closed = true
 	s.gone.Store(true)
 	res := s.releaseLocked(err == nil)
@@ -977,6 +977,10 @@ func (s *stream) destroy() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true
+	if s.aux != nil {
+		s.aux.destroy(s.d)
+		s.aux = nil
+	}
 	all := append([]*batch(nil), s.inflight...)
 	if s.cur != nil {
 		all = append(all, s.cur)
