@@ -86,7 +86,7 @@
 // at most 100 µs) rather than submitting each 2 MiB copy on its own, since
 // every submission adds a semaphore signal and a gap to the queue
 // (ANYGPU_VULKAN_PIPE_BATCH_KIB; 0 submits each copy).
-// ANYGPU_VULKAN_PIPE_SPLIT (default off) puts every other copy of a
+// ANYGPU_VULKAN_PIPE_SPLIT (default "transfer"; "off" keeps one queue) puts every other copy of a
 // pipelined transfer, and the second half of a WriteHost or ReadHost of
 // 8 MiB or more, on a second queue, so two copy engines can work at once:
 // "transfer" another queue of the dedicated transfer family (else another

@@ -17,7 +17,9 @@ import (
 // "compute" adds the stream's compute queue (else another compute queue),
 // "same" adds a second submission lane on the transfer's own queue (for
 // tests: it exercises the cross-queue ordering without a second queue);
-// unset or "off" keeps one queue. The second lane has its own timeline
+// "off" keeps one queue. Unset means "transfer": on an H200, pageable H2D
+// went from 0.84-0.85× CUDA's to 0.89-0.92× with it, D2H from 0.85-0.87× to
+// 0.85-0.92×, pinned unchanged (gpu bench, alternating runs). The second lane has its own timeline
 // semaphore: it waits for the stream's earlier work before its first copy,
 // and the stream's next submission waits for its last copy, so stream order
 // is kept. A tuning knob.
@@ -62,7 +64,7 @@ func (s *stream) auxQueue(lane int) *queue {
 		return nil
 	}
 	switch pipeSplit {
-	case "transfer":
+	case "", "transfer":
 		if q := pick(s.d.transfer...); q != nil {
 			return q
 		}

@@ -80,7 +80,7 @@ func TestPipelinedSplitUsesSecondLane(t *testing.T) {
 // one queue.
 func TestPipelinedSplitOff(t *testing.T) {
 	backendtest.SkipUnlessAvailable(t, Driver{})
-	defer setPipe(&pipeSplit, "")()
+	defer setPipe(&pipeSplit, "off")()
 	const size = 16 << 20
 	buf, streams := openRaw(t, Driver{stageHost: true}, size, 1)
 	st := streams[0].(*stream)
