@@ -20,8 +20,11 @@
 // size and memory, offset alignments); if the driver refuses those, with the
 // defaults. DeviceInfo comes from the adapter's info and those limits;
 // WebGPU reports neither compute units nor memory size, so for a GPU Units
-// is 1 and MemoryBytes is the largest buffer (Extra says so; a software
-// adapter reports the host's cores and memory).
+// is an estimate, what large GPUs of its type have (128 for a discrete GPU,
+// 32 otherwise: callers size grids from Units, and too few units leave most
+// of a GPU idle where too many cost little), and MemoryBytes is the largest
+// buffer (Extra says so; a software adapter reports the host's cores and
+// memory).
 //
 // # Memory and transfers
 //
