@@ -143,13 +143,13 @@ func TestBindGroupCache(t *testing.T) {
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		c := 0
-		for _, e := range d.bgCache {
+		d.cachedBindGroupsLocked(func(e *bgEntry) {
 			for _, x := range e.entries {
 				if x.Buffer == buf.(*buffer).buf {
 					c++
 				}
 			}
-		}
+		})
 		return c
 	}
 	require.Equal(t, 1, holding(a), "ten launches with the same arguments share one bind group")

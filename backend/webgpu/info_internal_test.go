@@ -17,7 +17,7 @@ import (
 // fewer leave most of the device idle), and not absurdly many.
 func TestEstimatedUnits(t *testing.T) {
 	for _, tc := range []struct {
-		typ          backend.DeviceType
+		typ         backend.DeviceType
 		least, most int
 	}{
 		{backend.TypeDiscreteGPU, 100, 512}, // H100/H200 132 SMs, RTX 4090 128
