@@ -109,9 +109,6 @@ const (
 	// whether the queue went idle (and the pending batch should go). A
 	// poll per operation costs more than the operation.
 	pollEvery = 50 * time.Microsecond
-	// arenaSize is the size of the uniform buffer holding the launches'
-	// parameter blocks.
-	arenaSize = 1 << 20
 	// closeWait bounds how long Close waits for outstanding work.
 	closeWait = 30 * time.Second
 )
@@ -207,7 +204,7 @@ func newDevice(ordinal int, e adapterEntry) (*device, error) {
 	err = d.call("open", errors.Initialization, func() error {
 		var err error
 		d.arena, err = d.dev.TryCreateBuffer(&wgpu.BufferDescriptor{
-			Label: "anygpu params", Size: arenaSize, Usage: wgpu.BufferUsageUniform | wgpu.BufferUsageCopyDst,
+			Label: "anygpu params", Size: uint64(arenaSize), Usage: wgpu.BufferUsageUniform | wgpu.BufferUsageCopyDst,
 		})
 		return err
 	})
@@ -220,6 +217,11 @@ func newDevice(ordinal int, e adapterEntry) (*device, error) {
 	}
 	return d, nil
 }
+
+// arenaSize is the size of the uniform buffer holding the launches'
+// parameter blocks (a variable for the tests, which make it small to see
+// it fill).
+var arenaSize = 1 << 20
 
 // forceHostTiming makes new devices time events on the host clock even when
 // the adapter has timestamp queries (tests of the fallback).

@@ -75,9 +75,13 @@
 // idle, after 64 operations, or when something waits for it; enqueuing
 // polls the device for the queue's state at most every 50 µs, as a poll or
 // a submission per launch costs more than the launch. Scalars of launches
-// live in a uniform arena written once per submission (a launch with the
-// same scalars as the one before shares its block), and bind groups are
-// kept for reuse while their buffers and kernels live.
+// live in a uniform arena (1 MiB) that keeps its blocks across
+// submissions, one place per distinct block, the new ones written with
+// their submission; bind groups (up to 4096, least recently used evicted)
+// are kept for reuse while their buffers and kernels live. So a launch
+// repeated with the same buffers and scalars, as a model's decode step
+// repeats the step before, reuses its bind group rather than creating and
+// validating one.
 //
 // wgpu runs its callbacks only inside a device poll; the backend polls while
 // waiting (spinning until 2 ms pass without progress, then every
