@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -136,7 +137,7 @@ func BenchmarkD2HPinned(b *testing.B) {
 // axpys of 768 floats over a rotating set of buffers, each with scalars of
 // its own), then a Read of 4 bytes and a Synchronize, the one download per
 // step whose result the host needs. ns/op is one step; launch_ns the step
-// divided by its launches.
+// divided by its launches; enqueue_ns the host's time in Launch per launch.
 func BenchmarkDecodeStep(b *testing.B) {
 	decodeStep(b, backendtest.OpenBench(b, webgpu.Driver{}))
 }
@@ -155,7 +156,9 @@ func decodeStep(b *testing.B, e *backendtest.Bench) {
 	grid, block := gpu.D1((n+255)/256), gpu.D1(256)
 	word := make([]byte, 4)
 	ctx := context.Background()
+	var enqueue time.Duration
 	step := func(i int) error {
+		start := time.Now()
 		for l := range stepLaunches {
 			y, x, z := bufs[(i+l)%nbuf], bufs[(i+l+1)%nbuf], bufs[(i+l+2)%nbuf]
 			a := gpu.F32(float32(l%7) * 0.125)
@@ -172,6 +175,7 @@ func decodeStep(b *testing.B, e *backendtest.Bench) {
 				return err
 			}
 		}
+		enqueue += time.Since(start)
 		if err := e.Stream.Read(word, bufs[i%nbuf], 0); err != nil {
 			return err
 		}
@@ -180,6 +184,7 @@ func decodeStep(b *testing.B, e *backendtest.Bench) {
 	for i := range 3 {
 		require.NoError(b, step(i))
 	}
+	enqueue = 0
 	b.ResetTimer()
 	for i := range b.N {
 		if err := step(i); err != nil {
@@ -187,4 +192,5 @@ func decodeStep(b *testing.B, e *backendtest.Bench) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*stepLaunches), "launch_ns")
+	b.ReportMetric(float64(enqueue.Nanoseconds())/float64(b.N*stepLaunches), "enqueue_ns")
 }
