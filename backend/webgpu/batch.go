@@ -3,8 +3,10 @@
 package webgpu
 
 import (
-	"bytes"
+	"container/list"
+	"encoding/binary"
 	"slices"
+	"unsafe"
 
 	"github.com/anygpu/gpu/errors"
 	"github.com/oliverbestmann/webgpu/wgpu"
@@ -42,43 +44,84 @@ type recorded struct {
 }
 
 // bgEntry is a cached bind group: the layout it was made for and its
-// entries (the buffers, windows and parameter offset).
+// entries (the buffers, windows and parameter offset), under its key
+// (bindKey).
 type bgEntry struct {
+	key     string
 	layout  *wgpu.BindGroupLayout
 	entries []wgpu.BindGroupEntry
 	bg      *wgpu.BindGroup
 }
 
-// bgCacheSize bounds the bind groups kept for reuse.
-const bgCacheSize = 64
+// bgCacheSize bounds the bind groups kept for reuse. A decode step of a
+// language model is a few hundred launches over buffers that the memory
+// pool hands out again in the next step, with parameter blocks that the
+// arena keeps in place (paramsLocked): a cache that holds a whole step
+// serves every launch of the next from it, where a new bind group costs
+// its creation, its validation and, for each new combination of buffers, a
+// dispatch into a throwaway encoder.
+const bgCacheSize = 4096
+
+// bindCache is the device's cache of bind groups, by key, least recently
+// used evicted first, and the combinations of layout and buffers whose
+// dispatch was validated (validateDispatchLocked).
+type bindCache struct {
+	byKey map[string]*list.Element // of *bgEntry
+	lru   list.List                // most recently used at the front
+	// validated holds the keys (parameter offsets left out) of the
+	// combinations validated, with their entries.
+	validated map[string]bgEntry
+	scratch   []byte
+}
+
+// bindKey appends to buf the key of a bind group of layout with entries:
+// the layout and, per entry, its binding, buffer, offset and size. With
+// anyOffset the parameter block's offset in the arena is left out (a
+// dispatch validates the same wherever its parameters lie).
+func (d *device) bindKey(buf []byte, layout *wgpu.BindGroupLayout, entries []wgpu.BindGroupEntry, anyOffset bool) []byte {
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(uintptr(unsafe.Pointer(layout))))
+	for _, e := range entries {
+		off := e.Offset
+		if anyOffset && e.Buffer == d.arena {
+			off = 0
+		}
+		buf = binary.LittleEndian.AppendUint32(buf, e.Binding)
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(uintptr(unsafe.Pointer(e.Buffer))))
+		buf = binary.LittleEndian.AppendUint64(buf, off)
+		buf = binary.LittleEndian.AppendUint64(buf, e.Size)
+	}
+	return buf
+}
 
 // bindGroupLocked returns a bind group of layout with entries for pipe: a
 // cached one when an earlier dispatch used the same (a launch repeated over
 // the same buffers with the same scalars needs no new one, nor its
 // validation), else a new one, created inside error scopes (a validation
-// error has category vcat), and, unless a cached one binds the same
-// buffers, checked in a dispatch of its own (validateDispatchLocked).
+// error has category vcat), and, unless the same buffers were bound for
+// pipe's layout before, checked in a dispatch of its own
+// (validateDispatchLocked).
 func (d *device) bindGroupLocked(op string, vcat errors.Category, pipe *wgpu.ComputePipeline, layout *wgpu.BindGroupLayout, entries []wgpu.BindGroupEntry) (*wgpu.BindGroup, error) {
-	for i := range d.bgCache {
-		c := &d.bgCache[i]
-		if c.layout != layout || !slices.Equal(c.entries, entries) {
-			continue
-		}
-		bg := c.bg
-		if i > 0 { // keep the most recently used first
-			e := *c
-			copy(d.bgCache[1:i+1], d.bgCache[:i])
-			d.bgCache[0] = e
-		}
-		return bg, nil
+	c := &d.bgs
+	if c.byKey == nil {
+		c.byKey = map[string]*list.Element{}
+		c.validated = map[string]bgEntry{}
 	}
+	c.scratch = d.bindKey(c.scratch[:0], layout, entries, false)
+	if el, ok := c.byKey[string(c.scratch)]; ok {
+		c.lru.MoveToFront(el)
+		return el.Value.(*bgEntry).bg, nil
+	}
+	key := string(c.scratch)
 	var bg *wgpu.BindGroup
 	err := d.call(op, vcat, func() error {
 		var err error
 		bg, err = d.dev.TryCreateBindGroup(&wgpu.BindGroupDescriptor{Layout: layout, Entries: entries})
 		return err
 	})
-	if err == nil && !d.validatedLocked(layout, entries) {
+	c.scratch = d.bindKey(c.scratch[:0], layout, entries, true)
+	vkey := string(c.scratch)
+	_, validated := c.validated[vkey]
+	if err == nil && !validated {
 		err = d.validateDispatchLocked(op, vcat, pipe, bg)
 	}
 	if err != nil {
@@ -87,33 +130,19 @@ func (d *device) bindGroupLocked(op string, vcat errors.Category, pipe *wgpu.Com
 		}
 		return nil, err
 	}
-	if len(d.bgCache) >= bgCacheSize {
-		last := d.bgCache[len(d.bgCache)-1]
-		d.bgCache = d.bgCache[:len(d.bgCache)-1]
+	if !validated {
+		if len(c.validated) >= bgCacheSize {
+			clear(c.validated)
+		}
+		c.validated[vkey] = bgEntry{key: vkey, layout: layout, entries: entries}
+	}
+	if c.lru.Len() >= bgCacheSize {
+		last := c.lru.Remove(c.lru.Back()).(*bgEntry)
+		delete(c.byKey, last.key)
 		d.releaseBindGroupLocked(last.bg)
 	}
-	d.bgCache = append(d.bgCache, bgEntry{})
-	copy(d.bgCache[1:], d.bgCache)
-	d.bgCache[0] = bgEntry{layout: layout, entries: entries, bg: bg}
+	c.byKey[key] = c.lru.PushFront(&bgEntry{key: key, layout: layout, entries: entries, bg: bg})
 	return bg, nil
-}
-
-// validatedLocked reports whether a cached bind group of layout binds the
-// buffers of entries (the parameter block's offset aside): its dispatch
-// was validated, and would fail or pass the same.
-func (d *device) validatedLocked(layout *wgpu.BindGroupLayout, entries []wgpu.BindGroupEntry) bool {
-	same := func(a, b wgpu.BindGroupEntry) bool {
-		if a.Buffer == d.arena && b.Buffer == d.arena {
-			return a.Binding == b.Binding
-		}
-		return a == b
-	}
-	for i := range d.bgCache {
-		if c := &d.bgCache[i]; c.layout == layout && slices.EqualFunc(c.entries, entries, same) {
-			return true
-		}
-	}
-	return false
 }
 
 // validateDispatchLocked records a dispatch of pipe with bg into an encoder
@@ -168,23 +197,38 @@ func (d *device) releaseHeldLocked() {
 	d.encHeld = d.encHeld[:0]
 }
 
-// dropBindGroupsLocked releases the cached bind groups for which drop
-// reports true (all of them for a nil drop).
+// dropBindGroupsLocked releases the cached bind groups, and forgets the
+// validated combinations, for which drop reports true (all of them for a
+// nil drop).
 func (d *device) dropBindGroupsLocked(drop func(*bgEntry) bool) {
-	kept := d.bgCache[:0]
-	for _, c := range d.bgCache {
-		if drop == nil || drop(&c) {
-			d.releaseBindGroupLocked(c.bg)
-			continue
+	c := &d.bgs
+	for el := c.lru.Front(); el != nil; {
+		next := el.Next()
+		if e := el.Value.(*bgEntry); drop == nil || drop(e) {
+			c.lru.Remove(el)
+			delete(c.byKey, e.key)
+			d.releaseBindGroupLocked(e.bg)
 		}
-		kept = append(kept, c)
+		el = next
 	}
-	clear(d.bgCache[len(kept):])
-	d.bgCache = kept
+	for k, e := range c.validated {
+		if drop == nil || drop(&e) {
+			delete(c.validated, k)
+		}
+	}
+}
+
+// cachedBindGroupsLocked calls f with each cached bind group, most recently
+// used first.
+func (d *device) cachedBindGroupsLocked(f func(*bgEntry)) {
+	for el := d.bgs.lru.Front(); el != nil; el = el.Next() {
+		f(el.Value.(*bgEntry))
+	}
 }
 
 // forgetBufferLocked drops the cached bind groups that hold buf, so that a
-// closed buffer's memory is not kept alive by the cache.
+// closed buffer's memory is not kept alive by the cache (and a buffer made
+// later at its address is validated anew).
 func (d *device) forgetBufferLocked(buf *wgpu.Buffer) {
 	d.dropBindGroupsLocked(func(c *bgEntry) bool {
 		for _, e := range c.entries {
@@ -199,16 +243,6 @@ func (d *device) forgetBufferLocked(buf *wgpu.Buffer) {
 // forgetLayoutLocked drops the cached bind groups of a released layout.
 func (d *device) forgetLayoutLocked(layout *wgpu.BindGroupLayout) {
 	d.dropBindGroupsLocked(func(c *bgEntry) bool { return c.layout == layout })
-}
-
-// paramsLocked places a dispatch's parameter block in the arena and returns
-// its offset. A block equal to the previous one shares its place (and so,
-// with the same buffers, its bind group).
-func (d *device) paramsLocked(block []byte) uint64 {
-	if d.lastParams >= 0 && bytes.Equal(d.params[d.lastParams:], block) {
-		return uint64(d.lastParams)
-	}
-	return d.allocParamsLocked(block)
 }
 
 // dispatchLocked records a dispatch of pipe, with a bind group of layout

@@ -143,13 +143,13 @@ func TestBindGroupCache(t *testing.T) {
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		c := 0
-		for _, e := range d.bgCache {
+		d.cachedBindGroupsLocked(func(e *bgEntry) {
 			for _, x := range e.entries {
 				if x.Buffer == buf.(*buffer).buf {
 					c++
 				}
 			}
-		}
+		})
 		return c
 	}
 	require.Equal(t, 1, holding(a), "ten launches with the same arguments share one bind group")
@@ -221,4 +221,72 @@ fn conflict(@builtin(global_invocation_id) gid: vec3<u32>) {
 	err = bad.Synchronize(context.Background())
 	require.Equal(t, errors.InvalidArgument, errors.CategoryOf(err), "%v", err)
 	require.Contains(t, err.Error(), "conflicting usages")
+}
+
+// TestParamsArena checks the parameter arena: a block repeated in a later
+// submission keeps its place (and its launch its bind group), and launches
+// with more distinct blocks than the arena holds, in submissions of
+// several sizes, all land with their own scalars as the arena starts over.
+func TestParamsArena(t *testing.T) {
+	defer func(old int) { arenaSize = old }(arenaSize)
+	arenaSize = 4 << 10
+	d := openInternal(t)
+	m, k := addKernel(t, d)
+	defer m.Close()
+	s, err := d.NewStream()
+	require.NoError(t, err)
+	defer s.Close()
+	grid, block := backend.Dim3{X: 1}, backend.Dim3{X: 64}
+
+	a, err := d.Alloc(256)
+	require.NoError(t, err)
+	defer a.Close()
+	require.NoError(t, s.Fill(a, 0, 256, 0))
+	places := func() (int, int) {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		groups := 0
+		d.cachedBindGroupsLocked(func(*bgEntry) { groups++ })
+		return len(d.paramAt), groups
+	}
+	require.NoError(t, s.Launch(k, grid, block, addArgs(a, 64, 5)))
+	require.NoError(t, s.Synchronize(context.Background()))
+	p1, g1 := places()
+	require.NoError(t, s.Launch(k, grid, block, addArgs(a, 64, 5)))
+	require.NoError(t, s.Synchronize(context.Background()))
+	p2, g2 := places()
+	require.Equal(t, []uint32{10, 10}, readWords(t, s, a, 2))
+	require.Equal(t, p1, p2, "the repeated block keeps its place")
+	require.Equal(t, g1, g2, "the repeated launch keeps its bind group")
+
+	slots := arenaSize / d.uniformAlign
+	for _, tc := range []struct {
+		name     string
+		launches int
+		syncEach int // launches between Synchronizes; 0: one at the end
+	}{
+		{"one submission", 3 * slots, 0},
+		{"synchronized", 3 * slots, 7},
+		{"one per launch", slots + 3, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := d.Alloc(256)
+			require.NoError(t, err)
+			defer b.Close()
+			require.NoError(t, s.Fill(b, 0, 256, 0))
+			var want uint32
+			for i := range tc.launches {
+				v := uint32(1000 + i) // every launch a block of its own
+				want += v
+				require.NoError(t, s.Launch(k, grid, block, addArgs(b, 64, v)))
+				if tc.syncEach > 0 && i%tc.syncEach == 0 {
+					require.NoError(t, s.Synchronize(context.Background()))
+				}
+			}
+			got := readWords(t, s, b, 64)
+			for i, w := range got {
+				require.Equal(t, want, w, "word %d", i)
+			}
+		})
+	}
 }

@@ -3,9 +3,11 @@
 package webgpu_test
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -128,4 +130,67 @@ func BenchmarkD2HPinned(b *testing.B) {
 	t := e.TimeOnDevice(b, 1, func() error { return e.Stream.ReadHost(h, 0, d1, 0, n) })
 	b.ReportMetric(t.DeviceRate(float64(n))/1e9, "d2h_GB/s")
 	b.ReportMetric(t.WallRate(float64(n))/1e9, "wall_GB/s")
+}
+
+// BenchmarkDecodeStep is the pattern of a language model's decode step:
+// stepLaunches small launches that depend on each other (adds, scales and
+// axpys of 768 floats over a rotating set of buffers, each with scalars of
+// its own), then a Read of 4 bytes and a Synchronize, the one download per
+// step whose result the host needs. ns/op is one step; launch_ns the step
+// divided by its launches; enqueue_ns the host's time in Launch per launch.
+func BenchmarkDecodeStep(b *testing.B) {
+	decodeStep(b, backendtest.OpenBench(b, webgpu.Driver{}))
+}
+
+// stepLaunches is the launches of one BenchmarkDecodeStep step.
+const stepLaunches = 200
+
+// decodeStep is BenchmarkDecodeStep's body on e.
+func decodeStep(b *testing.B, e *backendtest.Bench) {
+	const n, nbuf = 768, 24
+	add, scale, axpy := e.Kernel(b, kernels.OpAdd), e.Kernel(b, kernels.OpScale), e.Kernel(b, kernels.OpAxpy)
+	bufs := make([]*gpu.Buffer, nbuf)
+	for i := range bufs {
+		bufs[i] = e.Floats(b, n, 1)
+	}
+	grid, block := gpu.D1((n+255)/256), gpu.D1(256)
+	word := make([]byte, 4)
+	ctx := context.Background()
+	var enqueue time.Duration
+	step := func(i int) error {
+		start := time.Now()
+		for l := range stepLaunches {
+			y, x, z := bufs[(i+l)%nbuf], bufs[(i+l+1)%nbuf], bufs[(i+l+2)%nbuf]
+			a := gpu.F32(float32(l%7) * 0.125)
+			var err error
+			switch l % 3 {
+			case 0:
+				err = e.Stream.Launch(add, grid, block, gpu.Buf(z), gpu.Buf(x), gpu.Buf(y), gpu.U32(n))
+			case 1:
+				err = e.Stream.Launch(scale, grid, block, gpu.Buf(y), gpu.Buf(x), gpu.U32(n), a)
+			default:
+				err = e.Stream.Launch(axpy, grid, block, gpu.Buf(y), gpu.Buf(x), gpu.U32(n), a)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		enqueue += time.Since(start)
+		if err := e.Stream.Read(word, bufs[i%nbuf], 0); err != nil {
+			return err
+		}
+		return e.Stream.Synchronize(ctx)
+	}
+	for i := range 3 {
+		require.NoError(b, step(i))
+	}
+	enqueue = 0
+	b.ResetTimer()
+	for i := range b.N {
+		if err := step(i); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*stepLaunches), "launch_ns")
+	b.ReportMetric(float64(enqueue.Nanoseconds())/float64(b.N*stepLaunches), "enqueue_ns")
 }

@@ -48,21 +48,25 @@ type device struct {
 
 	// mu serialises the device's wgpu calls that change its state, and
 	// guards everything below, the streams' fields included.
-	mu        sync.Mutex
-	closed    bool
-	cmds      []*wgpu.CommandBuffer // encoded, not yet submitted
-	params    []byte                // the arena's contents for the pending batch
-	arena     *wgpu.Buffer
-	dirty     bool           // queue writes staged since the last submission
-	seq       uint64         // submissions so far
-	touched   []*stream      // streams with work in the pending batch
-	toMap     []*pendingRead // downloads whose copy is in the pending batch
-	reads     []*pendingRead // downloads waiting for their staging buffer's mapping
-	readsDone uint64         // downloads completed so far
-	newEvts   []*event       // events recorded into the pending batch
-	staging   stagingPool    // mappable buffers for downloads
-	uploads   uploadPool     // mapped buffers for large writes
-	tail      tailStamp      // the timestamp ending submissions of long work
+	mu     sync.Mutex
+	closed bool
+	cmds   []*wgpu.CommandBuffer // encoded, not yet submitted
+	// params is the arena's contents, of which the first paramsSent bytes
+	// were written to it; paramAt is where each block lies (paramsLocked).
+	params     []byte
+	paramsSent int
+	paramAt    map[string]uint64
+	arena      *wgpu.Buffer
+	dirty      bool           // queue writes staged since the last submission
+	seq        uint64         // submissions so far
+	touched    []*stream      // streams with work in the pending batch
+	toMap      []*pendingRead // downloads whose copy is in the pending batch
+	reads      []*pendingRead // downloads waiting for their staging buffer's mapping
+	readsDone  uint64         // downloads completed so far
+	newEvts    []*event       // events recorded into the pending batch
+	staging    stagingPool    // mappable buffers for downloads
+	uploads    uploadPool     // mapped buffers for large writes
+	tail       tailStamp      // the timestamp ending submissions of long work
 	// stampTail: the pending batch holds long work (noteLongWorkLocked).
 	stampTail bool
 	internal  *internalKernels // fill, patch and byte-copy pipelines
@@ -71,11 +75,8 @@ type device struct {
 	sinkSeen  uint64       // the sink's count when last collected
 	polling   bool
 
-	// lastParams is the offset in params of the last block placed, -1 when
-	// none.
-	lastParams int
-	ops        int           // operations in the pending batch
-	lastPoll   time.Duration // hostNow at the last device poll
+	ops      int           // operations in the pending batch
+	lastPoll time.Duration // hostNow at the last device poll
 	// The shared encoder of the pending batch's dispatches and its open
 	// compute pass (nil when none), what is set in that pass, the
 	// dispatches it holds, and the bind groups that left the cache while
@@ -86,7 +87,7 @@ type device struct {
 	lastBG   *wgpu.BindGroup
 	encOps   []recorded
 	encHeld  []*wgpu.BindGroup
-	bgCache  []bgEntry // most recently used first
+	bgs      bindCache
 
 	// completed is the highest submission known to be complete; it is set
 	// from the queue's work-done callbacks, which run inside Poll.
@@ -108,8 +109,6 @@ const (
 	// whether the queue went idle (and the pending batch should go). A
 	// poll per operation costs more than the operation.
 	pollEvery = 50 * time.Microsecond
-	// arenaSize is the size of the uniform buffer holding a batch's scalars.
-	arenaSize = 256 << 10
 	// closeWait bounds how long Close waits for outstanding work.
 	closeWait = 30 * time.Second
 )
@@ -138,7 +137,7 @@ func open(ctx context.Context, ordinal int) (backend.Device, error) {
 }
 
 func newDevice(ordinal int, e adapterEntry) (*device, error) {
-	d := &device{adapter: e.adapter, sink: wgpuc.NewSink(), lastParams: -1}
+	d := &device{adapter: e.adapter, sink: wgpuc.NewSink()}
 	limits := requiredLimits(e.limits)
 	var features []wgpu.FeatureName
 	if e.has(wgpu.FeatureNameTimestampQuery) {
@@ -205,7 +204,7 @@ func newDevice(ordinal int, e adapterEntry) (*device, error) {
 	err = d.call("open", errors.Initialization, func() error {
 		var err error
 		d.arena, err = d.dev.TryCreateBuffer(&wgpu.BufferDescriptor{
-			Label: "anygpu params", Size: arenaSize, Usage: wgpu.BufferUsageUniform | wgpu.BufferUsageCopyDst,
+			Label: "anygpu params", Size: uint64(arenaSize), Usage: wgpu.BufferUsageUniform | wgpu.BufferUsageCopyDst,
 		})
 		return err
 	})
@@ -218,6 +217,11 @@ func newDevice(ordinal int, e adapterEntry) (*device, error) {
 	}
 	return d, nil
 }
+
+// arenaSize is the size of the uniform buffer holding the launches'
+// parameter blocks (a variable for the tests, which make it small to see
+// it fill).
+var arenaSize = 1 << 20
 
 // forceHostTiming makes new devices time events on the host clock even when
 // the adapter has timestamp queries (tests of the fallback).
@@ -359,17 +363,19 @@ func (d *device) usableLocked() error {
 // and stamps the batch's streams and events with the submission.
 func (d *device) flushLocked() error {
 	_ = d.closeEncLocked()
-	if len(d.cmds) == 0 && len(d.params) == 0 && !d.dirty && len(d.toMap) == 0 && len(d.newEvts) == 0 {
+	if len(d.cmds) == 0 && len(d.params) == d.paramsSent && !d.dirty && len(d.toMap) == 0 && len(d.newEvts) == 0 {
 		return nil
 	}
 	tail := d.stampTail && d.encodeTailLocked()
 	d.stampTail = false
 	d.resolveLocked()
 	err := d.call("submit", errors.Execution, func() error {
-		if len(d.params) > 0 {
-			if err := d.queue.TryWriteBuffer(d.arena, 0, d.params); err != nil {
+		if len(d.params) > d.paramsSent {
+			if err := d.queue.TryWriteBuffer(d.arena, uint64(d.paramsSent), d.params[d.paramsSent:]); err != nil {
+				d.resetParamsLocked()
 				return err
 			}
+			d.paramsSent = len(d.params)
 		}
 		d.queue.Submit(d.cmds...)
 		return nil
@@ -379,8 +385,6 @@ func (d *device) flushLocked() error {
 		d.cmds[i] = nil
 	}
 	d.cmds = d.cmds[:0]
-	d.params = d.params[:0]
-	d.lastParams = -1
 	d.ops = 0
 	d.dirty = false
 	d.seq++
@@ -538,21 +542,42 @@ func (d *device) wait(ctx context.Context, op string, done func() bool) error {
 // millisecond are not reliably shorter on Linux.)
 const spinFor = 2 * time.Millisecond
 
-// allocParamsLocked places a launch's parameter block in the arena and
-// returns its offset, submitting the pending batch first if the arena is
-// full.
-func (d *device) allocParamsLocked(block []byte) uint64 {
+// paramsLocked places a dispatch's parameter block in the arena and
+// returns its offset. The arena keeps its blocks from one submission to
+// the next, and a block equal to one already placed shares its place: the
+// launches of a model's decode step repeat their scalars step after step,
+// and so, with the same buffers, find their bind groups in the cache. New
+// blocks are written to the arena with the pending batch (flushLocked);
+// when it is full, the pending batch is submitted and the arena starts
+// again from its beginning (queue writes run after the work submitted
+// before them, so that work still reads the blocks it was given).
+func (d *device) paramsLocked(block []byte) uint64 {
+	if off, ok := d.paramAt[string(block)]; ok {
+		return off
+	}
 	off := (len(d.params) + d.uniformAlign - 1) / d.uniformAlign * d.uniformAlign
 	if off+len(block) > arenaSize {
 		_ = d.flushLocked()
+		d.resetParamsLocked()
 		off = 0
 	}
 	for len(d.params) < off {
 		d.params = append(d.params, 0)
 	}
 	d.params = append(d.params, block...)
-	d.lastParams = off
+	if d.paramAt == nil {
+		d.paramAt = map[string]uint64{}
+	}
+	d.paramAt[string(block)] = uint64(off)
 	return uint64(off)
+}
+
+// resetParamsLocked empties the arena: blocks are placed from its
+// beginning again.
+func (d *device) resetParamsLocked() {
+	d.params = d.params[:0]
+	d.paramsSent = 0
+	clear(d.paramAt)
 }
 
 func (d *device) NewStream() (backend.Stream, error) {

@@ -20,8 +20,11 @@
 // size and memory, offset alignments); if the driver refuses those, with the
 // defaults. DeviceInfo comes from the adapter's info and those limits;
 // WebGPU reports neither compute units nor memory size, so for a GPU Units
-// is 1 and MemoryBytes is the largest buffer (Extra says so; a software
-// adapter reports the host's cores and memory).
+// is an estimate, what large GPUs of its type have (128 for a discrete GPU,
+// 32 otherwise: callers size grids from Units, and too few units leave most
+// of a GPU idle where too many cost little), and MemoryBytes is the largest
+// buffer (Extra says so; a software adapter reports the host's cores and
+// memory).
 //
 // # Memory and transfers
 //
@@ -72,9 +75,13 @@
 // idle, after 64 operations, or when something waits for it; enqueuing
 // polls the device for the queue's state at most every 50 µs, as a poll or
 // a submission per launch costs more than the launch. Scalars of launches
-// live in a uniform arena written once per submission (a launch with the
-// same scalars as the one before shares its block), and bind groups are
-// kept for reuse while their buffers and kernels live.
+// live in a uniform arena (1 MiB) that keeps its blocks across
+// submissions, one place per distinct block, the new ones written with
+// their submission; bind groups (up to 4096, least recently used evicted)
+// are kept for reuse while their buffers and kernels live. So a launch
+// repeated with the same buffers and scalars, as a model's decode step
+// repeats the step before, reuses its bind group rather than creating and
+// validating one.
 //
 // wgpu runs its callbacks only inside a device poll; the backend polls while
 // waiting (spinning until 2 ms pass without progress, then every

@@ -86,7 +86,7 @@ func (d *device) encodeTailLocked() bool {
 // pendingEmptyLocked reports whether nothing has been enqueued since the
 // last submission.
 func (d *device) pendingEmptyLocked() bool {
-	return d.enc == nil && len(d.cmds) == 0 && len(d.params) == 0 && !d.dirty && len(d.toMap) == 0 && len(d.newEvts) == 0
+	return d.enc == nil && len(d.cmds) == 0 && len(d.params) == d.paramsSent && !d.dirty && len(d.toMap) == 0 && len(d.newEvts) == 0
 }
 
 // recordFromTailLocked gives e the tail stamp's time when the last
