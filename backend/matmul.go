@@ -1,0 +1,64 @@
+package backend
+
+import "fmt"
+
+// MatMulType is the element type of a matrix operand of MatMulArgs.
+type MatMulType int
+
+// The element types of MatMulArgs.
+const (
+	MatMulFloat32  MatMulType = iota + 1 // IEEE binary32
+	MatMulFloat16                        // IEEE binary16
+	MatMulBFloat16                       // bfloat16
+	MatMulInt8                           // signed 8-bit integers
+	MatMulInt32                          // signed 32-bit integers
+)
+
+// Size is the bytes of one element, or 0 for a value that is not a type.
+func (t MatMulType) Size() int64 {
+	switch t {
+	case MatMulFloat32, MatMulInt32:
+		return 4
+	case MatMulFloat16, MatMulBFloat16:
+		return 2
+	case MatMulInt8:
+		return 1
+	}
+	return 0
+}
+
+// String is the type's lower-case name: float32, float16, bfloat16, int8,
+// int32.
+func (t MatMulType) String() string {
+	switch t {
+	case MatMulFloat32:
+		return "float32"
+	case MatMulFloat16:
+		return "float16"
+	case MatMulBFloat16:
+		return "bfloat16"
+	case MatMulInt8:
+		return "int8"
+	case MatMulInt32:
+		return "int32"
+	}
+	return fmt.Sprintf("MatMulType(%d)", int(t))
+}
+
+// MatMulArgs is a checked, row-major, batched matrix product
+// C = Alpha·op(A)·op(B) + Beta·C (see the root package's MatMul). The root
+// guarantees: M, N > 0 and K ≥ 0; A, B and C open buffers of the stream's
+// device; every leading dimension at least its stored row length; offsets
+// multiples of the element size; every matrix of the batch within its
+// buffer; Batch ≥ 1; Out filled in.
+type MatMulArgs struct {
+	M, N, K                   int
+	A, B, C                   Buffer
+	AOffset, BOffset, COffset int64 // bytes
+	LDA, LDB, LDC             int   // elements
+	TransA, TransB            bool  // A stored K×M; B stored N×K
+	In, Out                   MatMulType
+	Alpha, Beta               float32
+	Batch                     int
+	StrideA, StrideB, StrideC int64 // elements between matrices of the batch
+}

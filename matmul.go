@@ -1,0 +1,192 @@
+package gpu
+
+import (
+	"fmt"
+
+	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/profiling"
+)
+
+// MatMulType is the element type of a MatMul operand.
+type MatMulType = backend.MatMulType
+
+// The element types a MatMul names. Which pairs a device multiplies is the
+// backend's to say: an unsupported pair is an error of category NotSupported.
+const (
+	MatMulFloat32  = backend.MatMulFloat32  // IEEE binary32
+	MatMulFloat16  = backend.MatMulFloat16  // IEEE binary16
+	MatMulBFloat16 = backend.MatMulBFloat16 // bfloat16 (the top half of a binary32)
+	MatMulInt8     = backend.MatMulInt8     // signed 8-bit integers (inputs)
+	MatMulInt32    = backend.MatMulInt32    // signed 32-bit integers (the output of Int8 inputs)
+)
+
+// MatMul describes a (batched) matrix product computed by a vendor library,
+// such as cuBLASLt on CUDA, with tensor cores where the device has them:
+//
+//	C = Alpha · op(A) · op(B) + Beta · C
+//
+// for each of Batch matrices. Matrices are row-major: element (i, j) of a
+// matrix with leading dimension ld lies ld·i + j elements after its start.
+// op(A) is M×K and op(B) is K×N; with TransA, A is stored K×M (op(A) = Aᵀ),
+// with TransB, B is stored N×K (the layout of a linear layer's weights). C
+// is M×N. Accumulation is in float32 (int32 for Int8 inputs).
+type MatMul struct {
+	M, N, K int // op(A) is M×K, op(B) is K×N, C is M×N; all ≥ 0
+
+	A, B, C                   *Buffer // A and B are read; C is read (when Beta ≠ 0) and written
+	AOffset, BOffset, COffset int64   // bytes from each buffer's start; multiples of the element size
+
+	// LDA, LDB and LDC are the leading dimensions (row strides) in elements;
+	// 0 means packed rows (the stored matrix's column count).
+	LDA, LDB, LDC int
+
+	TransA, TransB bool // A stored K×M, B stored N×K
+
+	In  MatMulType // the type of A and B
+	Out MatMulType // the type of C; 0 means In (Int32 for Int8)
+
+	// Alpha and Beta scale the product and the old C. A zero Alpha with a
+	// zero Beta is taken as Alpha 1: a plain product.
+	Alpha, Beta float32
+
+	// Batch is the number of products (0 means 1); StrideA, StrideB and
+	// StrideC are the elements between consecutive matrices of each operand
+	// (0 for B shares one B across the batch).
+	Batch                     int
+	StrideA, StrideB, StrideC int64
+}
+
+// MatMul enqueues m on the stream. It is an error of category NotSupported
+// when the device has no matrix library (every backend but CUDA today, or a
+// CUDA machine without libcublasLt) or no kernel for m's types: callers fall
+// back to a kernel of their own, as package tensor does. Arguments are
+// checked before the backend sees them: buffers open and of the stream's
+// device, every matrix within its buffer, leading dimensions at least the
+// row length, offsets aligned to the element size.
+func (s *Stream) MatMul(m MatMul) error {
+	const op = "matmul"
+	if err := s.enter(op); err != nil {
+		return err
+	}
+	defer s.leave()
+	args, err := s.matMulArgs(op, &m)
+	if err != nil {
+		return err
+	}
+	if args.M == 0 || args.N == 0 {
+		return nil
+	}
+	mm, ok := s.impl.(backend.MatMuler)
+	if !ok {
+		e := errors.E(errors.NotSupported, s.dev.backend, op, "the %s backend has no matrix library", s.dev.backend)
+		e.Hint = "multiply with a kernel (package tensor falls back to its own), or use CUDA with libcublasLt"
+		return s.dev.record(e)
+	}
+	name := fmt.Sprintf("matmul %s %dx%dx%d", args.In, args.M, args.N, args.K)
+	if err := s.profiled(profiling.KindKernel, name, 0, func() error { return mm.MatMul(args) }); err != nil {
+		return s.dev.wrap(err, op)
+	}
+	s.dev.launches.Add(1)
+	return nil
+}
+
+// matMulArgs checks m and returns the backend's form of it, defaults filled.
+func (s *Stream) matMulArgs(op string, m *MatMul) (backend.MatMulArgs, error) {
+	bad := func(format string, args ...any) (backend.MatMulArgs, error) {
+		return backend.MatMulArgs{}, s.dev.errorf(errors.InvalidArgument, op, format, args...)
+	}
+	if m.M < 0 || m.N < 0 || m.K < 0 {
+		return bad("negative size %d×%d×%d", m.M, m.N, m.K)
+	}
+	in, out := m.In, m.Out
+	if in.Size() == 0 || in == MatMulInt32 {
+		return bad("input type %v is not one of Float32, Float16, BFloat16, Int8", in)
+	}
+	if out == 0 {
+		out = in
+		if in == MatMulInt8 {
+			out = MatMulInt32
+		}
+	}
+	if out.Size() == 0 {
+		return bad("output type %v is not a MatMulType", out)
+	}
+	batch := m.Batch
+	if batch < 0 {
+		return bad("negative Batch %d", batch)
+	}
+	if batch == 0 {
+		batch = 1
+	}
+	alpha, beta := m.Alpha, m.Beta
+	if alpha == 0 && beta == 0 {
+		alpha = 1
+	}
+	// Stored shapes (rows × columns) of each operand.
+	aRows, aCols := m.M, m.K
+	if m.TransA {
+		aRows, aCols = m.K, m.M
+	}
+	bRows, bCols := m.K, m.N
+	if m.TransB {
+		bRows, bCols = m.N, m.K
+	}
+	type operand struct {
+		role       string
+		b          *Buffer
+		off        int64
+		ld         int
+		rows, cols int
+		stride     int64
+		elem       int64
+	}
+	ops := []operand{
+		{"A", m.A, m.AOffset, m.LDA, aRows, aCols, m.StrideA, in.Size()},
+		{"B", m.B, m.BOffset, m.LDB, bRows, bCols, m.StrideB, in.Size()},
+		{"C", m.C, m.COffset, m.LDC, m.M, m.N, m.StrideC, out.Size()},
+	}
+	lds := make([]int, 3)
+	for i, o := range ops {
+		if err := s.own(op, o.role, o.b); err != nil {
+			return backend.MatMulArgs{}, err
+		}
+		ld := o.ld
+		if ld == 0 {
+			ld = max(o.cols, 1)
+		}
+		if ld < o.cols {
+			return bad("LD%s %d is less than the %d columns %s has as stored", o.role, ld, o.cols, o.role)
+		}
+		if o.off < 0 || o.off%o.elem != 0 {
+			return bad("%s offset %d is negative or not a multiple of the element size %d", o.role, o.off, o.elem)
+		}
+		if o.stride < 0 {
+			return bad("Stride%s %d is negative", o.role, o.stride)
+		}
+		lds[i] = ld
+		if o.rows == 0 || o.cols == 0 {
+			continue
+		}
+		// The last element any matrix of the batch touches.
+		last := int64(o.rows-1)*int64(ld) + int64(o.cols)
+		if batch > 1 {
+			last += int64(batch-1) * o.stride
+		}
+		if err := checkRange(o.off, last*o.elem, o.b.size); err != nil {
+			return bad("%s (%d×%d, ld %d, batch %d): %v", o.role, o.rows, o.cols, ld, batch, err)
+		}
+	}
+	if batch > 1 && m.StrideC == 0 && m.M > 0 && m.N > 0 {
+		return bad("StrideC is 0 with Batch %d: every product would write the same C", batch)
+	}
+	return backend.MatMulArgs{
+		M: m.M, N: m.N, K: m.K,
+		A: m.A.impl, B: m.B.impl, C: m.C.impl,
+		AOffset: m.AOffset, BOffset: m.BOffset, COffset: m.COffset,
+		LDA: lds[0], LDB: lds[1], LDC: lds[2],
+		TransA: m.TransA, TransB: m.TransB,
+		In: in, Out: out, Alpha: alpha, Beta: beta,
+		Batch: batch, StrideA: m.StrideA, StrideB: m.StrideB, StrideC: m.StrideC,
+	}, nil
+}
