@@ -7,9 +7,13 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/anygpu/gpu/internal/testreq"
+	"github.com/anygpu/gpu/nvrtc"
 )
 
-// TestCUDASyntax compiles the built-ins' CUDA C++ as device code with clang,
+// TestCUDASyntax compiles the built-ins' CUDA C++ with the installed NVRTC
+// (where there is one), then as device code with clang,
 // against the CUDA emitter's stand-in for the CUDA headers (no toolkit
 // needed), with every warning an error, as the emitter's own tests check its
 // output. NVRTC compiles it on a CUDA machine; here nothing can run it. It
@@ -19,6 +23,13 @@ func TestCUDASyntax(t *testing.T) {
 	require.NotEmpty(t, src)
 	for _, op := range Ops() {
 		require.Regexp(t, `extern "C" __global__ void\s+(__launch_bounds__\(\d+\)\s+)?`+op+`\(`, src, "entry point %s", op)
+	}
+	if err := nvrtc.Available(); err == nil {
+		// The compiler the CUDA backend uses; it needs no GPU (CI has NVRTC 11.8).
+		_, err := nvrtc.Compile(src, nvrtc.Options{Arch: "compute_75", PTX: true, NoCache: true})
+		require.NoError(t, err, "NVRTC rejects the built-ins' CUDA")
+	} else if testreq.Required("nvrtc") {
+		t.Fatalf("NVRTC is required (ANYGPU_TEST_REQUIRE names nvrtc) but unavailable: %v", err)
 	}
 	clang, err := exec.LookPath("clang")
 	if err != nil {

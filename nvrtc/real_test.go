@@ -9,13 +9,13 @@ import (
 )
 
 // requireNVRTC skips unless an NVRTC library loads (it fails instead when
-// ANYGPU_TEST_REQUIRE names cuda).
+// ANYGPU_TEST_REQUIRE names cuda or nvrtc).
 func requireNVRTC(t *testing.T) {
 	t.Helper()
 	if err := Available(); err != nil {
 		for _, b := range strings.Split(strings.ReplaceAll(getenv("ANYGPU_TEST_REQUIRE"), " ", ""), ",") {
-			if b == "cuda" {
-				t.Fatalf("NVRTC is required (ANYGPU_TEST_REQUIRE names cuda) but unavailable: %v", err)
+			if b == "cuda" || b == "nvrtc" {
+				t.Fatalf("NVRTC is required (ANYGPU_TEST_REQUIRE names %s) but unavailable: %v", b, err)
 			}
 		}
 		t.Skipf("NVRTC unavailable: %v", err)

@@ -364,7 +364,7 @@ func TestCorpus16CooperativeGridSync(t *testing.T) {
 }
 
 // TestCorpus16Binaries loads device code compiled elsewhere: hand-written
-// PTX, and NVRTC's PTX and CUBIN of a kernel passed as Source.PTX and
+// PTX, PTX that NVRTC made on a machine without a GPU (hostPTX), and NVRTC's PTX and CUBIN of a kernel passed as Source.PTX and
 // Source.CUBIN (no CUDA source).
 func TestCorpus16Binaries(t *testing.T) {
 	dev := openGPU(t)
@@ -391,6 +391,11 @@ func TestCorpus16Binaries(t *testing.T) {
 		}
 	}
 	t.Run("hand-written PTX", func(t *testing.T) { run(t, gpu.Source{Name: "ptx", PTX: corpusPTX}) })
+	t.Run("PTX made without a GPU", func(t *testing.T) {
+		// testdata/add_one_host.ptx: NVRTC 11.8 on the development machine, which has no GPU.
+		require.Contains(t, hostPTX, "release 11.8")
+		run(t, gpu.Source{Name: "host-ptx", PTX: hostPTX})
+	})
 
 	requireNVRTCForGPU(t)
 	const cudaSrc = `extern "C" __global__ void add_one(unsigned* x, unsigned n) {

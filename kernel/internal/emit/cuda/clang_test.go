@@ -9,11 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// clangCheck compiles src as CUDA device code with clang against
-// testdata/prelude.cuh (no CUDA toolkit needed) and fails the test on any
-// error or warning. It skips when clang is not installed.
+// clangCheck compiles src with the installed NVRTC (nvrtcCheck), then as
+// CUDA device code with clang against testdata/prelude.cuh (no CUDA toolkit
+// needed), and fails the test on any error, or on a warning from clang. It
+// skips when clang is not installed.
 func clangCheck(t *testing.T, src string) {
 	t.Helper()
+	nvrtcCheck(t, src)
 	clang, err := exec.LookPath("clang")
 	if err != nil {
 		t.Skip("clang is not installed")

@@ -154,9 +154,19 @@ func (fe *funcEmitter) copyArray(b *strings.Builder, dst, src string, t *ir.Arra
 	fe.temps++
 	n := itoa(fe.temps)
 	d, s := helperPrefix+"dst"+n, helperPrefix+"src"+n
+	// References with the array's type spelled out: NVRTC before 12 takes
+	// C++03 by default, where auto is a storage class.
+	sDecl, err := declare(t, "(&"+s+")", ir.Pos{})
+	if err != nil {
+		return err
+	}
+	dDecl, err := declare(t, "(&"+d+")", ir.Pos{})
+	if err != nil {
+		return err
+	}
 	line(b, depth, "{")
-	line(b, depth+1, "const auto& "+s+" = "+src+";")
-	line(b, depth+1, "auto& "+d+" = "+dst+";")
+	line(b, depth+1, "const "+sDecl+" = "+src+";")
+	line(b, depth+1, dDecl+" = "+dst+";")
 	var idx strings.Builder
 	level := depth + 1
 	var elem ir.Type = t
