@@ -24,10 +24,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/anygpu/gpu"
 	_ "github.com/anygpu/gpu/backend/all"
+	"github.com/anygpu/gpu/profiling"
 	"github.com/anygpu/gpu/tensor"
 )
 
@@ -61,6 +63,8 @@ func run(args []string) error {
 	backendName := fs.String("backend", "", "backend (cpu, cuda, vulkan, opengl, webgpu, metal); default: the best available")
 	warmup := fs.Bool("warmup", true, "run a short generation first, so that kernel compilation is not timed")
 	runs := fs.Int("runs", 1, "generations to time; the fastest prefill and decode are reported")
+	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the timed generations to this file (go tool pprof)")
+	deviceProfile := fs.String("profile", "", "profile every device operation of the timed generations and write the text report to this file (slows the run)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -71,6 +75,11 @@ func run(args []string) error {
 	var opts []gpu.Option
 	if *backendName != "" {
 		opts = append(opts, gpu.WithBackends(*backendName), gpu.WithFallback(false))
+	}
+	var prof *profiling.Profiler
+	if *deviceProfile != "" {
+		prof = profiling.New()
+		opts = append(opts, gpu.WithProfiler(prof))
 	}
 	dev, err := gpu.Open(ctx, opts...)
 	if err != nil {
@@ -125,6 +134,19 @@ func run(args []string) error {
 			return fmt.Errorf("warm-up: %w", err)
 		}
 	}
+	if prof != nil {
+		prof.Reset() // the timed generations only
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+	}
 	var ids []int32
 	var tm Timing
 	for r := range max(1, *runs) {
@@ -141,6 +163,14 @@ func run(args []string) error {
 		}
 		tm.Prefill, tm.Decode = min(tm.Prefill, t.Prefill), min(tm.Decode, t.Decode)
 	}
+	if *cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
+	if prof != nil {
+		if err := writeProfile(ctx, dev, prof, *deviceProfile); err != nil {
+			return err
+		}
+	}
 	fmt.Println("ids:", formatIDs(ids))
 	r := report{Backend: dev.Backend(), Device: dev.Name(), PromptTokens: tm.PromptTokens, PrefillSeconds: tm.Prefill.Seconds(),
 		DecodeTokens: tm.DecodeTokens, DecodeSeconds: tm.Decode.Seconds(), LoadSeconds: load.Seconds()}
@@ -156,6 +186,23 @@ func run(args []string) error {
 	}
 	fmt.Println(string(line))
 	return nil
+}
+
+// writeProfile writes prof's text report to path once the device's work
+// has been recorded.
+func writeProfile(ctx context.Context, dev *gpu.Device, prof *profiling.Profiler, path string) error {
+	if err := dev.Synchronize(ctx); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := prof.WriteText(f); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func formatIDs(ids []int32) string {
