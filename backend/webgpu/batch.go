@@ -68,26 +68,46 @@ const bgCacheSize = 4096
 type bindCache struct {
 	byKey map[string]*list.Element // of *bgEntry
 	lru   list.List                // most recently used at the front
-	// validated holds the keys (parameter offsets left out) of the
-	// combinations validated, with their entries.
+	// validated holds the keys (validationKey) of the combinations
+	// validated, with the entries first seen with each.
 	validated map[string]bgEntry
 	scratch   []byte
 }
 
 // bindKey appends to buf the key of a bind group of layout with entries:
-// the layout and, per entry, its binding, buffer, offset and size. With
-// anyOffset the parameter block's offset in the arena is left out (a
-// dispatch validates the same wherever its parameters lie).
-func (d *device) bindKey(buf []byte, layout *wgpu.BindGroupLayout, entries []wgpu.BindGroupEntry, anyOffset bool) []byte {
+// the layout and, per entry, its binding, buffer, offset and size.
+func bindKey(buf []byte, layout *wgpu.BindGroupLayout, entries []wgpu.BindGroupEntry) []byte {
 	buf = binary.LittleEndian.AppendUint64(buf, uint64(uintptr(unsafe.Pointer(layout))))
 	for _, e := range entries {
-		off := e.Offset
-		if anyOffset && e.Buffer == d.arena {
-			off = 0
-		}
 		buf = binary.LittleEndian.AppendUint32(buf, e.Binding)
 		buf = binary.LittleEndian.AppendUint64(buf, uint64(uintptr(unsafe.Pointer(e.Buffer))))
-		buf = binary.LittleEndian.AppendUint64(buf, off)
+		buf = binary.LittleEndian.AppendUint64(buf, e.Offset)
+		buf = binary.LittleEndian.AppendUint64(buf, e.Size)
+	}
+	return buf
+}
+
+// validationKey appends to buf what a dispatch's validation depends on once
+// its bind group has been created: the pipeline, the layout and, per entry,
+// its binding, its size (checked against what the shader declares) and which
+// earlier entry binds the same buffer (a buffer bound twice may conflict),
+// but not the buffers themselves nor their offsets. A model's decode step
+// binds new views and temporaries at every token: keyed by buffers, each of
+// its launches was dispatched into a throwaway encoder again (on an H200,
+// half of GPT-2's decode time on WebGPU).
+func validationKey(buf []byte, pipe *wgpu.ComputePipeline, layout *wgpu.BindGroupLayout, entries []wgpu.BindGroupEntry) []byte {
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(uintptr(unsafe.Pointer(pipe))))
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(uintptr(unsafe.Pointer(layout))))
+	for i, e := range entries {
+		alias := uint32(i)
+		for j := range i {
+			if entries[j].Buffer == e.Buffer {
+				alias = uint32(j)
+				break
+			}
+		}
+		buf = binary.LittleEndian.AppendUint32(buf, e.Binding)
+		buf = binary.LittleEndian.AppendUint32(buf, alias)
 		buf = binary.LittleEndian.AppendUint64(buf, e.Size)
 	}
 	return buf
@@ -98,15 +118,15 @@ func (d *device) bindKey(buf []byte, layout *wgpu.BindGroupLayout, entries []wgp
 // the same buffers with the same scalars needs no new one, nor its
 // validation), else a new one, created inside error scopes (a validation
 // error has category vcat), and, unless the same buffers were bound for
-// pipe's layout before, checked in a dispatch of its own
-// (validateDispatchLocked).
+// pipe's layout before in the same pattern and sizes (validationKey), checked
+// in a dispatch of its own (validateDispatchLocked).
 func (d *device) bindGroupLocked(op string, vcat errors.Category, pipe *wgpu.ComputePipeline, layout *wgpu.BindGroupLayout, entries []wgpu.BindGroupEntry) (*wgpu.BindGroup, error) {
 	c := &d.bgs
 	if c.byKey == nil {
 		c.byKey = map[string]*list.Element{}
 		c.validated = map[string]bgEntry{}
 	}
-	c.scratch = d.bindKey(c.scratch[:0], layout, entries, false)
+	c.scratch = bindKey(c.scratch[:0], layout, entries)
 	if el, ok := c.byKey[string(c.scratch)]; ok {
 		c.lru.MoveToFront(el)
 		return el.Value.(*bgEntry).bg, nil
@@ -118,7 +138,7 @@ func (d *device) bindGroupLocked(op string, vcat errors.Category, pipe *wgpu.Com
 		bg, err = d.dev.TryCreateBindGroup(&wgpu.BindGroupDescriptor{Layout: layout, Entries: entries})
 		return err
 	})
-	c.scratch = d.bindKey(c.scratch[:0], layout, entries, true)
+	c.scratch = validationKey(c.scratch[:0], pipe, layout, entries)
 	vkey := string(c.scratch)
 	_, validated := c.validated[vkey]
 	if err == nil && !validated {

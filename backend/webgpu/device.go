@@ -21,9 +21,10 @@ import (
 // Dispatches are recorded into one shared command encoder and compute pass
 // per batch (see batch.go); every other operation is encoded into a command
 // buffer of its own (so that a bad one fails alone, at once). Work is
-// submitted in batches: at once when the queue is known to be idle, else
-// after maxBatch operations or when something waits for the work
-// (Synchronize, an event, a write that must follow it). Whether the queue
+// submitted in batches: to a queue known to be idle once the batch holds
+// idleBatch operations or is idleLinger old, to a busy one after maxBatch
+// operations, and at once when something waits for the work (Synchronize,
+// an event, a write that must follow it). Whether the queue
 // is idle is known from its work-done callbacks, which run inside a device
 // poll; enqueuing polls at most once per pollEvery. Scalars of launches go
 // into a uniform "arena" written, once per batch, just before the batch is
@@ -75,8 +76,11 @@ type device struct {
 	sinkSeen  uint64       // the sink's count when last collected
 	polling   bool
 
-	ops      int           // operations in the pending batch
-	lastPoll time.Duration // hostNow at the last device poll
+	ops int // operations in the pending batch
+	// batchStart is the host time (hostNow) of the pending batch's first
+	// operation.
+	batchStart time.Duration
+	lastPoll   time.Duration // hostNow at the last device poll
 	// The shared encoder of the pending batch's dispatches and its open
 	// compute pass (nil when none), what is set in that pass, the
 	// dispatches it holds, and the bind groups that left the cache while
@@ -109,6 +113,10 @@ const (
 	// whether the queue went idle (and the pending batch should go). A
 	// poll per operation costs more than the operation.
 	pollEvery = 50 * time.Microsecond
+	// idleBatch and idleLinger are how many operations, or how long, a
+	// batch gathers before it goes to an idle queue (lingeredLocked).
+	idleBatch  = 16
+	idleLinger = 200 * time.Microsecond
 	// closeWait bounds how long Close waits for outstanding work.
 	closeWait = 30 * time.Second
 )
@@ -456,17 +464,34 @@ func (d *device) flushLocked() error {
 // batch.
 func (d *device) afterWorkLocked() {
 	d.ops++
-	if d.ops >= maxBatch || d.completed.Load() >= d.seq {
+	now := hostNow()
+	if d.ops == 1 {
+		d.batchStart = now
+	}
+	if d.ops >= maxBatch || (d.completed.Load() >= d.seq && d.lingeredLocked(now)) {
 		_ = d.flushLocked()
 		return
 	}
-	if hostNow()-d.lastPoll < pollEvery {
+	if now-d.lastPoll < pollEvery {
 		return
 	}
 	d.pollLocked()
-	if d.completed.Load() >= d.seq {
+	if d.completed.Load() >= d.seq && d.lingeredLocked(now) {
 		_ = d.flushLocked()
 	}
+}
+
+// lingeredLocked reports whether the pending batch may go to an idle queue:
+// once it holds idleBatch operations or has waited idleLinger. A submission
+// costs wgpu far more than a dispatch (on an H200, about 175 µs of host time
+// against 10-20 µs), so a run of small launches (a model's decode step)
+// submitted one by one as the queue drained was bound by submissions: GPT-2's
+// WebGPU decode made ~200 submissions per token, 13.7 tokens/s. A batch
+// holding long work (a large copy, which ends with its own timestamp) goes at
+// once, as does anything that waits for the work (Synchronize, an event, a
+// read).
+func (d *device) lingeredLocked(now time.Duration) bool {
+	return d.stampTail || d.ops >= idleBatch || now-d.batchStart >= idleLinger
 }
 
 // touchLocked notes that stream s has work in the pending batch.
