@@ -66,13 +66,17 @@
 // recorded into one command encoder and compute pass per submission; every
 // other operation is encoded into its own command buffer. What could make a
 // launch invalid is checked before it is recorded (its bind group is created
-// and validated on its own, and each new combination of kernel and buffers
+// and validated on its own, and each new combination of kernel and bindings
 // is dispatched once into a throwaway encoder, where wgpu reports conflicts
 // such as one buffer bound both read-only and read-write), so a bad launch
 // fails alone, at once, from Launch, with InvalidArgument. Should the shared
 // pass fail anyway, its dispatches are recorded again, each validated alone,
-// so that only the bad one is lost. The pending work is submitted together when the queue is found
-// idle, after 64 operations, or when something waits for it; enqueuing
+// so that only the bad one is lost. A combination is the kernel with the
+// sizes of its bindings and which of them share a buffer: the buffers and
+// offsets themselves do not matter to the check. The pending work is
+// submitted together when the queue is found idle and the batch holds 16
+// operations or is 200 µs old (long work at once), after 64 operations, or
+// when something waits for it; enqueuing
 // polls the device for the queue's state at most every 50 µs, as a poll or
 // a submission per launch costs more than the launch. Scalars of launches
 // live in a uniform arena (1 MiB) that keeps its blocks across
