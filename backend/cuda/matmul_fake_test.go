@@ -300,3 +300,21 @@ func TestMatMulErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestMatMulGPUCasesFake runs the GPU test's cases, random values and
+// tolerances included, over the fakes: the cases and the reference are
+// checked here, where there is no GPU.
+func TestMatMulGPUCasesFake(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a few seconds of C loops")
+	}
+	f := openFakeMatMul(t)
+	s := f.dev.DefaultStream()
+	for i, c := range gpuCases {
+		t.Run(c.name, func(t *testing.T) {
+			r := prepare(t, f.dev, c.mmCase, false, uint64(100+i))
+			require.NoError(t, s.MatMul(r.mm), "%v", c.mmCase)
+			r.check(t, s)
+		})
+	}
+}
