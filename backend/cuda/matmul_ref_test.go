@@ -56,10 +56,10 @@ func (c mmCase) String() string {
 // buffer image of elements, rows×cols per matrix with leading dimension ld,
 // stride elements apart, off elements from the start.
 type mmOperand struct {
-	t                gpu.MatMulType
-	rows, cols, ld   int
+	t                 gpu.MatMulType
+	rows, cols, ld    int
 	off, stride, mats int
-	vals             []float64 // every element of the image, padding included
+	vals              []float64 // every element of the image, padding included
 }
 
 func newOperand(t gpu.MatMulType, rows, cols, pad, off, mats int, shared bool) *mmOperand {
