@@ -249,7 +249,7 @@ func alignment(addr uint64, strideBytes int64, batch int) uint32 {
 
 // int8Hint is what cuBLASLt's int8 kernels need, in the MatMul's terms.
 const int8Hint = "cuBLASLt's int8 kernels want A (M×K, not transposed) and B stored N×K (TransB, a linear layer's weights), " +
-	"M and K multiples of 4, leading dimensions multiples of 4 and 4-byte aligned matrices; otherwise " + fallbackHint
+	"N and K multiples of 4, leading dimensions multiples of 4 and 4-byte aligned matrices; otherwise " + fallbackHint
 
 // checkInt8 refuses int8 products whose matrices are not where cuBLASLt's
 // int8 kernels can read them: every matrix 4-byte aligned and every leading
