@@ -160,6 +160,7 @@ func (s *stream) MatMul(m backend.MatMulArgs) error {
 			return notSupported(op, "split the product, or "+fallbackHint, "cuBLASLt takes sizes and batch counts up to 2³¹−1")
 		}
 	}
+	foldBatch(&m)
 	alpha, beta, err := matMulScalars(op, ty, m.Alpha, m.Beta)
 	if err != nil {
 		return err
@@ -217,6 +218,22 @@ func (s *stream) MatMul(m backend.MatMulArgs) error {
 		return nativeErr(lib, st, op, "cublasLtMatmul")
 	}
 	return nil
+}
+
+// foldBatch turns a batch that shares one B into a single product when A
+// and C are batches of untransposed matrices that follow one another row
+// after row (each stride M rows): the matrices of A stacked are one
+// (Batch·M)×K matrix, and those of C one (Batch·M)×N, as PyTorch multiplies
+// a batch of activations by one weight matrix. One taller product keeps the
+// tensor cores busier than a batch of short ones, and needs no zero stride.
+func foldBatch(m *backend.MatMulArgs) {
+	if m.Batch <= 1 || m.StrideB != 0 || m.TransA ||
+		m.StrideA != int64(m.M)*int64(m.LDA) || m.StrideC != int64(m.M)*int64(m.LDC) ||
+		int64(m.M)*int64(m.Batch) > math.MaxInt32 {
+		return
+	}
+	m.M *= m.Batch
+	m.Batch, m.StrideA, m.StrideC = 1, 0, 0
 }
 
 // matMulScalars converts Alpha and Beta to the bits of the scale type:

@@ -318,3 +318,36 @@ func TestMatMulGPUCasesFake(t *testing.T) {
 		})
 	}
 }
+
+// TestMatMulFoldsSharedB: a batch sharing B whose A and C matrices follow
+// one another row after row is one taller product (Batch·M rows); any gap
+// between the matrices, or a transposed A, keeps the batch.
+func TestMatMulFoldsSharedB(t *testing.T) {
+	f := openFakeMatMul(t)
+	s := f.dev.DefaultStream()
+	for i, tc := range []struct {
+		c    mmCase
+		want string // the layout of C in the heuristic's line
+	}{
+		{mmCase{name: "folded", m: 3, n: 4, k: 5, in: gpu.MatMulBFloat16, batch: 4, shareB: true, tight: true, transB: true, padA: 1, padC: 2},
+			"c=14/4x12/ld6/b1/s0"},
+		{mmCase{name: "folded int8", m: 4, n: 8, k: 8, in: gpu.MatMulInt8, batch: 3, shareB: true, tight: true, transB: true},
+			"c=10/8x12/ld8/b1/s0"},
+		{mmCase{name: "gaps between matrices", m: 3, n: 4, k: 5, in: gpu.MatMulFloat32, batch: 4, shareB: true},
+			"c=0/4x3/ld4/b4/s16"},
+		{mmCase{name: "transposed A", m: 3, n: 4, k: 5, in: gpu.MatMulFloat32, batch: 2, shareB: true, tight: true, transA: true},
+			"c=0/4x3/ld4/b2/s12"},
+		{mmCase{name: "B not shared", m: 3, n: 4, k: 5, in: gpu.MatMulFloat32, batch: 2, tight: true},
+			"c=0/4x3/ld4/b2/s12"},
+	} {
+		t.Run(tc.c.name, func(t *testing.T) {
+			before := len(f.lines(t, "heuristic"))
+			r := prepare(t, f.dev, tc.c, true, uint64(i))
+			require.NoError(t, s.MatMul(r.mm))
+			r.check(t, s)
+			h := f.lines(t, "heuristic")
+			require.Len(t, h, before+1)
+			assert.Contains(t, h[before], tc.want)
+		})
+	}
+}

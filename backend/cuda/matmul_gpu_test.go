@@ -70,6 +70,7 @@ var gpuCases = []gpuCase{
 	{mmCase: mmCase{name: "batch bfloat16 shared B", m: 64, n: 128, k: 96, in: gpu.MatMulBFloat16, batch: 6, shareB: true, transB: true}},
 	{mmCase: mmCase{name: "batch float16 to float32", m: 32, n: 48, k: 64, in: gpu.MatMulFloat16, out: gpu.MatMulFloat32, batch: 3, transA: true}},
 	{mmCase: mmCase{name: "batch int8 shared B", m: 64, n: 32, k: 64, in: gpu.MatMulInt8, transB: true, batch: 4, shareB: true}},
+	{mmCase: mmCase{name: "batch bfloat16 folded into one product", m: 77, n: 256, k: 128, in: gpu.MatMulBFloat16, batch: 8, shareB: true, tight: true, transB: true}},
 	{mmCase: mmCase{name: "attention-like scores", m: 128, n: 128, k: 64, in: gpu.MatMulBFloat16, transB: true, batch: 12, alpha: 0.125}},
 }
 

@@ -31,6 +31,7 @@ type mmCase struct {
 	offC           int
 	batch          int  // 0: 1
 	shareB         bool // StrideB 0: one B for the whole batch
+	tight          bool // the matrices of A and C follow one another (stride rows·ld)
 	alpha, beta    float32
 }
 
@@ -62,9 +63,12 @@ type mmOperand struct {
 	vals              []float64 // every element of the image, padding included
 }
 
-func newOperand(t gpu.MatMulType, rows, cols, pad, off, mats int, shared bool) *mmOperand {
+func newOperand(t gpu.MatMulType, rows, cols, pad, off, mats int, shared, tight bool) *mmOperand {
 	o := &mmOperand{t: t, rows: rows, cols: cols, ld: cols + pad, off: off, mats: mats}
 	o.stride = rows*o.ld + 4 // matrices a little apart (4-byte aligned for int8), so the stride matters
+	if tight {
+		o.stride = rows * o.ld
+	}
 	if shared {
 		o.stride, o.mats = 0, 1
 	}
@@ -189,9 +193,9 @@ func prepare(t testing.TB, dev *gpu.Device, c mmCase, small bool, seed uint64) *
 		bRows, bCols = c.n, c.k
 	}
 	r := &mmRun{c: c,
-		a: newOperand(c.in, aRows, aCols, c.padA, c.offA, batch, false),
-		b: newOperand(c.in, bRows, bCols, c.padB, c.offB, batch, c.shareB),
-		o: newOperand(c.outType(), c.m, c.n, c.padC, c.offC, batch, false),
+		a: newOperand(c.in, aRows, aCols, c.padA, c.offA, batch, false, c.tight),
+		b: newOperand(c.in, bRows, bCols, c.padB, c.offB, batch, c.shareB, c.tight),
+		o: newOperand(c.outType(), c.m, c.n, c.padC, c.offC, batch, false, c.tight),
 	}
 	rng := rand.New(rand.NewPCG(seed, 7))
 	r.a.fill(rng, small)
