@@ -17,8 +17,9 @@
 // algorithms; with $FAKECUBLASLT_INT8_TN set it finds none for an int8
 // product that is not TRANSA=T, TRANSB=N. cublasLtMatmul returns
 // $FAKECUBLASLT_MATMUL when set and not 0, and CUBLAS_STATUS_INVALID_VALUE
-// for an algorithm the heuristic did not write, operands whose shapes do not
-// agree, or a workspace smaller than the preference's maximum.
+// for an algorithm the heuristic did not write, operands whose shapes or
+// batch counts do not agree, or a workspace under the 1 MiB the heuristic
+// says its algorithms need.
 //
 // When $FAKECUBLASLT_LOG names a file, cublasLtCreate, cublasLtDestroy, the
 // heuristic and cublasLtMatmul append a line each to it, for tests to read:
