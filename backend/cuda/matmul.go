@@ -244,7 +244,7 @@ func matMulScalars(op string, ty matMulTypes, alpha, beta float32) (uint32, uint
 	}
 	out := [2]uint32{}
 	for i, v := range []float32{alpha, beta} {
-		if v != float32(math.Trunc(float64(v))) || v < math.MinInt32 || v > math.MaxInt32 {
+		if f := float64(v); f != math.Trunc(f) || f < math.MinInt32 || f > math.MaxInt32 {
 			return 0, 0, notSupported(op, "scale the int32 result afterwards, or "+fallbackHint,
 				"int8 products scale by int32 values (cuBLASLt's int32 scale type): Alpha %v and Beta %v must be integers", alpha, beta)
 		}

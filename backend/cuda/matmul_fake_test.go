@@ -3,6 +3,7 @@ package cuda
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -349,5 +350,60 @@ func TestMatMulFoldsSharedB(t *testing.T) {
 			require.Len(t, h, before+1)
 			assert.Contains(t, h[before], tc.want)
 		})
+	}
+}
+
+// TestMatMulScalars: float products pass Alpha and Beta as float32 bits,
+// int8 products as int32 values, which must be integers in int32's range.
+func TestMatMulScalars(t *testing.T) {
+	f32, _ := matMulTypesOf(backend.MatMulBFloat16, backend.MatMulFloat32)
+	i32, _ := matMulTypesOf(backend.MatMulInt8, backend.MatMulInt32)
+	for _, tc := range []struct {
+		ty          matMulTypes
+		alpha, beta float32
+		wantA       uint32
+		wantB       uint32
+		ok          bool
+	}{
+		{f32, 0.5, -2, 0x3f000000, 0xc0000000, true},
+		{i32, 3, -2, 3, 0xfffffffe, true},
+		{i32, -2147483648, 0, 0x80000000, 0, true},
+		{i32, 0.5, 0, 0, 0, false},
+		{i32, 1, 2147483648, 0, 0, false}, // 2³¹ is beyond int32
+		{i32, float32(math.NaN()), 0, 0, 0, false},
+		{i32, float32(math.Inf(1)), 0, 0, 0, false},
+	} {
+		a, b, err := matMulScalars("matmul", tc.ty, tc.alpha, tc.beta)
+		if !tc.ok {
+			assert.Equal(t, errors.NotSupported, errors.CategoryOf(err), "%v %v", tc.alpha, tc.beta)
+			continue
+		}
+		require.NoError(t, err)
+		assert.Equal(t, tc.wantA, a)
+		assert.Equal(t, tc.wantB, b)
+	}
+	_, ok := matMulTypesOf(backend.MatMulFloat32, backend.MatMulFloat16)
+	assert.False(t, ok, "float32 in, float16 out has no kernel")
+	_, ok = matMulTypesOf(backend.MatMulInt8, backend.MatMulInt8)
+	assert.False(t, ok, "int8 out is not offered")
+}
+
+// TestAlignment: the largest power of two up to 256 dividing every matrix's
+// address.
+func TestAlignment(t *testing.T) {
+	for _, tc := range []struct {
+		addr   uint64
+		stride int64
+		batch  int
+		want   uint32
+	}{
+		{0x7f0000000000, 0, 1, 256},
+		{0x7f0000000002, 0, 1, 2},
+		{0x7f0000000010, 0, 1, 16},
+		{0x7f0000000000, 8, 2, 8},
+		{0x7f0000000000, 8, 1, 256}, // one matrix: the stride is never used
+		{0x7f0000000000, 0, 4, 256}, // a shared operand
+	} {
+		assert.Equal(t, tc.want, alignment(tc.addr, tc.stride, tc.batch), "%#x stride %d batch %d", tc.addr, tc.stride, tc.batch)
 	}
 }
