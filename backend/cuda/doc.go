@@ -180,6 +180,24 @@
 // gpu.Device.NativeDevice gives the CUdevice and the primary CUcontext
 // (nativedevice.go), for native libraries that act on the same context.
 //
+// # Matrix products (cuBLASLt)
+//
+// Streams implement backend.MatMuler through NVIDIA's cuBLASLt
+// (libcublasLt.so.13 or .12, cublasLt64_*.dll), the library PyTorch uses,
+// loaded at the first MatMul of the process, never at Open (package
+// internal/cublaslt): ANYGPU_CUBLASLT_LIBRARY names it, else the sonames,
+// $CUDA_HOME and $CUDA_PATH, /usr/local/cuda*, and the nvidia/cu13 and
+// nvidia/cublas directories of NVIDIA's Python wheels are searched. The
+// row-major product is cuBLASLt's column-major one transposed (B first, A
+// second, M and N swapped). float32 is exact FP32 (CUBLAS_COMPUTE_32F, no
+// TF32); float16 and bfloat16 accumulate in float32 on the tensor cores and
+// write their own type or float32; int8 writes int32 with int32 scalars. A
+// device has one cuBLASLt handle and a cache of plans (descriptors and the
+// heuristic's algorithm, by shape, types, transposes, leading dimensions,
+// batch and alignment); a stream allocates a 32 MiB workspace at its first
+// MatMul. A missing library, a type pair or layout without a kernel are
+// NotSupported: callers fall back to their own kernels (matmul.go).
+//
 // # Errors
 //
 // Every CUresult maps to an *errors.Error with category, flags and hint.
@@ -207,8 +225,9 @@
 // precompiled built-ins), launchopts.go (dynamic shared
 // memory, cooperative launches), errors.go (what becomes of a CUresult: the code table itself is
 // the errors package's), info.go (DeviceInfo from the device attributes), and
-// internal/cu for the foreign calls. Three files hold what only CUDA has:
+// internal/cu for the foreign calls. Four files hold what only CUDA has:
 // launchargs.go (the parameter block launches pass their arguments in),
-// staging.go (pageable transfers through pinned chunks) and peer.go (several
-// GPUs: peer access, peer copies and waits, RunNative).
+// staging.go (pageable transfers through pinned chunks), peer.go (several
+// GPUs: peer access, peer copies and waits, RunNative) and matmul.go (matrix
+// products through cuBLASLt, bound in internal/cublaslt).
 package cuda

@@ -34,6 +34,7 @@ type stream struct {
 	mu     sync.Mutex
 	fr     cu.Frame // argument memory of the driver calls made under mu
 	params paramBlock
+	mm     matMulStream // cuBLASLt's workspace and arguments (matmul.go)
 }
 
 var (
@@ -234,7 +235,9 @@ func (s *stream) Synchronize(ctx context.Context) error {
 // Close destroys the stream (work already enqueued still completes).
 func (s *stream) Close() error {
 	d := s.dev
-	return release(d, d.streams, s, "close stream", func() cu.Result { return d.lib.StreamDestroy(s.h) })
+	err := release(d, d.streams, s, "close stream", func() cu.Result { return d.lib.StreamDestroy(s.h) })
+	s.closeMatMul()
+	return err
 }
 
 // wait waits until query reports completion. With a context that cannot

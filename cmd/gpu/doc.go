@@ -73,6 +73,14 @@
 //	compile_cold_ms   Device.Compile(kernels.Source()) with a define unique to the run
 //	                  (so no kernel cache can answer) + Module.Kernel, wall clock
 //	compile_warm_ms   the same compile again (kernel caches may answer), median
+//	matmul_bf16_tflops  Stream.MatMul (the backend's matrix library: cuBLASLt's
+//	                  tensor cores on CUDA) of two bfloat16 n×n matrices, n = 2·the
+//	                  sgemm n (8192, 1024 with --quick), float32 accumulation:
+//	                  2·n³ / time; the peer is torch.matmul in bfloat16
+//	matmul_f32_tflops the same in float32 at the sgemm n (4096), exact FP32 (no
+//	                  TF32); the peer is torch.mm with TF32 off
+//	                  (both measured only where the backend has a matrix library;
+//	                  elsewhere left out, neither a number nor an error)
 //
 // Device work (pinned transfers, D2D, kernels) is timed with events recorded
 // on the stream before and after (Event.Elapsed); where a backend has no events,
@@ -120,7 +128,8 @@
 //	"quick", "timing" ("events, median of 10"), "elapsed_s",
 //	"transfer_bytes", "saxpy_n", "reduce_n", "sgemm_n", "alloc_bytes",
 //	"launch_count", "reps", "sgemm_reps"      the sizes actually used
-//	the thirteen metrics                      numbers, or null when failed
+//	the fifteen metrics                       numbers, or null when failed
+//	                                          or not measurable there
 //	"errors": {metric: message}               only when a metric failed
 //	"error": message                          instead of the device fields,
 //	                                          when the device did not open

@@ -6,7 +6,8 @@ embedded in the gpu tool) right after its own measurements and prints the ratios
 usage: python3 peers.py [--quick] [--transfer-bytes N] [--elements N] [--sgemm-n N] [--cpu-sgemm-n N] > peers.json
 
 GPU peers (needs torch and cupy with CUDA): PyTorch for transfers, saxpy, reduce and torch.mm FP32
-(TF32 off; sgemm_tf32_tflops with it on), CuPy for launches, allocations and NVRTC compiles. Their
+(TF32 off; sgemm_tf32_tflops with it on; also matmul_f32_tflops), torch.matmul in bfloat16 at twice
+the sgemm size (matmul_bf16_tflops), CuPy for launches, allocations and NVRTC compiles. Their
 metrics are the top-level keys. CPU peer (needs numpy): NumPy's float32 matmul (its BLAS: OpenBLAS
 on Debian and in the wheels), x.sum() and np.copyto, under the key "numpy", the peer of anygpu's
 CPU backend. A peer that cannot be imported is left out, and "errors" says why; the exit status is 1
@@ -85,6 +86,13 @@ def gpu_peers():
     torch.backends.cuda.matmul.allow_tf32 = True
     res["sgemm_tf32_tflops"] = 2 * m ** 3 / timed(lambda: torch.mm(a, b), reps, tsync) / 1e12
     torch.backends.cuda.matmul.allow_tf32 = False
+    # The library products of gpu bench (Stream.MatMul, cuBLASLt on CUDA): float32 with TF32 off is
+    # the sgemm problem itself; bfloat16 is torch.matmul at twice the sgemm size (8192^3).
+    res["matmul_f32_tflops"] = res["sgemm_tflops"]
+    del a, b
+    n = 2 * m
+    a = torch.rand(n, n, device="cuda", dtype=torch.bfloat16); b = torch.rand(n, n, device="cuda", dtype=torch.bfloat16)
+    res["matmul_bf16_tflops"] = 2 * n ** 3 / timed(lambda: torch.matmul(a, b), reps, tsync) / 1e12
     del a, b
 
     # CuPy: raw kernel launch, pool allocation, NVRTC compile (cold: unique source; warm: cached)

@@ -30,7 +30,7 @@ cuda = by.get("cuda", results[0])
 others = [r for r in results if r is not cuda]
 metrics = ["h2d_pinned_gbps", "d2h_pinned_gbps", "h2d_pageable_gbps", "d2h_pageable_gbps", "d2d_gbps",
            "launch_us", "saxpy_gbps", "reduce_gbps", "sgemm_tflops", "alloc_free_us", "alloc_free_us_pool",
-           "compile_cold_ms", "compile_warm_ms"]
+           "compile_cold_ms", "compile_warm_ms", "matmul_bf16_tflops", "matmul_f32_tflops"]
 lower = ("_us", "_ms", "_us_pool")
 
 
