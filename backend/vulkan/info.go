@@ -220,6 +220,9 @@ func (in *instance) describe(h uintptr) (*physicalDevice, string) {
 		x["max_buffer_size"] = strconv.FormatUint(pd.maxBufferSize, 10)
 	}
 	x["min_storage_buffer_offset_alignment"] = strconv.FormatUint(lim.MinStorageBufferOffsetAlignment, 10)
+	if ops := subgroupOpsString(subgroup.SupportedOperations, subgroup.SupportedStages); ops != "" {
+		x["subgroup_ops"] = ops
+	}
 	if sizeControl.MaxSubgroupSize > 0 {
 		x["subgroup_sizes"] = fmt.Sprintf("%d..%d", sizeControl.MinSubgroupSize, sizeControl.MaxSubgroupSize)
 	}

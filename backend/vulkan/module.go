@@ -269,6 +269,10 @@ func (d *device) compile(src backend.Source, opts backend.CompileOptions, op str
 		for _, name := range slices.Sorted(maps.Keys(src.SPIRVKernels)) {
 			units = append(units, unit{kernel: name, entry: "main", blob: src.SPIRVKernels[name]})
 		}
+		var err error
+		if units, err = d.subgroupUnits(src, units); err != nil {
+			return nil, compileError(op, "invalid SPIR-V", err.Error(), nil)
+		}
 	case len(src.SPIRV) > 0:
 		m, err := parseSPIRV(src.SPIRV)
 		if err != nil {
