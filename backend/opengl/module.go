@@ -171,11 +171,13 @@ func (d *device) Compile(ctx context.Context, src backend.Source, opts backend.C
 	}
 	names := entryPoints(src)
 	texts := make([]string, len(names))
+	dialects := make([]dialect, len(names)) // text, or the kernel's subgroup variant
 	for i, name := range names {
 		if !isIdent(name) {
 			return nil, withHint(errors.E(errors.InvalidArgument, Name, op, "kernel name %q is not a GLSL identifier (it names the macro ANYGPU_KERNEL_<name>)", name), "name kernels (Source.Params keys, or Source.Name) with letters, digits and underscores")
 		}
-		texts[i] = prepare(text.text, name, opts.Defines, nil, opts.Debug)
+		dialects[i] = d.subgroupDialect(src, name, text)
+		texts[i] = prepare(dialects[i].text, name, opts.Defines, nil, opts.Debug)
 	}
 	res, err := d.build(texts)
 	if err != nil {
@@ -190,7 +192,7 @@ func (d *device) Compile(ctx context.Context, src backend.Source, opts backend.C
 		}
 		m.kernels[name] = &kernel{
 			mod: m, name: name, def: res[i].prog, launchOp: "launch " + name,
-			sized: strings.Contains(text.text, blockMacroPrefix), src: text, defines: opts.Defines, debug: opts.Debug,
+			sized: strings.Contains(dialects[i].text, blockMacroPrefix), src: dialects[i], defines: opts.Defines, debug: opts.Debug,
 		}
 	}
 	if bad {
