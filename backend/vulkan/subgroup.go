@@ -77,10 +77,13 @@ func subgroupOpsOf(blob []byte) (uint32, error) {
 
 // subgroupUnits replaces, in units (from src's portable SPIR-V), the
 // kernels of src.Subgroups whose subgroup operations the device runs in the
-// compute stage by their subgroup variant, unless EnvSubgroups is "off".
+// compute stage by their subgroup variant, unless EnvSubgroups is "off" or
+// the device's subgroup size is not one package kernel allows.
 func (d *device) subgroupUnits(src backend.Source, units []unit) ([]unit, error) {
+	size := d.pd.subgroupSize
 	if src.Subgroups == nil || len(src.Subgroups.SPIRVKernels) == 0 || subgroupsOff() ||
-		d.pd.subgroupStages&vk.ShaderStageComputeBit == 0 {
+		d.pd.subgroupStages&vk.ShaderStageComputeBit == 0 || size == 0 || size > 128 || size&(size-1) != 0 {
+		// (package kernel promises a power of two from 1 to 128)
 		return units, nil
 	}
 	for i, u := range units {
