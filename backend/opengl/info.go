@@ -425,7 +425,10 @@ func readLimits(f *gl.Funcs) (*limits, error) {
 	}
 	l.exts = f.Extensions()
 	if l.exts["GL_KHR_shader_subgroup"] && f.GetInteger(gl.SubgroupSupportedStagesKHR)&gl.ComputeShaderBit != 0 {
-		l.subgroupOps = uint32(f.GetInteger(gl.SubgroupSupportedFeaturesKHR))
+		// Only for a size package kernel allows: a power of two up to 128.
+		if size := f.GetInteger(gl.SubgroupSizeKHR); size > 0 && size <= 128 && size&(size-1) == 0 {
+			l.subgroupOps = uint32(f.GetInteger(gl.SubgroupSupportedFeaturesKHR))
+		}
 	}
 	l.maxBlock = f.GetInteger(gl.MaxShaderStorageBlockSize)
 	l.maxSSBOs = int(f.GetInteger(gl.MaxComputeShaderStorageBlocks))
