@@ -138,6 +138,13 @@
 //
 // # Kernels
 //
+// A kernel with subgroup operations is built from Source.Subgroups'
+// SPIR-V where the device has, in the compute stage, the subgroup
+// operations its GroupNonUniform capabilities need (DeviceInfo.Extra
+// "subgroup_ops" lists them) and a subgroup size of a power of two up to
+// 128; otherwise, and with ANYGPU_SUBGROUPS=off (EnvSubgroups), from
+// Source.SPIRVKernels, which runs it with subgroups of one thread.
+//
 // Source.SPIRVKernels (one module per kernel, entry point "main") or
 // Source.SPIRV (one module, one GLCompute entry point per kernel) are used as
 // they are; a Source with only GLSL is compiled at run time, for Vulkan 1.1,
