@@ -183,7 +183,11 @@ type kernel struct {
 	nbuf   int      // buffer arguments (storage/uniform bindings the caller binds)
 	ubo    bool     // binding nbuf is a uniform block of the scalars (the OpenGL ABI)
 	push   uint32   // push-constant range size (0: none)
-	last   atomic.Pointer[pipeEntry]
+	// fullSubgroups: the kernel is a subgroup variant (Source.Subgroups) on a
+	// device with computeFullSubgroups, whose pipelines for a block of a
+	// whole number of subgroups in x require full subgroups.
+	fullSubgroups bool
+	last          atomic.Pointer[pipeEntry]
 }
 
 type pipeEntry struct {
@@ -244,6 +248,7 @@ func compileError(op, msg, log string, cause error) error {
 type unit struct {
 	kernel, entry string
 	blob          []byte
+	subgroups     bool // the blob is the kernel's subgroup variant
 }
 
 // Compile builds a module from src's SPIR-V (SPIRVKernels, else SPIRV), or
@@ -350,7 +355,7 @@ func (d *device) newKernel(mod *module, sm *shaderModule, u unit, params []backe
 		return nil, compileError(op, fmt.Sprintf("kernel %q: the SPIR-V has no GLCompute entry point %q", u.kernel, u.entry),
 			"entry points: "+strings.Join(sm.spv.entryNames(), ", "), nil)
 	}
-	k := &kernel{m: mod, name: u.kernel, sm: sm, entry: e, cEntry: vk.CString(u.entry)}
+	k := &kernel{m: mod, name: u.kernel, sm: sm, entry: e, cEntry: vk.CString(u.entry), fullSubgroups: u.subgroups && d.pd.fullSubgroups}
 	declared := -1
 	if params != nil {
 		declared = 0
@@ -463,9 +468,16 @@ func (k *kernel) pipeline(block backend.Dim3) (uint64, error) {
 		spec = &vk.SpecializationInfo{MapEntryCount: uint32(n), PMapEntries: unsafe.Pointer(&entries[0]),
 			DataSize: uintptr(4 * n), PData: unsafe.Pointer(&values[0])}
 	}
+	var flags uint32
+	if size := int(d.pd.subgroupSize); k.fullSubgroups && size > 0 && block.X%size == 0 {
+		// Every subgroup full, as package kernel's subgroups are: without
+		// the flag Vulkan does not promise it (a block not a whole number of
+		// subgroups in x cannot ask for it, and breaks the contract anyway).
+		flags = vk.PipelineShaderStageCreateRequireFullSubgroupsBit
+	}
 	info := vk.ComputePipelineCreateInfo{
 		SType: vk.StructureTypeComputePipelineCreateInfo,
-		Stage: vk.PipelineShaderStageCreateInfo{SType: vk.StructureTypePipelineShaderStageCreateInfo, Stage: vk.ShaderStageComputeBit,
+		Stage: vk.PipelineShaderStageCreateInfo{SType: vk.StructureTypePipelineShaderStageCreateInfo, Stage: vk.ShaderStageComputeBit, Flags: flags,
 			Module: k.sm.h, PName: unsafe.Pointer(k.cEntry), PSpecializationInfo: unsafe.Pointer(spec)},
 		Layout: k.layout.layout,
 	}

@@ -96,7 +96,7 @@ func (d *device) subgroupUnits(src backend.Source, units []unit) ([]unit, error)
 			return nil, fmt.Errorf("the subgroup SPIR-V of kernel %q: %w", u.kernel, err)
 		}
 		if need&^d.pd.subgroupOps == 0 {
-			units[i].blob = blob
+			units[i].blob, units[i].subgroups = blob, true
 		}
 	}
 	return units, nil
