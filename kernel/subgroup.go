@@ -23,8 +23,9 @@ package kernel
 // today's GPUs, 8 on lavapipe, and DeviceInfo.WarpSize where the backend
 // knows it): there the subgroups are consecutive by ThreadIndex as drivers
 // lay them out, which Vulkan and OpenGL do not promise for every device, and
-// a group whose thread count is not a multiple of the device's size leaves
-// its last subgroup partial, which the contract above rules out. Elsewhere
+// a group whose thread count is not a multiple of the device's size would
+// leave its last subgroup partial, which the contract above rules out
+// (Vulkan then runs the kernel's subgroup-of-one form instead). Elsewhere
 // (Metal, the CPU, a device without the operations, ANYGPU_SUBGROUPS=off)
 // they run with a subgroup of size 1, which the contract makes correct:
 // SubgroupSize() is 1, a reduction returns its argument, a shuffle or

@@ -147,7 +147,9 @@
 // device has computeFullSubgroups (Vulkan 1.3, VK_EXT_subgroup_size_control)
 // the variant's pipelines for a block whose x is a whole number of subgroups
 // require full subgroups; the size is the device's subgroupSize either way
-// (the modules are SPIR-V 1.3, whose subgroup size does not vary).
+// (the modules are SPIR-V 1.3, whose subgroup size does not vary). A launch
+// whose block's thread count is not a multiple of that size runs the
+// kernel's portable form, so that no subgroup is partial.
 //
 // Source.SPIRVKernels (one module per kernel, entry point "main") or
 // Source.SPIRV (one module, one GLCompute entry point per kernel) are used as

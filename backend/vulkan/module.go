@@ -187,7 +187,11 @@ type kernel struct {
 	// device with computeFullSubgroups, whose pipelines for a block of a
 	// whole number of subgroups in x require full subgroups.
 	fullSubgroups bool
-	last          atomic.Pointer[pipeEntry]
+	// portable is, for a subgroup variant, the kernel's portable form
+	// (subgroups of one thread), which a launch whose block is not a whole
+	// number of the device's subgroups runs instead (see forBlock).
+	portable *kernel
+	last     atomic.Pointer[pipeEntry]
 }
 
 type pipeEntry struct {
@@ -248,7 +252,8 @@ func compileError(op, msg, log string, cause error) error {
 type unit struct {
 	kernel, entry string
 	blob          []byte
-	subgroups     bool // the blob is the kernel's subgroup variant
+	subgroups     bool   // the blob is the kernel's subgroup variant
+	portable      []byte // then the kernel's portable SPIR-V
 }
 
 // Compile builds a module from src's SPIR-V (SPIRVKernels, else SPIRV), or
@@ -308,39 +313,58 @@ func (d *device) compile(src backend.Source, opts backend.CompileOptions, op str
 		}
 		return nil, err
 	}
-	for _, u := range units {
-		hash := sha256.Sum256(u.blob)
-		sm := parsed[hash]
+	// shaderFor is the shader module of blob (kernel's), parsed, validated
+	// and created once per device.
+	shaderFor := func(kernel string, blob []byte) (*shaderModule, error) {
+		hash := sha256.Sum256(blob)
+		if sm := parsed[hash]; sm != nil {
+			return sm, nil
+		}
+		d.kern.mu.Lock()
+		sm := d.kern.shaders[hash]
+		if sm != nil {
+			sm.refs++
+		}
+		d.kern.mu.Unlock()
 		if sm == nil {
+			m, err := parseSPIRV(blob)
+			if err != nil {
+				return nil, compileError(op, fmt.Sprintf("invalid SPIR-V for kernel %q", kernel), err.Error(), nil)
+			}
+			if err := validateSPIRV(hash, m.words, d.pd.apiVersion); err != nil {
+				return nil, compileError(op, fmt.Sprintf("SPIR-V of kernel %q does not validate", kernel), err.Error(), nil)
+			}
 			d.kern.mu.Lock()
-			cached := d.kern.shaders[hash]
-			if cached != nil {
-				cached.refs++
-			}
+			sm, err = d.kern.shader(hash, m, op)
 			d.kern.mu.Unlock()
-			if cached != nil {
-				sm = cached
-			} else {
-				m, err := parseSPIRV(u.blob)
-				if err != nil {
-					return fail(compileError(op, fmt.Sprintf("invalid SPIR-V for kernel %q", u.kernel), err.Error(), nil))
-				}
-				if err := validateSPIRV(hash, m.words, d.pd.apiVersion); err != nil {
-					return fail(compileError(op, fmt.Sprintf("SPIR-V of kernel %q does not validate", u.kernel), err.Error(), nil))
-				}
-				d.kern.mu.Lock()
-				sm, err = d.kern.shader(hash, m, op)
-				d.kern.mu.Unlock()
-				if err != nil {
-					return fail(err)
-				}
+			if err != nil {
+				return nil, err
 			}
-			parsed[hash] = sm
-			mod.shaders = append(mod.shaders, sm)
+		}
+		parsed[hash] = sm
+		mod.shaders = append(mod.shaders, sm)
+		return sm, nil
+	}
+	for _, u := range units {
+		sm, err := shaderFor(u.kernel, u.blob)
+		if err != nil {
+			return fail(err)
 		}
 		k, err := d.newKernel(mod, sm, u, src.Params[u.kernel], op)
 		if err != nil {
 			return fail(err)
+		}
+		if u.portable != nil {
+			// The kernel's portable form, for the launches whose block is
+			// not a whole number of the device's subgroups.
+			pu := unit{kernel: u.kernel, entry: u.entry, blob: u.portable}
+			psm, err := shaderFor(u.kernel, pu.blob)
+			if err != nil {
+				return fail(err)
+			}
+			if k.portable, err = d.newKernel(mod, psm, pu, src.Params[u.kernel], op); err != nil {
+				return fail(err)
+			}
 		}
 		mod.kernels[u.kernel] = k
 	}
@@ -536,6 +560,7 @@ func packScalars(dst []byte, args []backend.Arg, align16 bool) (int, bool) {
 func (s *stream) Launch(kb backend.Kernel, grid, block backend.Dim3, args []backend.Arg) error {
 	k := kb.(*kernel) // the root passes only kernels of this device's open modules
 	grid, block = grid.Norm(), block.Norm()
+	k = k.forBlock(block, s.d.pd.subgroupSize)
 	nbuf := 0
 	for _, a := range args {
 		if a.Kind == backend.ArgBuffer {

@@ -96,8 +96,20 @@ func (d *device) subgroupUnits(src backend.Source, units []unit) ([]unit, error)
 			return nil, fmt.Errorf("the subgroup SPIR-V of kernel %q: %w", u.kernel, err)
 		}
 		if need&^d.pd.subgroupOps == 0 {
-			units[i].blob, units[i].subgroups = blob, true
+			units[i].blob, units[i].subgroups, units[i].portable = blob, true, u.blob
 		}
 	}
 	return units, nil
+}
+
+// forBlock is the kernel a launch of block runs: k, or, for a subgroup
+// variant whose block's thread count is not a multiple of the device's
+// subgroup size (which package kernel's contract asks of a group, and a
+// kernel written for a warp of 32 meets on a device of 64 only by chance),
+// its portable form, which is right for any block.
+func (k *kernel) forBlock(block backend.Dim3, size uint32) *kernel {
+	if k.portable == nil || size == 0 || (block.X*block.Y*block.Z)%int(size) == 0 {
+		return k
+	}
+	return k.portable
 }

@@ -28,7 +28,8 @@ func SubgroupProbe(out []uint32) {
 `
 
 // TestSubgroupVariant runs a kernel with subgroup operations on the real
-// path (the device's subgroups, Source.Subgroups) and with EnvSubgroups
+// path (the device's subgroups, Source.Subgroups), with a block that is not
+// a whole number of subgroups (its portable form) and with EnvSubgroups
 // "off" (subgroups of one thread): the size is the device's WarpSize, or 1,
 // and the sum, lane and first lane agree with it.
 func TestSubgroupVariant(t *testing.T) {
@@ -37,12 +38,18 @@ func TestSubgroupVariant(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, src.Subgroups, "the kernel uses subgroup operations")
 	warp := uint32(dev.Info().WarpSize)
+	partial := max(3*warp/2, 1) // 1.5 subgroups
+	partialSize := warp
+	if partial%warp != 0 {
+		partialSize = 1
+	}
 	for _, tc := range []struct {
-		name, env string
-		size      uint32
+		name, env   string
+		block, size uint32
 	}{
-		{"real", "", warp},
-		{"off", "off", 1},
+		{"real", "", 64, warp},
+		{"partial subgroup", "", partial, partialSize},
+		{"off", "off", 64, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv(vulkan.EnvSubgroups, tc.env)
@@ -52,15 +59,16 @@ func TestSubgroupVariant(t *testing.T) {
 			defer func() { _ = mod.Close() }()
 			k, err := mod.Kernel("SubgroupProbe")
 			require.NoError(t, err)
-			const block, groups = 64, 2
-			out, err := gpu.AllocSlice[uint32](dev, 4*block*groups)
+			const groups = 2
+			block := tc.block
+			out, err := gpu.AllocSlice[uint32](dev, int(4*block*groups))
 			require.NoError(t, err)
 			defer func() { _ = out.Close() }()
 			st := dev.DefaultStream()
-			require.NoError(t, st.Launch(k, gpu.D1(groups), gpu.D1(block), gpu.Buf(out)))
+			require.NoError(t, st.Launch(k, gpu.D1(groups), gpu.D1(int(block)), gpu.Buf(out)))
 			got, err := gpu.ToSlice[uint32](ctx, out)
 			require.NoError(t, err)
-			for i := range uint32(block * groups) {
+			for i := range block * groups {
 				tid := i % block
 				v := got[4*i : 4*i+4]
 				require.Equal(t, []uint32{tc.size, tc.size, tid % tc.size, tid - tid%tc.size}, v, "thread %d", i)
