@@ -151,7 +151,10 @@
 // feature its section requires in the compute stage (DeviceInfo.Extra
 // "subgroup_ops"); otherwise (llvmpipe in Mesa 22.3 has no
 // GL_KHR_shader_subgroup), and with ANYGPU_SUBGROUPS=off (EnvSubgroups),
-// from the text below, which runs it with subgroups of one thread.
+// from the text below, which runs it with subgroups of one thread; so do a
+// launch whose block's thread count is not a multiple of the subgroup size
+// (no subgroup is then partial) and a kernel whose subgroup GLSL the driver
+// refuses.
 //
 // Source.GLSL is GLSL 430 compute, Source.GLSLES GLSL ES 3.10 compute
 // ("#version 310 es"; one is put first where the text has none). A desktop

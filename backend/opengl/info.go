@@ -391,7 +391,8 @@ type limits struct {
 	persistent bool
 	// subgroupOps are the GL_KHR_shader_subgroup features the compute stage
 	// has (GL_SUBGROUP_SUPPORTED_FEATURES_KHR; 0 without the extension).
-	subgroupOps uint32
+	subgroupOps  uint32
+	subgroupSize int // GL_SUBGROUP_SIZE_KHR where subgroupOps is set
 }
 
 // readLimits queries the current context (of f's API) and checks its
@@ -428,6 +429,7 @@ func readLimits(f *gl.Funcs) (*limits, error) {
 		// Only for a size package kernel allows: a power of two up to 128.
 		if size := f.GetInteger(gl.SubgroupSizeKHR); size > 0 && size <= 128 && size&(size-1) == 0 {
 			l.subgroupOps = uint32(f.GetInteger(gl.SubgroupSupportedFeaturesKHR))
+			l.subgroupSize = int(size)
 		}
 	}
 	l.maxBlock = f.GetInteger(gl.MaxShaderStorageBlockSize)

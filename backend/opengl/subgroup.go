@@ -85,3 +85,29 @@ func (d *device) subgroupDialect(src backend.Source, name string, main dialect) 
 	}
 	return sg
 }
+
+// retryPortable rebuilds, from the portable text main, the kernels whose
+// subgroup variant (dialects[i] other than main) the driver refused, so that
+// a driver whose GL_KHR_shader_subgroup falls short of what it reports runs
+// them with subgroups of one; res and dialects are updated in place.
+func (d *device) retryPortable(res []built, dialects []dialect, names []string, main dialect, opts backend.CompileOptions) error {
+	var idx []int
+	var texts []string
+	for i := range res {
+		if res[i].prog == nil && dialects[i].text != main.text {
+			idx = append(idx, i)
+			texts = append(texts, prepare(main.text, names[i], opts.Defines, nil, opts.Debug))
+		}
+	}
+	if len(idx) == 0 {
+		return nil
+	}
+	again, err := d.build(texts)
+	if err != nil {
+		return err
+	}
+	for j, i := range idx {
+		res[i], dialects[i] = again[j], main
+	}
+	return nil
+}
