@@ -254,4 +254,14 @@ type Source struct {
 	// (a float64 kernel has no WGSL, say): a backend whose dialect lacks it
 	// then reports NotSupported with this reason instead of not finding it.
 	Unsupported map[string]string
+	// Subgroups holds, for the kernels that use subgroup operations
+	// (kernel.SubgroupAdd and the rest), the dialects that run them on the
+	// device's own subgroups: WGSL with "enable subgroups;", SPIRVKernels
+	// with SPIR-V's GroupNonUniform capabilities, and GLSL and GLSLES with
+	// GL_KHR_shader_subgroup. A backend compiles such a kernel from here
+	// where the device has the subgroup operations the kernel needs, else
+	// from the fields above, which run it with subgroups of one thread. Only
+	// Name and those dialect fields are set; nil when no kernel uses
+	// subgroup operations.
+	Subgroups *Source
 }

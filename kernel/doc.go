@@ -96,10 +96,22 @@
 // # Subgroups and float16 on each backend
 //
 // The subgroup operations (SubgroupSize, SubgroupAdd, SubgroupShuffle, ...)
-// are CUDA's warp intrinsics on CUDA (a subgroup of 32). Every other dialect
-// (WGSL, SPIR-V, GLSL, GLSL ES, MSL) and the CPU run them as a subgroup of one
-// thread, which the contract (see SubgroupSize) makes correct: the same
-// kernel gives the same results, only without the speed of a warp exchange.
+// are CUDA's warp intrinsics on CUDA (a subgroup of 32). A kernel that uses
+// them also gets a subgroup variant (Source.Subgroups: WGSL, SPIR-V with the
+// GroupNonUniform capabilities, GLSL and GLSL ES with GL_KHR_shader_subgroup)
+// that runs them on the device's own subgroups, of the device's size
+// (DeviceInfo.WarpSize where the backend knows it): Vulkan uses it where
+// VkPhysicalDeviceSubgroupProperties has, in the compute stage, the
+// operations the kernel needs (basic; arithmetic for SubgroupAdd and the
+// integer SubgroupMin and SubgroupMax; shuffle for the shuffles and the float
+// SubgroupMin and SubgroupMax, which keep Go's min and max through a
+// butterfly; ballot for SubgroupBroadcastFirst), OpenGL where the context has
+// those GL_KHR_shader_subgroup features, WebGPU where the adapter has
+// wgpu's subgroup feature. Everywhere else (those backends without the
+// operations, Metal, the CPU) and with ANYGPU_SUBGROUPS=off, they run as a
+// subgroup of one thread, which the contract (see SubgroupSize) makes
+// correct: the same kernel gives the same results, only without the speed of
+// a warp exchange.
 //
 // A []kernel.Float16 is a buffer of 16-bit elements on CUDA (converted with
 // the PTX instructions). WGSL, and the SPIR-V, GLSL and MSL written from it,

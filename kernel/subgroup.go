@@ -17,11 +17,20 @@ package kernel
 //     of 128 is, on every device);
 //   - a lane argument is below SubgroupSize().
 //
-// CUDA runs them as warp intrinsics (size 32). The WGSL, SPIR-V, GLSL and
-// MSL dialects and the CPU run them with a subgroup of size 1, which the
-// contract makes correct: SubgroupSize() is 1, a reduction returns its
-// argument, a shuffle or broadcast returns the thread's own value. A plain Go
-// call outside a translated kernel behaves the same way.
+// CUDA runs them as warp intrinsics (size 32). Vulkan, OpenGL and WebGPU
+// run them on the device's subgroups where the device has the operations a
+// kernel needs (see the package doc; the size is the device's, 8 to 64 on
+// today's GPUs, 8 on lavapipe, and DeviceInfo.WarpSize where the backend
+// knows it): there the subgroups are consecutive by ThreadIndex as drivers
+// lay them out, which Vulkan and OpenGL do not promise for every device, and
+// a group whose thread count is not a multiple of the device's size would
+// leave its last subgroup partial, which the contract above rules out
+// (Vulkan then runs the kernel's subgroup-of-one form instead). Elsewhere
+// (Metal, the CPU, a device without the operations, ANYGPU_SUBGROUPS=off)
+// they run with a subgroup of size 1, which the contract makes correct:
+// SubgroupSize() is 1, a reduction returns its argument, a shuffle or
+// broadcast returns the thread's own value. A plain Go call outside a
+// translated kernel behaves the same way.
 
 // Subgroupable is the element types the subgroup operations take.
 type Subgroupable interface{ ~int32 | ~uint32 | ~float32 }

@@ -15,9 +15,11 @@ import (
 
 // Translate translates the text of one Go source file, holding kernels
 // marked //gpu:kernel and the helpers they call, into a Source that every
-// backend compiles: CUDA C++, WGSL, SPIR-V, GLSL, GLSL ES and MSL, and, for
-// the CPU backend, a closure-compiled form of the kernels (no Go compiler is
-// needed at run time). Source.Params comes from the kernels' signatures and
+// backend compiles: CUDA C++, WGSL, SPIR-V, GLSL, GLSL ES and MSL, the
+// subgroup variant of the kernels with subgroup operations
+// (Source.Subgroups: WGSL, SPIR-V, GLSL and GLSL ES that keep them), and,
+// for the CPU backend, a closure-compiled form of the kernels (no Go
+// compiler is needed at run time). Source.Params comes from the kernels' signatures and
 // Source.Name from the file's package name.
 //
 // A construct the language does not accept is an error of category

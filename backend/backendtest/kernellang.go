@@ -1,6 +1,7 @@
 package backendtest
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/anygpu/gpu"
@@ -50,7 +51,33 @@ func (s *suite) testKernelLanguage(t *testing.T) {
 			compareCase(t, c, "translated", got, want)
 		})
 	}
+
+	// The subgroup kernels once more with EnvSubgroups "off": a backend that
+	// ran them on the device's subgroups above (Source.Subgroups) runs their
+	// portable form, subgroups of one thread, here.
+	t.Run("SubgroupsOff", func(t *testing.T) {
+		t.Setenv(EnvSubgroups, "off")
+		portable, err := s.dev.Compile(ctx, kernelcorpus.Kernels)
+		require.NoError(t, err, "compile the generated corpus with subgroups off")
+		t.Cleanup(func() { _ = portable.Close() })
+		n := 0
+		for _, c := range kernelcorpus.Cases() {
+			if !strings.HasPrefix(c.Kernel, "Subgroup") {
+				continue
+			}
+			n++
+			t.Run(c.Name, func(t *testing.T) {
+				compareCase(t, c, "portable", runCase(t, s.dev, portable, c), runCase(t, ref, refMod, c))
+			})
+		}
+		require.Positive(t, n, "the corpus has subgroup kernels")
+	})
 }
+
+// EnvSubgroups is the variable with which the GPU backends run every kernel
+// with subgroups of one thread when it is "off" (backend/vulkan's,
+// backend/opengl's and backend/webgpu's EnvSubgroups).
+const EnvSubgroups = "ANYGPU_SUBGROUPS"
 
 // caseResult is every buffer argument of a case after its launch.
 type caseResult []kernelcorpus.Arg

@@ -146,6 +146,16 @@
 //
 // # Kernels
 //
+// A kernel with subgroup operations is compiled from Source.Subgroups'
+// GLSL (or GLSL ES) where the context has GL_KHR_shader_subgroup with every
+// feature its section requires in the compute stage (DeviceInfo.Extra
+// "subgroup_ops"); otherwise (llvmpipe in Mesa 22.3 has no
+// GL_KHR_shader_subgroup), and with ANYGPU_SUBGROUPS=off (EnvSubgroups),
+// from the text below, which runs it with subgroups of one thread; so do a
+// launch whose block's thread count is not a multiple of the subgroup size
+// (no subgroup is then partial) and a kernel whose subgroup GLSL the driver
+// refuses.
+//
 // Source.GLSL is GLSL 430 compute, Source.GLSLES GLSL ES 3.10 compute
 // ("#version 310 es"; one is put first where the text has none). A desktop
 // context compiles Source.GLSL, or Source.GLSLES when the source has no GLSL

@@ -389,6 +389,10 @@ type limits struct {
 	// GL_EXT_buffer_storage on OpenGL ES): host buffers and the staging of
 	// large transfers are such buffers.
 	persistent bool
+	// subgroupOps are the GL_KHR_shader_subgroup features the compute stage
+	// has (GL_SUBGROUP_SUPPORTED_FEATURES_KHR; 0 without the extension).
+	subgroupOps  uint32
+	subgroupSize int // GL_SUBGROUP_SIZE_KHR where subgroupOps is set
 }
 
 // readLimits queries the current context (of f's API) and checks its
@@ -421,6 +425,13 @@ func readLimits(f *gl.Funcs) (*limits, error) {
 		}
 	}
 	l.exts = f.Extensions()
+	if l.exts["GL_KHR_shader_subgroup"] && f.GetInteger(gl.SubgroupSupportedStagesKHR)&gl.ComputeShaderBit != 0 {
+		// Only for a size package kernel allows: a power of two up to 128.
+		if size := f.GetInteger(gl.SubgroupSizeKHR); size > 0 && size <= 128 && size&(size-1) == 0 {
+			l.subgroupOps = uint32(f.GetInteger(gl.SubgroupSupportedFeaturesKHR))
+			l.subgroupSize = int(size)
+		}
+	}
 	l.maxBlock = f.GetInteger(gl.MaxShaderStorageBlockSize)
 	l.maxSSBOs = int(f.GetInteger(gl.MaxComputeShaderStorageBlocks))
 	l.maxUBO = f.GetInteger(gl.MaxUniformBlockSize)
@@ -525,6 +536,9 @@ func (c *candidate) describe(f *gl.Funcs, l *limits) backend.DeviceInfo {
 	}
 	if info.WarpSize == 0 && l.exts["GL_KHR_shader_subgroup"] {
 		info.WarpSize = int(f.GetInteger(gl.SubgroupSizeKHR))
+	}
+	if ops := subgroupOpsString(l.subgroupOps); ops != "" {
+		info.Extra["subgroup_ops"] = ops
 	}
 	if l.exts["GL_NVX_gpu_memory_info"] {
 		info.MemoryBytes = f.GetInteger(gl.GPUMemoryInfoDedicatedVidmemNVX) << 10

@@ -171,14 +171,19 @@ func (d *device) Compile(ctx context.Context, src backend.Source, opts backend.C
 	}
 	names := entryPoints(src)
 	texts := make([]string, len(names))
+	dialects := make([]dialect, len(names)) // text, or the kernel's subgroup variant
 	for i, name := range names {
 		if !isIdent(name) {
 			return nil, withHint(errors.E(errors.InvalidArgument, Name, op, "kernel name %q is not a GLSL identifier (it names the macro ANYGPU_KERNEL_<name>)", name), "name kernels (Source.Params keys, or Source.Name) with letters, digits and underscores")
 		}
-		texts[i] = prepare(text.text, name, opts.Defines, nil, opts.Debug)
+		dialects[i] = d.subgroupDialect(src, name, text)
+		texts[i] = prepare(dialects[i].text, name, opts.Defines, nil, opts.Debug)
 	}
 	res, err := d.build(texts)
 	if err != nil {
+		return nil, errors.Wrap(err, Name, op)
+	}
+	if err := d.retryPortable(res, dialects, names, text, opts); err != nil {
 		return nil, errors.Wrap(err, Name, op)
 	}
 	m := &module{dev: d, name: src.Name, kernels: make(map[string]*kernel, len(names))}
@@ -190,7 +195,12 @@ func (d *device) Compile(ctx context.Context, src backend.Source, opts backend.C
 		}
 		m.kernels[name] = &kernel{
 			mod: m, name: name, def: res[i].prog, launchOp: "launch " + name,
-			sized: strings.Contains(text.text, blockMacroPrefix), src: text, defines: opts.Defines, debug: opts.Debug,
+			sized: strings.Contains(dialects[i].text, blockMacroPrefix), src: dialects[i], defines: opts.Defines, debug: opts.Debug,
+		}
+		if dialects[i].text != text.text {
+			// A subgroup variant: a block that is not a whole number of
+			// subgroups runs the portable text (see kernel.program).
+			m.kernels[name].portable, m.kernels[name].subgroupSize = &text, d.lim.subgroupSize
 		}
 	}
 	if bad {
@@ -267,6 +277,11 @@ type kernel struct {
 	src      dialect // the text compiled, and where it came from
 	defines  map[string]string
 	debug    bool
+	// portable is, when src is the kernel's subgroup variant, the source's
+	// portable text, which the launches whose block's thread count is not a
+	// multiple of subgroupSize run (no subgroup is then partial).
+	portable     *dialect
+	subgroupSize int
 
 	mu       sync.Mutex
 	variants map[backend.Dim3]*program
@@ -284,7 +299,8 @@ func (k *kernel) Name() string { return k.name }
 // program returns the program whose work-group size is block, building a
 // variant when the source lets the launch choose the size.
 func (k *kernel) program(block backend.Dim3) (*program, error) {
-	if block == k.def.wg {
+	src := k.srcFor(block)
+	if block == k.def.wg && src.text == k.src.text {
 		return k.def, nil
 	}
 	mismatch := func(declared backend.Dim3) error {
@@ -301,7 +317,7 @@ func (k *kernel) program(block backend.Dim3) (*program, error) {
 	if p, ok := k.variants[block]; ok {
 		return p, nil
 	}
-	p, err := k.variant(block)
+	p, err := k.variant(block, src)
 	if err != nil {
 		return nil, err
 	}
@@ -316,15 +332,26 @@ func (k *kernel) program(block backend.Dim3) (*program, error) {
 	return p, nil
 }
 
-// variant compiles the kernel with the block macros set to block. k.mu is held.
-func (k *kernel) variant(block backend.Dim3) (*program, error) {
-	text := prepare(k.src.text, k.name, k.defines, &block, k.debug)
+// srcFor is the text a launch of block compiles: the kernel's, or, for a
+// subgroup variant whose block's thread count is not a multiple of the
+// subgroup size, the portable one.
+func (k *kernel) srcFor(block backend.Dim3) dialect {
+	if k.portable != nil && k.subgroupSize > 0 && (block.X*block.Y*block.Z)%k.subgroupSize != 0 {
+		return *k.portable
+	}
+	return k.src
+}
+
+// variant compiles the kernel from src with the block macros set to block.
+// k.mu is held.
+func (k *kernel) variant(block backend.Dim3, src dialect) (*program, error) {
+	text := prepare(src.text, k.name, k.defines, &block, k.debug)
 	res, err := k.mod.dev.build([]string{text})
 	if err != nil {
 		return nil, errors.Wrap(err, Name, k.launchOp)
 	}
 	if res[0].prog == nil {
-		return nil, compileError(k.launchOp, []string{k.name}, res, &block, k.src)
+		return nil, compileError(k.launchOp, []string{k.name}, res, &block, src)
 	}
 	return res[0].prog, nil
 }
@@ -354,7 +381,7 @@ func (k *kernel) Attributes() (backend.KernelAttributes, error) {
 		p, ok := k.variants[probe]
 		if !ok {
 			var err error
-			if p, err = k.variant(probe); err != nil {
+			if p, err = k.variant(probe, k.srcFor(probe)); err != nil {
 				return a, err
 			}
 			if k.variants == nil {

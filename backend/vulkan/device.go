@@ -143,6 +143,11 @@ func openDevice(in *instance, pd *physicalDevice, opts Driver) (backend.Device, 
 		hqr.PNext, chain = chain, unsafe.Pointer(hqr)
 		d.hostReset = true
 	}
+	full := &vk.PhysicalDeviceSubgroupSizeControlFeatures{SType: vk.StructureTypePhysicalDeviceSubgroupSizeControlFeatures, ComputeFullSubgroups: 1}
+	if pd.fullSubgroups {
+		want("VK_EXT_subgroup_size_control", !pd.atLeast(1, 3))
+		full.PNext, chain = chain, unsafe.Pointer(full)
+	}
 	feats.PNext = chain
 	extPtrs, extKeep := vk.CStrings(exts)
 	info := &vk.DeviceCreateInfo{

@@ -138,6 +138,19 @@
 //
 // # Kernels
 //
+// A kernel with subgroup operations is built from Source.Subgroups'
+// SPIR-V where the device has, in the compute stage, the subgroup
+// operations its GroupNonUniform capabilities need (DeviceInfo.Extra
+// "subgroup_ops" lists them) and a subgroup size of a power of two up to
+// 128; otherwise, and with ANYGPU_SUBGROUPS=off (EnvSubgroups), from
+// Source.SPIRVKernels, which runs it with subgroups of one thread. Where the
+// device has computeFullSubgroups (Vulkan 1.3, VK_EXT_subgroup_size_control)
+// the variant's pipelines for a block whose x is a whole number of subgroups
+// require full subgroups; the size is the device's subgroupSize either way
+// (the modules are SPIR-V 1.3, whose subgroup size does not vary). A launch
+// whose block's thread count is not a multiple of that size runs the
+// kernel's portable form, so that no subgroup is partial.
+//
 // Source.SPIRVKernels (one module per kernel, entry point "main") or
 // Source.SPIRV (one module, one GLCompute entry point per kernel) are used as
 // they are; a Source with only GLSL is compiled at run time, for Vulkan 1.1,

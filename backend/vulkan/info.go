@@ -32,6 +32,7 @@ type physicalDevice struct {
 	subgroupSize   uint32
 	subgroupOps    uint32
 	subgroupStages uint32
+	fullSubgroups  bool // computeFullSubgroups (Vulkan 1.3, VK_EXT_subgroup_size_control)
 	driverName     string
 	driverInfo     string
 	uuid           [16]byte
@@ -125,8 +126,13 @@ func (in *instance) describe(h uintptr) (*physicalDevice, string) {
 	if pd.atLeast(1, 2) || pd.has("VK_EXT_host_query_reset") {
 		link(unsafe.Pointer(hqr), &hqr.PNext)
 	}
+	sizeFeatures := &vk.PhysicalDeviceSubgroupSizeControlFeatures{SType: vk.StructureTypePhysicalDeviceSubgroupSizeControlFeatures}
+	if pd.atLeast(1, 3) || pd.has("VK_EXT_subgroup_size_control") {
+		link(unsafe.Pointer(sizeFeatures), &sizeFeatures.PNext)
+	}
 	f2.PNext = chain
 	in.vki.Features2(h, f2)
+	pd.fullSubgroups = sizeFeatures.ComputeFullSubgroups != 0
 	pd.maintenance4 = m4f.Maintenance4 != 0
 	pd.hostQueryReset = hqr.HostQueryReset != 0
 
@@ -220,6 +226,12 @@ func (in *instance) describe(h uintptr) (*physicalDevice, string) {
 		x["max_buffer_size"] = strconv.FormatUint(pd.maxBufferSize, 10)
 	}
 	x["min_storage_buffer_offset_alignment"] = strconv.FormatUint(lim.MinStorageBufferOffsetAlignment, 10)
+	if ops := subgroupOpsString(subgroup.SupportedOperations, subgroup.SupportedStages); ops != "" {
+		x["subgroup_ops"] = ops
+	}
+	if pd.fullSubgroups {
+		x["full_subgroups"] = "required of the subgroup kernels' pipelines whose block is a whole number of subgroups in x"
+	}
 	if sizeControl.MaxSubgroupSize > 0 {
 		x["subgroup_sizes"] = fmt.Sprintf("%d..%d", sizeControl.MinSubgroupSize, sizeControl.MaxSubgroupSize)
 	}

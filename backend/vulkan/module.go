@@ -183,7 +183,15 @@ type kernel struct {
 	nbuf   int      // buffer arguments (storage/uniform bindings the caller binds)
 	ubo    bool     // binding nbuf is a uniform block of the scalars (the OpenGL ABI)
 	push   uint32   // push-constant range size (0: none)
-	last   atomic.Pointer[pipeEntry]
+	// fullSubgroups: the kernel is a subgroup variant (Source.Subgroups) on a
+	// device with computeFullSubgroups, whose pipelines for a block of a
+	// whole number of subgroups in x require full subgroups.
+	fullSubgroups bool
+	// portable is, for a subgroup variant, the kernel's portable form
+	// (subgroups of one thread), which a launch whose block is not a whole
+	// number of the device's subgroups runs instead (see forBlock).
+	portable *kernel
+	last     atomic.Pointer[pipeEntry]
 }
 
 type pipeEntry struct {
@@ -244,6 +252,8 @@ func compileError(op, msg, log string, cause error) error {
 type unit struct {
 	kernel, entry string
 	blob          []byte
+	subgroups     bool   // the blob is the kernel's subgroup variant
+	portable      []byte // then the kernel's portable SPIR-V
 }
 
 // Compile builds a module from src's SPIR-V (SPIRVKernels, else SPIRV), or
@@ -268,6 +278,10 @@ func (d *device) compile(src backend.Source, opts backend.CompileOptions, op str
 	case len(src.SPIRVKernels) > 0:
 		for _, name := range slices.Sorted(maps.Keys(src.SPIRVKernels)) {
 			units = append(units, unit{kernel: name, entry: "main", blob: src.SPIRVKernels[name]})
+		}
+		var err error
+		if units, err = d.subgroupUnits(src, units); err != nil {
+			return nil, compileError(op, "invalid SPIR-V", err.Error(), nil)
 		}
 	case len(src.SPIRV) > 0:
 		m, err := parseSPIRV(src.SPIRV)
@@ -299,39 +313,58 @@ func (d *device) compile(src backend.Source, opts backend.CompileOptions, op str
 		}
 		return nil, err
 	}
-	for _, u := range units {
-		hash := sha256.Sum256(u.blob)
-		sm := parsed[hash]
+	// shaderFor is the shader module of blob (kernel's), parsed, validated
+	// and created once per device.
+	shaderFor := func(kernel string, blob []byte) (*shaderModule, error) {
+		hash := sha256.Sum256(blob)
+		if sm := parsed[hash]; sm != nil {
+			return sm, nil
+		}
+		d.kern.mu.Lock()
+		sm := d.kern.shaders[hash]
+		if sm != nil {
+			sm.refs++
+		}
+		d.kern.mu.Unlock()
 		if sm == nil {
+			m, err := parseSPIRV(blob)
+			if err != nil {
+				return nil, compileError(op, fmt.Sprintf("invalid SPIR-V for kernel %q", kernel), err.Error(), nil)
+			}
+			if err := validateSPIRV(hash, m.words, d.pd.apiVersion); err != nil {
+				return nil, compileError(op, fmt.Sprintf("SPIR-V of kernel %q does not validate", kernel), err.Error(), nil)
+			}
 			d.kern.mu.Lock()
-			cached := d.kern.shaders[hash]
-			if cached != nil {
-				cached.refs++
-			}
+			sm, err = d.kern.shader(hash, m, op)
 			d.kern.mu.Unlock()
-			if cached != nil {
-				sm = cached
-			} else {
-				m, err := parseSPIRV(u.blob)
-				if err != nil {
-					return fail(compileError(op, fmt.Sprintf("invalid SPIR-V for kernel %q", u.kernel), err.Error(), nil))
-				}
-				if err := validateSPIRV(hash, m.words, d.pd.apiVersion); err != nil {
-					return fail(compileError(op, fmt.Sprintf("SPIR-V of kernel %q does not validate", u.kernel), err.Error(), nil))
-				}
-				d.kern.mu.Lock()
-				sm, err = d.kern.shader(hash, m, op)
-				d.kern.mu.Unlock()
-				if err != nil {
-					return fail(err)
-				}
+			if err != nil {
+				return nil, err
 			}
-			parsed[hash] = sm
-			mod.shaders = append(mod.shaders, sm)
+		}
+		parsed[hash] = sm
+		mod.shaders = append(mod.shaders, sm)
+		return sm, nil
+	}
+	for _, u := range units {
+		sm, err := shaderFor(u.kernel, u.blob)
+		if err != nil {
+			return fail(err)
 		}
 		k, err := d.newKernel(mod, sm, u, src.Params[u.kernel], op)
 		if err != nil {
 			return fail(err)
+		}
+		if u.portable != nil {
+			// The kernel's portable form, for the launches whose block is
+			// not a whole number of the device's subgroups.
+			pu := unit{kernel: u.kernel, entry: u.entry, blob: u.portable}
+			psm, err := shaderFor(u.kernel, pu.blob)
+			if err != nil {
+				return fail(err)
+			}
+			if k.portable, err = d.newKernel(mod, psm, pu, src.Params[u.kernel], op); err != nil {
+				return fail(err)
+			}
 		}
 		mod.kernels[u.kernel] = k
 	}
@@ -346,7 +379,7 @@ func (d *device) newKernel(mod *module, sm *shaderModule, u unit, params []backe
 		return nil, compileError(op, fmt.Sprintf("kernel %q: the SPIR-V has no GLCompute entry point %q", u.kernel, u.entry),
 			"entry points: "+strings.Join(sm.spv.entryNames(), ", "), nil)
 	}
-	k := &kernel{m: mod, name: u.kernel, sm: sm, entry: e, cEntry: vk.CString(u.entry)}
+	k := &kernel{m: mod, name: u.kernel, sm: sm, entry: e, cEntry: vk.CString(u.entry), fullSubgroups: u.subgroups && d.pd.fullSubgroups}
 	declared := -1
 	if params != nil {
 		declared = 0
@@ -459,9 +492,16 @@ func (k *kernel) pipeline(block backend.Dim3) (uint64, error) {
 		spec = &vk.SpecializationInfo{MapEntryCount: uint32(n), PMapEntries: unsafe.Pointer(&entries[0]),
 			DataSize: uintptr(4 * n), PData: unsafe.Pointer(&values[0])}
 	}
+	var flags uint32
+	if size := int(d.pd.subgroupSize); k.fullSubgroups && size > 0 && block.X%size == 0 {
+		// Every subgroup full, as package kernel's subgroups are: without
+		// the flag Vulkan does not promise it (a block not a whole number of
+		// subgroups in x cannot ask for it, and breaks the contract anyway).
+		flags = vk.PipelineShaderStageCreateRequireFullSubgroupsBit
+	}
 	info := vk.ComputePipelineCreateInfo{
 		SType: vk.StructureTypeComputePipelineCreateInfo,
-		Stage: vk.PipelineShaderStageCreateInfo{SType: vk.StructureTypePipelineShaderStageCreateInfo, Stage: vk.ShaderStageComputeBit,
+		Stage: vk.PipelineShaderStageCreateInfo{SType: vk.StructureTypePipelineShaderStageCreateInfo, Stage: vk.ShaderStageComputeBit, Flags: flags,
 			Module: k.sm.h, PName: unsafe.Pointer(k.cEntry), PSpecializationInfo: unsafe.Pointer(spec)},
 		Layout: k.layout.layout,
 	}
@@ -520,6 +560,7 @@ func packScalars(dst []byte, args []backend.Arg, align16 bool) (int, bool) {
 func (s *stream) Launch(kb backend.Kernel, grid, block backend.Dim3, args []backend.Arg) error {
 	k := kb.(*kernel) // the root passes only kernels of this device's open modules
 	grid, block = grid.Norm(), block.Norm()
+	k = k.forBlock(block, s.d.pd.subgroupSize)
 	nbuf := 0
 	for _, a := range args {
 		if a.Kind == backend.ArgBuffer {

@@ -43,6 +43,7 @@ type device struct {
 	storageAlign uint64           // storage binding offset alignment
 	uniformAlign int              // uniform binding offset alignment
 	timestamps   bool             // timing through timestamp queries; else the host clock
+	subgroups    bool             // the device has WGSL's subgroups (subgroupFeature): Source.Subgroups runs
 	d2dKernel    bool             // Copy moves vec4 blocks with the copy kernel (EnvD2D)
 	uploadUsage  wgpu.BufferUsage // of upload buffers (EnvUpload)
 	tsPeriod     float64
@@ -154,6 +155,10 @@ func newDevice(ordinal int, e adapterEntry) (*device, error) {
 	if e.has(wgpu.FeatureNameShaderF16) {
 		features = append(features, wgpu.FeatureNameShaderF16)
 	}
+	subgroups := subgroupFeature(e)
+	if subgroups != 0 {
+		features = append(features, subgroups)
+	}
 	readWrite := uploadReadWrite(e)
 	if readWrite {
 		features = append(features, wgpu.NativeFeatureMappablePrimaryBuffers)
@@ -188,7 +193,11 @@ func newDevice(ordinal int, e adapterEntry) (*device, error) {
 	d.maxBinding = or64(l.MaxStorageBufferBindingSize, defaultMaxStorageBinding) / d.storageAlign * d.storageAlign
 	d.uniformAlign = int(or32(l.MinUniformBufferOffsetAlignment, defaultOffsetAlignment))
 	d.timestamps = e.has(wgpu.FeatureNameTimestampQuery) && !forceHostTiming
+	d.subgroups = subgroups != 0
 	d.info = deviceInfo(ordinal, e, l)
+	if d.subgroups {
+		d.info.Extra["subgroups"] = "on: kernels with subgroup operations run their Source.Subgroups WGSL (" + EnvSubgroups + "=off: subgroups of one)"
+	}
 	d.d2dKernel = d2dKernel(d.info.Type) && d.storageAlign%16 == 0
 	d.info.Extra["d2d"] = d2dName(d.d2dKernel)
 	d.info.Extra["upload"] = uploadName(readWrite)

@@ -104,6 +104,14 @@
 //
 // # Kernels
 //
+// A device whose adapter has wgpu's subgroup feature is opened with it,
+// and the kernels with subgroup operations are then compiled from
+// Source.Subgroups' WGSL, a shader module of their own (without its
+// "enable subgroups;" line, which wgpu-native v25 refuses while it takes
+// the built-ins); DeviceInfo.Extra "subgroups" says so. Otherwise, and with
+// ANYGPU_SUBGROUPS=off (EnvSubgroups), they run from Source.WGSL with
+// subgroups of one thread.
+//
 // Source.WGSL is compiled into one shader module whose @compute entry points
 // are the kernels. Without WGSL, GLSL is taken (#version 430 raised to 450,
 // one module per kernel with ANYGPU_KERNEL_<name> defined, entry point main),

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/backend/webgpu/internal/wgpuc"
 	"github.com/anygpu/gpu/errors"
 	"github.com/anygpu/gpu/internal/hostmem"
 	"github.com/oliverbestmann/webgpu/wgpu"
@@ -295,6 +296,15 @@ func deviceInfo(ordinal int, e adapterEntry, l wgpu.Limits) backend.DeviceInfo {
 	}
 	if in.Architecture != "" {
 		info.Extra["architecture"] = in.Architecture
+	}
+	if subgroupFeature(e) != 0 && e.adapter != nil {
+		mn, mx := wgpuc.SubgroupSizes(e.adapter)
+		if mx > 0 {
+			info.Extra["subgroup_sizes"] = fmt.Sprintf("%d..%d", mn, mx)
+		}
+		if mn == mx && mn > 0 {
+			info.WarpSize = int(mn)
+		}
 	}
 	if typ == backend.TypeSoftware {
 		// A software adapter runs on the host's cores, in host memory.

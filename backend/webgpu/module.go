@@ -36,6 +36,9 @@ type module struct {
 	// blocks is set for WGSL that declares the anygpu_block_x/y/z constants:
 	// its entry points sized by them run at any block (guarded by d.mu).
 	blocks *blockVariants
+	// sub holds the kernels compiled from the source's subgroup variant
+	// (Source.Subgroups), which kernels also lists; nil when none.
+	sub *module
 }
 
 // kernel is a compute pipeline with its bind-group layout (derived from the
@@ -105,6 +108,30 @@ func (d *device) Compile(ctx context.Context, src backend.Source, opts backend.C
 	if err := d.usableLocked(); err != nil {
 		return nil, err
 	}
+	sgNames := d.subgroupKernels(src, names)
+	if len(sgNames) == 0 {
+		return d.compileLocked(op, src, opts, names)
+	}
+	// The kernels with subgroup operations come from the subgroup variant's
+	// WGSL, a shader module of their own; the others from src's.
+	sub, err := d.compileLocked(op, backend.Source{Name: src.Name, WGSL: subgroupWGSL(src.Subgroups.WGSL)}, opts, sgNames)
+	if err != nil {
+		return nil, err
+	}
+	m, err := d.compileLocked(op, src, opts, slices.DeleteFunc(names, func(n string) bool { return slices.Contains(sgNames, n) }))
+	if err != nil {
+		sub.releaseLocked()
+		return nil, err
+	}
+	m.lazy = false
+	m.sub = sub
+	maps.Copy(m.kernels, sub.kernels)
+	return m, nil
+}
+
+// compileLocked is Compile of the kernels names (all of them when names is
+// empty and the source lets the backend find them), with d.mu held.
+func (d *device) compileLocked(op string, src backend.Source, opts backend.CompileOptions, names []string) (*module, error) {
 	m := &module{d: d, name: src.Name, kernels: map[string]*kernel{}}
 	var err error
 	switch {
@@ -352,6 +379,13 @@ func (m *module) Close() error {
 }
 
 func (m *module) releaseLocked() {
+	if m.sub != nil {
+		for name := range m.sub.kernels {
+			delete(m.kernels, name) // released with m.sub
+		}
+		m.sub.releaseLocked()
+		m.sub = nil
+	}
 	if m.blocks != nil {
 		m.blocks.releaseLocked(m.d)
 	}

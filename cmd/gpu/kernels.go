@@ -27,6 +27,10 @@ to one generated file of that package declaring
 
 	var Kernels = gpu.Source{Name, CUDA, WGSL, SPIRVKernels, GLSL, GLSLES, MSL, Go, Params}
 
+with, when kernels use subgroup operations, their subgroup variant in
+Subgroups (WGSL, SPIR-V, GLSL and GLSL ES that keep the operations, which a
+backend picks where the device has them).
+
 Put this line in a file of the package and run go generate:
 
 	//go:generate go run github.com/anygpu/gpu/cmd/gpu kernels
@@ -72,6 +76,9 @@ type kernelDialects struct {
 	Params    map[string][]gpu.ArgKind
 	// Unsupported says, by kernel, why some dialects left it out.
 	Unsupported map[string]string
+	// Subgroups is the subgroup variant of the kernels with subgroup
+	// operations (gpu.Source.Subgroups), nil when none has them.
+	Subgroups *gpu.Source
 }
 
 // goKernelPrefix starts the names of the Go the file declares, so that they
@@ -96,7 +103,7 @@ var translateKernels = func(name string, files []kernelFile, goPrefix string) (k
 		CUDA: p.Source.CUDA, WGSL: p.Source.WGSL, SPIRVKernels: p.Source.SPIRVKernels,
 		GLSL: p.Source.GLSL, GLSLES: p.Source.GLSLES, MSL: p.Source.MSL,
 		Go: p.Go, GoImports: p.GoImports, GoFuncs: p.GoFuncs, Params: p.Source.Params,
-		Unsupported: p.Source.Unsupported,
+		Unsupported: p.Source.Unsupported, Subgroups: p.Source.Subgroups,
 	}, nil
 }
 
@@ -212,13 +219,7 @@ func renderKernelsFile(pkg, varName, name string, d kernelDialects) ([]byte, err
 			fmt.Fprintf(&b, "%s: %s,\n", f.field, goStringLiteral(f.text))
 		}
 	}
-	if len(d.SPIRVKernels) > 0 {
-		b.WriteString("SPIRVKernels: map[string][]byte{\n")
-		for _, k := range sortedKeys(d.SPIRVKernels) {
-			fmt.Fprintf(&b, "%q: []byte(%s),\n", k, strconv.Quote(string(d.SPIRVKernels[k])))
-		}
-		b.WriteString("},\n")
-	}
+	writeSPIRVKernels(&b, d.SPIRVKernels)
 	if len(d.GoFuncs) > 0 {
 		b.WriteString("Go: map[string]backend.GoKernel{\n")
 		for _, k := range sortedKeys(d.GoFuncs) {
@@ -246,6 +247,17 @@ func renderKernelsFile(pkg, varName, name string, d kernelDialects) ([]byte, err
 		}
 		b.WriteString("},\n")
 	}
+	if sg := d.Subgroups; sg != nil {
+		b.WriteString("Subgroups: &backend.Source{\n")
+		fmt.Fprintf(&b, "Name: %s,\n", strconv.Quote(sg.Name))
+		for _, f := range []struct{ field, text string }{{"WGSL", sg.WGSL}, {"GLSL", sg.GLSL}, {"GLSLES", sg.GLSLES}} {
+			if f.text != "" {
+				fmt.Fprintf(&b, "%s: %s,\n", f.field, goStringLiteral(f.text))
+			}
+		}
+		writeSPIRVKernels(&b, sg.SPIRVKernels)
+		b.WriteString("},\n")
+	}
 	b.WriteString("}\n\n")
 	b.WriteString(d.Go)
 	src, err := format.Source([]byte(b.String()))
@@ -253,6 +265,19 @@ func renderKernelsFile(pkg, varName, name string, d kernelDialects) ([]byte, err
 		return nil, fmt.Errorf("the generated file does not parse (a translator bug): %w", err)
 	}
 	return src, nil
+}
+
+// writeSPIRVKernels writes the SPIRVKernels field of modules, in kernel
+// order (nothing when there are none).
+func writeSPIRVKernels(b *strings.Builder, modules map[string][]byte) {
+	if len(modules) == 0 {
+		return
+	}
+	b.WriteString("SPIRVKernels: map[string][]byte{\n")
+	for _, k := range sortedKeys(modules) {
+		fmt.Fprintf(b, "%q: []byte(%s),\n", k, strconv.Quote(string(modules[k])))
+	}
+	b.WriteString("},\n")
 }
 
 // argKindIdent is the package backend constant of an argument kind (package

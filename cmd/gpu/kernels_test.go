@@ -187,3 +187,72 @@ func TestKernelsHelp(t *testing.T) {
 	_, stdout, _ = runArgs(t, "help")
 	assert.Contains(t, stdout, "kernels")
 }
+
+// The subgroup variant is written as Subgroups: a nested backend.Source of
+// its dialects (its own SPIR-V by kernel), and nothing when there is none.
+func TestKernelsWritesSubgroups(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		sg   *gpu.Source
+	}{
+		{"none", nil},
+		{"variant", &gpu.Source{Name: "lin", WGSL: "enable subgroups;\n@compute fn Saxpy() {}\n", GLSL: "#version 430\n// sg\n",
+			GLSLES: "#version 310 es\n// sg\n", SPIRVKernels: map[string][]byte{"Saxpy": {0x03, 0x02, 0x23, 0x07, 'S', 'G'}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := sampleDialects
+			d.SPIRVKernels = map[string][]byte{"Other": {1}}
+			d.Subgroups = tc.sg
+			src, err := renderKernelsFile("lin", "Kernels", "lin", d)
+			require.NoError(t, err)
+			text := string(src)
+			if tc.sg == nil {
+				assert.NotContains(t, text, "Subgroups")
+				return
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), "gen.go", src, 0)
+			require.NoError(t, err)
+			var sub ast.Node
+			ast.Inspect(f, func(n ast.Node) bool {
+				if kv, ok := n.(*ast.KeyValueExpr); ok {
+					if id, ok := kv.Key.(*ast.Ident); ok && id.Name == "Subgroups" {
+						sub = kv.Value
+					}
+				}
+				return sub == nil
+			})
+			require.NotNil(t, sub, "a Subgroups field")
+			fields := map[string]string{}
+			ast.Inspect(sub, func(n ast.Node) bool {
+				kv, ok := n.(*ast.KeyValueExpr)
+				if !ok {
+					return true
+				}
+				key := ""
+				switch k := kv.Key.(type) {
+				case *ast.Ident:
+					key = k.Name
+				case *ast.BasicLit:
+					key, _ = strconv.Unquote(k.Value)
+				}
+				v := kv.Value
+				if call, ok := v.(*ast.CallExpr); ok && len(call.Args) == 1 {
+					v = call.Args[0]
+				}
+				if lit, ok := v.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					fields[key], err = strconv.Unquote(lit.Value)
+					require.NoError(t, err)
+				}
+				return true
+			})
+			assert.NotContains(t, fields, "Other", "only the variant's kernels")
+			assert.NotContains(t, fields, "CUDA")
+			for field, want := range map[string]string{"WGSL": tc.sg.WGSL, "GLSL": tc.sg.GLSL, "GLSLES": tc.sg.GLSLES, "Saxpy": string(tc.sg.SPIRVKernels["Saxpy"])} {
+				assert.Equal(t, want, fields[field], field)
+			}
+			again, err := renderKernelsFile("lin", "Kernels", "lin", d)
+			require.NoError(t, err)
+			assert.Equal(t, text, string(again))
+		})
+	}
+}

@@ -13,7 +13,8 @@ import (
 )
 
 // TestSPIRVValidates runs spirv-val on every SPIR-V module the kernel
-// language generated: the corpus's and the built-ins'. Without spirv-val it
+// language generated: the corpus's (its subgroup variants too) and the
+// built-ins'. Without spirv-val it
 // skips, unless ANYGPU_TEST_REQUIRE names spirv-val (as CI's does).
 func TestSPIRVValidates(t *testing.T) {
 	val, err := exec.LookPath("spirv-val")
@@ -27,6 +28,9 @@ func TestSPIRVValidates(t *testing.T) {
 		"kernelcorpus": kernelcorpus.Kernels.SPIRVKernels,
 		"builtin":      kernels.Source().SPIRVKernels,
 	}
+	if sg := kernelcorpus.Kernels.Subgroups; sg != nil {
+		sets["kernelcorpus_subgroups"] = sg.SPIRVKernels // GroupNonUniform needs SPIR-V 1.3, Vulkan 1.1
+	}
 	dir := t.TempDir()
 	n := 0
 	for set, modules := range sets {
@@ -38,5 +42,5 @@ func TestSPIRVValidates(t *testing.T) {
 			n++
 		}
 	}
-	require.GreaterOrEqual(t, n, 37, "every corpus kernel has a SPIR-V module")
+	require.GreaterOrEqual(t, n, 37+3, "every corpus kernel has a SPIR-V module, the subgroup kernels two")
 }

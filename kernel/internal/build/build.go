@@ -37,7 +37,15 @@ func Source(name string, m *ir.Module) (backend.Source, Unsupported, error) {
 	if src.CUDA, err = cuda.Emit(m); err != nil {
 		return src, nil, err
 	}
-	// Every other dialect gets subgroups of one thread and float16 in words.
+	// The dialects with real subgroups get float16 in words; the kernels
+	// with subgroup operations get a variant of their own in them.
+	if err := opt.KeepSubgroups(m); err != nil {
+		return src, nil, err
+	}
+	if src.Subgroups, err = subgroupSource(name, m); err != nil {
+		return src, nil, err
+	}
+	// Every other dialect gets subgroups of one thread.
 	if err := opt.Portable(m); err != nil {
 		return src, nil, err
 	}

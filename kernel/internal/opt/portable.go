@@ -9,8 +9,30 @@ import "github.com/anygpu/gpu/kernel/internal/ir"
 // idempotent: a rewritten module has nothing left to rewrite. CUDA's
 // dialect is emitted from the module before it.
 func Portable(m *ir.Module) error {
+	if err := KeepSubgroups(m); err != nil {
+		return err
+	}
+	subgroupsOfOne(m)
+	return nil
+}
+
+// KeepSubgroups rewrites m in place into the language that the dialects
+// with real subgroups take (the subgroup variants of WGSL, SPIR-V and GLSL,
+// backend.Source.Subgroups): float16 buffers become buffers of 4-byte words
+// (float16.go) and the subgroup operations stay. Portable after it finishes
+// the rewrite for the dialects without subgroups. It is idempotent.
+func KeepSubgroups(m *ir.Module) error {
 	if m == nil {
 		return nil
+	}
+	return halfWords(m)
+}
+
+// subgroupsOfOne rewrites the subgroup operations of m's functions into
+// their subgroup-of-one results, and folds the constants that leaves.
+func subgroupsOfOne(m *ir.Module) {
+	if m == nil {
+		return
 	}
 	for _, f := range m.Funcs {
 		if f != nil && f.Features&ir.Subgroup != 0 {
@@ -22,7 +44,6 @@ func Portable(m *ir.Module) error {
 			optimize(f, names, unrollBudget) // SubgroupSize() is now a constant: fold it
 		}
 	}
-	return halfWords(m)
 }
 
 // mapExpr rewrites e bottom up: the children of each node first, then the

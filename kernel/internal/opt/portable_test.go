@@ -81,3 +81,23 @@ func TestPortable(t *testing.T) {
 	assert.Equal(t, after, count(m))
 	assert.Len(t, m.Funcs, 3)
 }
+
+// KeepSubgroups rewrites float16 as Portable does but keeps every subgroup
+// operation (for the subgroup variant); Portable after it removes them.
+func TestKeepSubgroups(t *testing.T) {
+	m, err := front.Load([]front.File{{Name: "k.go", Src: portableSrc}})
+	require.NoError(t, err)
+	Module(m)
+	require.NoError(t, KeepSubgroups(m))
+	kept := count(m)
+	assert.Equal(t, 4, kept.subgroup)
+	assert.Zero(t, kept.half)
+	k := m.Funcs[len(m.Funcs)-1]
+	assert.NotZero(t, k.Features&ir.Subgroup)
+	assert.Zero(t, k.Features&ir.Float16)
+	require.NoError(t, KeepSubgroups(m))
+	assert.Equal(t, kept, count(m), "idempotent")
+	require.NoError(t, Portable(m))
+	assert.Zero(t, count(m).subgroup)
+	assert.Zero(t, k.Features&ir.Subgroup)
+}

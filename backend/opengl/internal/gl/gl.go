@@ -105,7 +105,10 @@ const (
 	SMCountNV     = 0x933B
 	DeviceUUIDEXT = 0x9597 // GL_EXT_memory_object
 	// GL_KHR_shader_subgroup
-	SubgroupSizeKHR = 0x9532
+	SubgroupSizeKHR              = 0x9532
+	SubgroupSupportedStagesKHR   = 0x9533
+	SubgroupSupportedFeaturesKHR = 0x9534
+	ComputeShaderBit             = 0x20 // GL_COMPUTE_SHADER_BIT
 )
 
 // Funcs holds resolved GL entry points. The zero-valued optional ones are

@@ -67,6 +67,7 @@ const (
 	StructureTypeSemaphoreWaitInfo                           = 1000207004
 	StructureTypePhysicalDevicePCIBusInfoPropertiesEXT       = 1000212000
 	StructureTypePhysicalDeviceSubgroupSizeControlProperties = 1000225000
+	StructureTypePhysicalDeviceSubgroupSizeControlFeatures   = 1000225002
 	StructureTypePhysicalDeviceMemoryBudgetPropertiesEXT     = 1000237000
 	StructureTypePhysicalDeviceHostQueryResetFeatures        = 1000261000
 	StructureTypeValidationFeaturesEXT                       = 1000247000
@@ -128,8 +129,13 @@ const (
 	DescriptorSetLayoutCreatePushDescriptorBitKHR = 0x1
 	DescriptorPoolCreateFreeDescriptorSetBit      = 0x1
 
-	ShaderStageComputeBit    = 0x20
-	PipelineBindPointCompute = 1
+	ShaderStageComputeBit = 0x20
+
+	// PipelineShaderStageCreateRequireFullSubgroupsBit is
+	// VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT (Vulkan 1.3,
+	// VK_EXT_subgroup_size_control).
+	PipelineShaderStageCreateRequireFullSubgroupsBit = 0x2
+	PipelineBindPointCompute                         = 1
 
 	DebugUtilsMessageSeverityVerboseBitEXT = 0x1
 	DebugUtilsMessageSeverityInfoBitEXT    = 0x10

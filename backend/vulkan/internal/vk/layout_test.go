@@ -25,6 +25,7 @@ var goStructs = []any{
 	PhysicalDeviceMemoryBudgetPropertiesEXT{}, Extent3D{}, QueueFamilyProperties{},
 	PhysicalDeviceFeatures{}, PhysicalDeviceFeatures2{}, PhysicalDeviceTimelineSemaphoreFeatures{},
 	PhysicalDeviceShaderFloat16Int8Features{}, PhysicalDeviceMaintenance4Features{}, PhysicalDeviceHostQueryResetFeatures{},
+	PhysicalDeviceSubgroupSizeControlFeatures{},
 	DeviceQueueCreateInfo{}, DeviceCreateInfo{}, BufferCreateInfo{}, MemoryRequirements{}, MemoryAllocateInfo{},
 	CommandPoolCreateInfo{}, CommandBufferAllocateInfo{}, CommandBufferBeginInfo{}, BufferCopy{}, MemoryBarrier{},
 	SubmitInfo{}, TimelineSemaphoreSubmitInfo{}, SemaphoreCreateInfo{}, SemaphoreTypeCreateInfo{}, SemaphoreWaitInfo{},

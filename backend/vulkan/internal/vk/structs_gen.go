@@ -471,6 +471,14 @@ type PhysicalDeviceHostQueryResetFeatures struct {
 	HostQueryReset uint32
 }
 
+// PhysicalDeviceSubgroupSizeControlFeatures mirrors VkPhysicalDeviceSubgroupSizeControlFeatures.
+type PhysicalDeviceSubgroupSizeControlFeatures struct {
+	SType                uint32
+	PNext                unsafe.Pointer
+	SubgroupSizeControl  uint32
+	ComputeFullSubgroups uint32
+}
+
 // DeviceQueueCreateInfo mirrors VkDeviceQueueCreateInfo.
 type DeviceQueueCreateInfo struct {
 	SType            uint32

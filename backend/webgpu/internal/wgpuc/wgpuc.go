@@ -368,6 +368,38 @@ static void ag_pop(WGPUDevice d, ag_result* r) {
 
 static ag_result* ag_new_result(void) { return (ag_result*)calloc(1, sizeof(ag_result)); }
 static void ag_free_result(ag_result* r) { free(r); }
+
+typedef struct WGPUAdapterInfo {
+	WGPUChainedStruct * nextInChain;
+	WGPUStringView vendor;
+	WGPUStringView architecture;
+	WGPUStringView device;
+	WGPUStringView description;
+	uint32_t backendType;
+	uint32_t adapterType;
+	uint32_t vendorID;
+	uint32_t deviceID;
+	uint32_t subgroupMinSize;
+	uint32_t subgroupMaxSize;
+} WGPUAdapterInfo;
+
+uint32_t wgpuAdapterGetInfo(WGPUAdapter adapter, WGPUAdapterInfo * info);
+void wgpuAdapterInfoFreeMembers(WGPUAdapterInfo adapterInfo);
+
+// ag_subgroup_sizes reads the adapter's subgroup sizes (0, 0 when wgpu
+// does not report them).
+static void ag_subgroup_sizes(WGPUAdapter a, uint32_t* mn, uint32_t* mx) {
+	WGPUAdapterInfo info;
+	memset(&info, 0, sizeof info);
+	*mn = 0;
+	*mx = 0;
+	if (wgpuAdapterGetInfo(a, &info) != 1) { // WGPUStatus_Success
+		return;
+	}
+	*mn = info.subgroupMinSize;
+	*mx = info.subgroupMaxSize;
+	wgpuAdapterInfoFreeMembers(info);
+}
 */
 import "C"
 
@@ -471,6 +503,15 @@ func (s Sink) Take() (errs []UncapturedError, lostReason wgpu.DeviceLostReason, 
 		lostReason, lostMsg = wgpu.DeviceLostReason(out.lost), C.GoString(&out.lostMsg[0])
 	}
 	return errs, lostReason, lostMsg
+}
+
+// SubgroupSizes is the adapter's least and greatest subgroup size (WebGPU's
+// AdapterInfo.subgroupMinSize and subgroupMaxSize), 0 and 0 when wgpu does
+// not report them.
+func SubgroupSizes(adapter *wgpu.Adapter) (minSize, maxSize uint32) {
+	var mn, mx C.uint32_t
+	C.ag_subgroup_sizes(C.WGPUAdapter(rawHandle(adapter)), &mn, &mx)
+	return uint32(mn), uint32(mx)
 }
 
 // RequestDevice creates a device on adapter with the given limits and

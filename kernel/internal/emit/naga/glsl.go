@@ -19,6 +19,38 @@ var redundantExtensions = map[string]bool{
 	"#extension GL_ARB_shader_storage_buffer_object : require": true,
 }
 
+// subgroupExtensionCalls are, by GL_KHR_shader_subgroup's extension, the
+// calls that need it; naga v0.19.0 requires every one of them in a module
+// with any subgroup operation, and a driver may lack some.
+var subgroupExtensionCalls = map[string][]string{
+	"GL_KHR_shader_subgroup_vote":             {"subgroupAll(", "subgroupAny(", "subgroupAllEqual("},
+	"GL_KHR_shader_subgroup_arithmetic":       {"subgroupAdd(", "subgroupMul(", "subgroupMin(", "subgroupMax(", "subgroupAnd(", "subgroupOr(", "subgroupXor(", "subgroupInclusive", "subgroupExclusive"},
+	"GL_KHR_shader_subgroup_ballot":           {"subgroupBroadcast", "subgroupBallot", "subgroupInverseBallot(", "subgroupElect("},
+	"GL_KHR_shader_subgroup_shuffle":          {"subgroupShuffle(", "subgroupShuffleXor("},
+	"GL_KHR_shader_subgroup_shuffle_relative": {"subgroupShuffleUp(", "subgroupShuffleDown("},
+	"GL_KHR_shader_subgroup_quad":             {"subgroupQuad"},
+	"GL_KHR_shader_subgroup_clustered":        {"subgroupClustered"},
+}
+
+// unusedSubgroupExtension reports whether line requires a subgroup
+// extension whose functions text does not call.
+func unusedSubgroupExtension(line, text string) bool {
+	fields := strings.Fields(line)
+	if len(fields) < 2 || fields[0] != "#extension" {
+		return false
+	}
+	calls, ok := subgroupExtensionCalls[fields[1]]
+	if !ok {
+		return false
+	}
+	for _, c := range calls {
+		if strings.Contains(text, c) {
+			return false
+		}
+	}
+	return true
+}
+
 // GLSL returns the kernels' modules (see the package doc) as one GLSL 4.30
 // compute text for the OpenGL backend: "#version 430", then an
 // "#ifdef ANYGPU_KERNEL_<name>" section per kernel, in name order, each with
@@ -97,7 +129,7 @@ func (m *kernelModule) glsl(text string, s [3]uint32, version glsl.Version) (str
 	var body strings.Builder
 	for _, line := range strings.SplitAfter(out, "\n") {
 		trimmed := strings.TrimSpace(line)
-		if strings.HasPrefix(trimmed, "#version") || redundantExtensions[trimmed] {
+		if strings.HasPrefix(trimmed, "#version") || redundantExtensions[trimmed] || unusedSubgroupExtension(trimmed, out) {
 			continue
 		}
 		body.WriteString(line)

@@ -139,6 +139,7 @@ func Emit(m *ir.Module) (Output, error) {
 		}
 	}
 	var kernelTexts []string
+	allSubgroups := false
 	for _, p := range plans {
 		nt, err := e.kernel(p, true)
 		if err != nil {
@@ -160,22 +161,28 @@ func Emit(m *ir.Module) (Output, error) {
 		}
 		allPriv = allPriv || priv
 		kernelTexts = append(kernelTexts, t.text)
-		out.Modules[p.f.Name] = e.module(needs, priv, p.helpers, []string{t.text}, false)
+		sg := usesSubgroups(p.f)
+		allSubgroups = allSubgroups || sg
+		out.Modules[p.f.Name] = e.module(needs, priv, p.helpers, []string{t.text}, false, sg)
 		nneeds := maps.Clone(needs)
 		delete(nneeds, "ag_group")
-		out.Native[p.f.Name] = e.module(nneeds, priv, p.helpers, []string{nt.text}, true)
+		out.Native[p.f.Name] = e.module(nneeds, priv, p.helpers, []string{nt.text}, true, sg)
 	}
-	all.WriteString(e.module(allNeeds, allPriv, allHelpers, kernelTexts, false))
+	all.WriteString(e.module(allNeeds, allPriv, allHelpers, kernelTexts, false, allSubgroups))
 	out.All = all.String()
 	return out, nil
 }
 
-// module assembles one WGSL module: the block constants, the launch
-// struct (not in a native module), the helpers of needs, the Go helpers and
-// the kernels' texts.
-func (e *emitter) module(needs map[string]bool, privIDs bool, helpers []*ir.Func, kernels []string, native bool) string {
+// module assembles one WGSL module: the subgroups directive (when a kernel
+// has subgroup operations), the block constants, the launch struct (not in a
+// native module), the helpers of needs, the Go helpers and the kernels'
+// texts.
+func (e *emitter) module(needs map[string]bool, privIDs bool, helpers []*ir.Func, kernels []string, native, subgroups bool) string {
 	var b strings.Builder
 	b.WriteString(header)
+	if subgroups {
+		b.WriteString(enableSubgroups)
+	}
 	b.WriteString("\n")
 	b.WriteString(blockConsts)
 	if !native {

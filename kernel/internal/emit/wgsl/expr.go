@@ -413,6 +413,9 @@ func (c *fctx) builtin(e *ir.CallBuiltin) string {
 	if e.Builtin.IsID() {
 		return c.id(e.Builtin)
 	}
+	if e.Builtin.IsSubgroup() {
+		return c.subgroup(e)
+	}
 	argc := map[ir.Builtin]int{ir.Pow: 2, ir.Fma: 3, ir.Min: 2, ir.Max: 2, ir.Clamp: 3, ir.Load4: 2}[e.Builtin]
 	if argc == 0 {
 		argc = 1

@@ -160,7 +160,12 @@ func (e *emitter) kernel(p *kernelPlan, native bool) (*funcText, error) {
 	c.line("")
 	c.line("@compute @workgroup_size(anygpu_block_x, anygpu_block_y, anygpu_block_z)")
 	c.line("fn %s(@builtin(workgroup_id) ag_wg: vec3<u32>, @builtin(num_workgroups) ag_nwg: vec3<u32>,", k.Name)
-	c.line("\t\t@builtin(local_invocation_id) ag_lid: vec3<u32>, @builtin(local_invocation_index) ag_lidx: u32) {")
+	if usesSubgroups(k) {
+		c.line("\t\t@builtin(local_invocation_id) ag_lid: vec3<u32>, @builtin(local_invocation_index) ag_lidx: u32,")
+		c.line("\t\t%s) {", subgroupParams)
+	} else {
+		c.line("\t\t@builtin(local_invocation_id) ag_lid: vec3<u32>, @builtin(local_invocation_index) ag_lidx: u32) {")
+	}
 	c.depth++
 	if native {
 		c.line("let ag_grid = ag_nwg;")

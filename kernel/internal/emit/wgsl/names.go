@@ -41,7 +41,8 @@ trunc atomicLoad atomicStore atomicAdd atomicSub atomicMax atomicMin atomicAnd a
 atomicExchange atomicCompareExchangeWeak storageBarrier workgroupBarrier textureBarrier
 workgroupUniformLoad pack4x8snorm pack4x8unorm pack2x16snorm pack2x16unorm pack2x16float unpack4x8snorm
 unpack4x8unorm unpack2x16snorm unpack2x16unorm unpack2x16float dpdx dpdy fwidth subgroupAdd
-subgroupBroadcast subgroupBallot quadBroadcast main`
+subgroupBroadcast subgroupBallot quadBroadcast main subgroupMin subgroupMax subgroupShuffle
+subgroupShuffleXor subgroupBroadcastFirst subgroupExclusiveAdd subgroupInclusiveAdd`
 	m := map[string]bool{}
 	for _, w := range strings.Fields(words) {
 		m[w] = true

@@ -103,6 +103,26 @@ fn ag_max_f32(a: f32, b: f32) -> f32 {
 	return select(b, a, a > b);
 }
 `},
+	{name: "ag_sg_min_f32", needs: []string{"ag_min_f32"}, text: `// ag_sg_min_f32 is SubgroupMin of a float with Go's min, the same in every
+// lane: a butterfly over the subgroup's size lanes.
+fn ag_sg_min_f32(v: f32, size: u32) -> f32 {
+	var m = v;
+	for (var d = 1u; d < size; d = d << 1u) {
+		m = ag_min_f32(m, subgroupShuffleXor(m, d));
+	}
+	return m;
+}
+`},
+	{name: "ag_sg_max_f32", needs: []string{"ag_max_f32"}, text: `// ag_sg_max_f32 is SubgroupMax of a float with Go's max, the same in every
+// lane: a butterfly over the subgroup's size lanes.
+fn ag_sg_max_f32(v: f32, size: u32) -> f32 {
+	var m = v;
+	for (var d = 1u; d < size; d = d << 1u) {
+		m = ag_max_f32(m, subgroupShuffleXor(m, d));
+	}
+	return m;
+}
+`},
 	{name: "ag_f32_to_i32", needs: []string{"ag_isnan"}, text: `// ag_f32_to_i32 truncates x toward zero, saturating (NaN is 0).
 fn ag_f32_to_i32(x: f32) -> i32 {
 	if (ag_isnan(x)) { return 0i; }
