@@ -94,7 +94,9 @@ func Source() backend.Source {
 	for op, k := range gen.Go {
 		goKernels[op] = k
 	}
-	goKernels[OpSgemm] = goSgemm // the hand-tuned exception (see above)
+	goKernels[OpSgemm] = goSgemm // the hand-tuned exceptions (see above)
+	goKernels[OpReduceSum] = guardGo(OpReduceSum, goReduceSumTuned)
+	goKernels[OpDot] = guardGo(OpDot, goDotTuned)
 	src := gen
 	src.SPIRVKernels, src.Go, src.Params = spirv, goKernels, params
 	return src

@@ -1,0 +1,12 @@
+//go:build !amd64
+
+package vsum
+
+// On this architecture the pure-Go loops run.
+var (
+	sum4 = sum4Generic
+	dot4 = dot4Generic
+)
+
+// Arch names the loops in use: "generic" (pure Go) here.
+func Arch() string { return "generic" }
