@@ -49,10 +49,18 @@ func reduceShare(g backend.Group) (lo, b, stride int, ok bool) {
 	return g.ID.X * b, b, grid.X * b, true
 }
 
+// prefetchChunks is how many chunks ahead groupSum asks for the chunks it
+// will read: two rounds of four. A group's chunks lie a grid apart (1 MiB
+// for 1024 groups of 256), too short a run each for the hardware
+// prefetchers; asking for them two rounds ahead (into L2) took one core from
+// 12-14 GB/s to 16-19 over 16 Mi float32s (4 chunks ahead: 16-19, 16: 15-19,
+// 24: 15).
+const prefetchChunks = 8
+
 // groupSum returns the sum of x[i] (y nil) or of x[i]·y[i] over the chunks
 // [lo, lo+b), [lo+stride, lo+stride+b), ... clipped to len(x). Chunks that
 // touch (a grid of one group) are one run; otherwise four whole chunks are
-// read side by side.
+// read side by side, those prefetchChunks further asked for first.
 func groupSum(x, y []float32, lo, b, stride int) float64 {
 	n := len(x)
 	if lo >= n {
@@ -67,6 +75,12 @@ func groupSum(x, y []float32, lo, b, stride int) float64 {
 	var s float64
 	for ; lo+3*stride+b <= n; lo += 4 * stride {
 		c0, c1, c2, c3 := lo, lo+stride, lo+2*stride, lo+3*stride
+		if p := c0 + prefetchChunks*stride; p+3*stride+b <= n {
+			vsum.Prefetch4(x[p:p+b], x[p+stride:p+stride+b], x[p+2*stride:p+2*stride+b], x[p+3*stride:p+3*stride+b])
+			if y != nil {
+				vsum.Prefetch4(y[p:p+b], y[p+stride:p+stride+b], y[p+2*stride:p+2*stride+b], y[p+3*stride:p+3*stride+b])
+			}
+		}
 		if y == nil {
 			s += vsum.Sum4(x[c0:c0+b], x[c1:c1+b], x[c2:c2+b], x[c3:c3+b])
 		} else {

@@ -8,7 +8,8 @@
 // reduction's result is compared with a tolerance (kernels.ReductionTolerance)
 // because every backend adds in an order of its own.
 //
-// Sum4 and Dot4 read four runs side by side: runs far apart in memory, where
-// the hardware prefetchers follow each one, overlap their cache misses (a
-// group of a grid-stride reduction takes chunks a grid apart).
+// Sum4 and Dot4 read four runs side by side, so that the cache misses of runs
+// far apart in memory overlap (a group of a grid-stride reduction takes
+// chunks a grid apart), and Prefetch4 asks for runs to be read later: runs of
+// a few KiB are too short for the hardware prefetchers to follow.
 package vsum
