@@ -91,8 +91,9 @@ func BenchmarkCopyBaseline(b *testing.B) {
 }
 
 // BenchmarkReduceSumGo times the first pass of reduce_sum over n = 16 Mi
-// float32s (1024 groups of 256), generated (Source) and hand-written
-// (Handwritten), beside copy() of the same n float32s into another slice on
+// float32s (1024 groups of 256), generated (Source, whose CPU reduction is
+// hand-tuned), hand-written (Handwritten) and generated-untuned (the
+// generated Go), beside copy() of the same n float32s into another slice on
 // the same goroutines, one contiguous part each: GB/s counts the bytes each
 // reads plus those it writes (reduce: 4·n; copy: 8·n), so reduce's GB/s over
 // copy's is how close the reduction comes to what the memory system moves
@@ -107,7 +108,7 @@ func BenchmarkReduceSumGo(b *testing.B) {
 	for _, set := range []struct {
 		name string
 		k    backend.GoKernel
-	}{{"generated", goReduceSum}, {"handwritten", Handwritten().Go[OpReduceSum]}} {
+	}{{"generated", goReduceSum}, {"handwritten", Handwritten().Go[OpReduceSum]}, {"generated-untuned", generated().Go[OpReduceSum]}} {
 		b.Run(set.name, func(b *testing.B) {
 			b.SetBytes(4 * benchN)
 			for b.Loop() {
@@ -176,4 +177,52 @@ func BenchmarkSgemmNaive(b *testing.B) {
 		}
 	}
 	reportGFLOPs(b)
+}
+
+// BenchmarkReduceSumOneCore times on one core what BenchmarkReduceSumGo
+// times on all: the first pass of reduce_sum over 16 Mi float32s, Source's
+// (1024 groups of 256, and one group, which sums one contiguous range) and
+// the generated Go's, beside copy() of the same float32s. cpu-GB/s is the
+// bytes read (copy: read and written) per second of the thread's CPU time,
+// which other processes sharing the cores inflate far less than the
+// wall-clock time.
+func BenchmarkReduceSumOneCore(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	x := randF32(rng, benchN, 0, 1)
+	bx, _ := newBuf(x)
+	bp, _ := newBuf(make([]float32, 1024))
+	args := []backend.Arg{bufArg(bp), bufArg(bx), u32Arg(benchN)}
+	dst := make([]float32, benchN)
+	copy(dst, x) // fault the pages in before timing
+	reduce := func(k backend.GoKernel, grid int) func() {
+		return func() {
+			g := backend.Group{Size: backend.Dim3{X: 256, Y: 1, Z: 1}, Grid: backend.Dim3{X: grid, Y: 1, Z: 1}}
+			for gx := range grid {
+				g.ID = backend.Dim3{X: gx}
+				k(g, args)
+			}
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		run   func()
+		bytes float64
+	}{
+		{"generated/grid=1024", reduce(goReduceSum, 1024), 4},
+		{"generated/grid=1", reduce(goReduceSum, 1), 4},
+		{"generated-untuned/grid=1024", reduce(generated().Go[OpReduceSum], 1024), 4},
+		{"copy()", func() { copy(dst, x) }, 8},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			cpu0, cpuOK := threadCPUTime()
+			for b.Loop() {
+				c.run()
+			}
+			if cpu1, ok := threadCPUTime(); cpuOK && ok {
+				b.ReportMetric(c.bytes*benchN*float64(b.N)/float64((cpu1-cpu0).Nanoseconds()), "cpu-GB/s")
+			}
+		})
+	}
 }

@@ -19,12 +19,12 @@ import (
 const envBenchBackends = "ANYGPU_BENCH_BACKENDS"
 
 // BenchmarkBuiltins times every built-in op, generated (kernels.Source)
-// and hand-written (kernels.Handwritten), on every available backend (on the CPU
-// also generated-untuned: the generated set without its hand-tuned sgemm), launched
-// as gpu bench launches saxpy, reduce and sgemm: 1-D ops over 4 Mi elements
-// in blocks of 256, a thread per 4 elements (reductions: 1024 groups),
-// transpose of 2048×2048 and sgemm of 512³ in blocks of 16×16, a group per
-// 16×16 of the output. Each sub-benchmark
+// and hand-written (kernels.Handwritten), on every available backend (on the
+// CPU also generated-untuned: the generated set without its hand-tuned sgemm,
+// reduce_sum and dot), launched as gpu bench launches saxpy, reduce and
+// sgemm: 1-D ops over 4 Mi elements in blocks of 256, a thread per 4 elements
+// (reductions: 1024 groups), transpose of 2048×2048 and sgemm of 512³ in
+// blocks of 16×16, a group per 16×16 of the output. Each sub-benchmark
 // is backend/op/set; the op's device time per run is ns/op, and GB/s (the
 // bytes the op must move) or GFLOP/s its rate:
 //
@@ -102,8 +102,8 @@ func benchBuiltins(b *testing.B, dev *gpu.Device) {
 		src  gpu.Source
 	}{{"generated", kernels.Source()}, {"handwritten", kernels.Handwritten()}}
 	if dev.Info().Type == backend.TypeCPU {
-		// The generated set's CPU sgemm is the hand-tuned one; this set
-		// times the generated Go sgemm too (kernels.Source says why).
+		// The generated set's CPU sgemm, reduce_sum and dot are hand-tuned;
+		// this set times the generated Go ones too (kernels.Source says why).
 		sets = append(sets, struct {
 			name string
 			src  gpu.Source

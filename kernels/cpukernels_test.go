@@ -1,8 +1,8 @@
 package kernels
 
 // The CPU backend's Go kernels as Source hands them out (generated from
-// kernels/internal/ops and guarded, sgemm hand-tuned): what the tests and
-// benchmarks of this package run.
+// kernels/internal/ops and guarded; sgemm, reduce_sum and dot hand-tuned):
+// what the tests and benchmarks of this package run.
 var (
 	goKernels   = Source().Go
 	goFill      = goKernels[OpFill]

@@ -1,6 +1,6 @@
 package kernels
 
-// GeneratedUntuned is Source without its hand-tuned exception: every op's
-// Go kernel is the generated one, so benchmarks can show what the exception
-// is worth.
+// GeneratedUntuned is Source without its hand-tuned exceptions: every op's
+// Go kernel is the generated one, so benchmarks can show what the exceptions
+// are worth.
 var GeneratedUntuned = generated

@@ -234,9 +234,17 @@ func partials(x, y []float32, G, B int) []float64 {
 	return p
 }
 
-// twoPass runs reduce_sum (y nil) or dot over x in two passes and returns the
-// first pass's partials and the total.
-func twoPass(x, y []float32, grid, block int, parallel bool) (part []float32, total float32, err error) {
+// reductionSets are the CPU reductions TestReductions checks: those Source
+// hands out (hand-tuned) and the generated ones they stand in for.
+var reductionSets = []struct {
+	name string
+	go_  map[string]backend.GoKernel
+}{{"source", goKernels}, {"generated", generated().Go}}
+
+// twoPass runs reduce_sum (y nil) or dot of the Go kernels ks over x in two
+// passes and returns the first pass's partials and the total.
+func twoPass(ks map[string]backend.GoKernel, x, y []float32, grid, block int, parallel bool) (part []float32, total float32, err error) {
+	goReduceSum, goDot := ks[OpReduceSum], ks[OpDot]
 	n := len(x)
 	bx, _ := newBuf(x)
 	bp, fp := newBuf(make([]float32, grid))
@@ -262,48 +270,50 @@ func twoPass(x, y []float32, grid, block int, parallel bool) (part []float32, to
 }
 
 func TestReductions(t *testing.T) {
-	for _, op := range []string{OpReduceSum, OpDot} {
-		for _, parallel := range []bool{false, true} {
-			for _, n := range testSizes {
-				for _, b := range testBlocks {
-					for _, gm := range gridModes {
-						if slowInShort(n, b, gm.name) {
-							continue
-						}
-						grid := gm.grid(ceilDiv(n, b))
-						name := fmt.Sprintf("%s/parallel=%v/n=%d/block=%d/grid=%s(%d)", op, parallel, n, b, gm.name, grid)
-						t.Run(name, func(t *testing.T) {
-							rng := rand.New(rand.NewPCG(uint64(n), uint64(b)))
-							// Small integers: every partial and the total are
-							// exact whatever the order, so they must match
-							// the definition bit for bit.
-							x := randInts(rng, n, -7, 7)
-							var y []float32
-							want := RefReduceSum(x)
-							if op == OpDot {
-								y = randInts(rng, n, -3, 3)
-								want = RefDot(x, y)
+	for _, set := range reductionSets {
+		for _, op := range []string{OpReduceSum, OpDot} {
+			for _, parallel := range []bool{false, true} {
+				for _, n := range testSizes {
+					for _, b := range testBlocks {
+						for _, gm := range gridModes {
+							if slowInShort(n, b, gm.name) {
+								continue
 							}
-							part, total, err := twoPass(x, y, grid, b, parallel)
-							require.NoError(t, err)
-							wantPart := partials(x, y, grid, b)
-							for g := range wantPart {
-								require.Equal(t, float32(wantPart[g]), part[g], "partial of group %d", g)
-							}
-							require.Equal(t, float32(want), total)
+							grid := gm.grid(ceilDiv(n, b))
+							name := fmt.Sprintf("%s/%s/parallel=%v/n=%d/block=%d/grid=%s(%d)", set.name, op, parallel, n, b, gm.name, grid)
+							t.Run(name, func(t *testing.T) {
+								rng := rand.New(rand.NewPCG(uint64(n), uint64(b)))
+								// Small integers: every partial and the total are
+								// exact whatever the order, so they must match
+								// the definition bit for bit.
+								x := randInts(rng, n, -7, 7)
+								var y []float32
+								want := RefReduceSum(x)
+								if op == OpDot {
+									y = randInts(rng, n, -3, 3)
+									want = RefDot(x, y)
+								}
+								part, total, err := twoPass(set.go_, x, y, grid, b, parallel)
+								require.NoError(t, err)
+								wantPart := partials(x, y, grid, b)
+								for g := range wantPart {
+									require.Equal(t, float32(wantPart[g]), part[g], "partial of group %d", g)
+								}
+								require.Equal(t, float32(want), total)
 
-							// Random data of one sign: within the tolerance.
-							x = randF32(rng, n, 0, 1)
-							want = RefReduceSum(x)
-							y = nil
-							if op == OpDot {
-								y = randF32(rng, n, 0, 2)
-								want = RefDot(x, y)
-							}
-							_, total, err = twoPass(x, y, grid, b, parallel)
-							require.NoError(t, err)
-							require.NoError(t, CompareF32([]float32{total}, []float32{float32(want)}, 1, ReductionTolerance(n)))
-						})
+								// Random data of one sign: within the tolerance.
+								x = randF32(rng, n, 0, 1)
+								want = RefReduceSum(x)
+								y = nil
+								if op == OpDot {
+									y = randF32(rng, n, 0, 2)
+									want = RefDot(x, y)
+								}
+								_, total, err = twoPass(set.go_, x, y, grid, b, parallel)
+								require.NoError(t, err)
+								require.NoError(t, CompareF32([]float32{total}, []float32{float32(want)}, 1, ReductionTolerance(n)))
+							})
+						}
 					}
 				}
 			}

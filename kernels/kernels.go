@@ -81,8 +81,8 @@
 // Source is the ops written once, as Go kernels in the kernel language
 // (package kernel), in kernels/internal/ops: `go generate ./kernels/...`
 // translates them with `gpu kernels` into every dialect and the compiled Go
-// the CPU backend runs (the CPU's sgemm is the one hand-tuned exception; see
-// Source). Handwritten is the set they replace, written once per dialect,
+// the CPU backend runs (the CPU's sgemm, reduce_sum and dot are hand-tuned
+// exceptions; see Source). Handwritten is the set they replace, written once per dialect,
 // kept only until `gpu bench --kernels generated,handwritten` has recorded
 // the comparison (the README has the figures). The kernel language does not
 // accept the names copy, dot and transpose for a function, so those three are

@@ -74,12 +74,25 @@ func slicesSortedByLen(m map[string]string) []string {
 // CPU backend runs, guarded as the package documentation says (Bad
 // arguments), with Params. Each call returns fresh maps and slices.
 //
-// One op keeps a hand-tuned kernel on one backend: the CPU backend's sgemm is
-// the packed, cache-blocked GEMM of kernels/internal/gemm (AVX-512/AVX2
-// assembly micro-kernels), because no per-thread Go kernel comes near it: on
-// an H200 machine's 16 Xeon cores the generated Go sgemm ran at 0.008
-// TFLOP/s, the hand-tuned one at 0.95-0.98 (0.83-0.88× NumPy on OpenBLAS,
-// same run).
+// Three ops keep a hand-tuned kernel on one backend, the CPU's:
+//
+//   - sgemm is the packed, cache-blocked GEMM of kernels/internal/gemm
+//     (AVX-512/AVX2 assembly micro-kernels), because no per-thread Go kernel
+//     comes near it: on an H200 machine's 16 Xeon cores the generated Go
+//     sgemm ran at 0.008 TFLOP/s, the hand-tuned one at 0.95-0.98
+//     (0.83-0.88× NumPy on OpenBLAS, same run).
+//   - reduce_sum and dot add each group's chunks as whole runs in vector
+//     registers (kernels/internal/vsum: AVX2 assembly, pure Go elsewhere).
+//     The generated Go must keep the kernel's order of float additions: each
+//     thread's elements in the thread's order, then the threads' sums in the
+//     shared-memory tree. A group of the usual launch has 4 to 16 elements
+//     per thread, so the per-thread loops and the tree cost several times the
+//     adds themselves (the generated reduce_sum ran at 0.10-0.27× the
+//     hand-written Go, and a version with the threads' loops interchanged,
+//     exact as well, at 0.25-0.3×); a reduction may add in any order (its
+//     results are compared with ReductionTolerance), which the hand-tuned
+//     kernels use. They compute the partials the package documents
+//     (Reductions), as the generated ones do.
 func Source() backend.Source {
 	gen := generated()
 	params := make(map[string][]backend.ArgKind, len(Params))
@@ -94,7 +107,9 @@ func Source() backend.Source {
 	for op, k := range gen.Go {
 		goKernels[op] = k
 	}
-	goKernels[OpSgemm] = goSgemm // the hand-tuned exception (see above)
+	goKernels[OpSgemm] = goSgemm // the hand-tuned exceptions (see above)
+	goKernels[OpReduceSum] = guardGo(OpReduceSum, goReduceSumTuned)
+	goKernels[OpDot] = guardGo(OpDot, goDotTuned)
 	src := gen
 	src.SPIRVKernels, src.Go, src.Params = spirv, goKernels, params
 	return src

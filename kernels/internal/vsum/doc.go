@@ -1,0 +1,15 @@
+// Package vsum sums float32 runs for the CPU backend's reductions: plain sums
+// (Sum, Sum4) and dot products (Dot, Dot4), with AVX2 (and FMA, for the dot
+// products) assembly where the CPU has it and a pure-Go loop elsewhere.
+//
+// A sum adds each block of up to BlockLen elements of a run in float32 (in
+// several vector accumulators, so in an order of its own) and the blocks'
+// sums in float64, so its error stays near that of a pairwise sum: a
+// reduction's result is compared with a tolerance (kernels.ReductionTolerance)
+// because every backend adds in an order of its own.
+//
+// Sum4 and Dot4 read four runs side by side, so that the cache misses of runs
+// far apart in memory overlap (a group of a grid-stride reduction takes
+// chunks a grid apart), and Prefetch4 asks for runs to be read later: runs of
+// a few KiB are too short for the hardware prefetchers to follow.
+package vsum

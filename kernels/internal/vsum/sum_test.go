@@ -1,0 +1,121 @@
+package vsum
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// loops lists the loop sets this machine can run: the pure-Go one always,
+// the assembly one where the CPU has it.
+func loops() map[string][2]any {
+	m := map[string][2]any{"generic": {sum4Generic, dot4Generic}}
+	if Arch() != "generic" {
+		m[Arch()] = [2]any{sum4, dot4}
+	}
+	return m
+}
+
+// withLoops runs f with the package's loops set to those named.
+func withLoops(t *testing.T, name string, f func()) {
+	t.Helper()
+	l := loops()[name]
+	saveS, saveD := sum4, dot4
+	sum4 = l[0].(func(x0, x1, x2, x3 []float32) float32)
+	dot4 = l[1].(func(x0, x1, x2, x3, y0, y1, y2, y3 []float32) float32)
+	defer func() { sum4, dot4 = saveS, saveD }()
+	f()
+}
+
+func randRun(rng *rand.Rand, n int) []float32 {
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = float32(rng.NormFloat64())
+	}
+	return x
+}
+
+// tolerance is the error allowed for a sum whose terms' magnitudes add up
+// to abs: a float32 block sum's error grows with the terms each accumulator
+// adds (at most BlockLen/16 here), each rounding at most 2⁻²⁴ of the total.
+func tolerance(abs float64) float64 { return abs * (BlockLen / 16) * 0x1p-24 }
+
+func TestSumAndDot(t *testing.T) {
+	lengths := []int{0, 1, 3, 4, 15, 16, 17, 63, 64, 65, 100, 1023, 1024, 1025, 4096, 5000, 70001}
+	for name := range loops() {
+		for _, n := range lengths {
+			t.Run(fmt.Sprintf("%s/n=%d", name, n), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(uint64(n), 7))
+				x, y := randRun(rng, n), randRun(rng, n)
+				var wantS, absS, wantD, absD float64
+				for i := range x {
+					wantS += float64(x[i])
+					absS += math.Abs(float64(x[i]))
+					p := float64(x[i]) * float64(y[i])
+					wantD += p
+					absD += math.Abs(p)
+				}
+				withLoops(t, name, func() {
+					require.InDelta(t, wantS, Sum(x), tolerance(absS)+1e-30, "Sum")
+					require.InDelta(t, wantD, Dot(x, y), tolerance(absD)+1e-30, "Dot")
+				})
+			})
+		}
+	}
+}
+
+func TestSum4ReadsFourRuns(t *testing.T) {
+	for name := range loops() {
+		for _, n := range []int{0, 5, 16, 33, 2048} {
+			t.Run(fmt.Sprintf("%s/n=%d", name, n), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(uint64(n), 9))
+				var xs, ys [4][]float32
+				var wantS, absS, wantD, absD float64
+				for r := range 4 {
+					// The runs are longer than x0: Sum4 reads n of each.
+					xs[r], ys[r] = randRun(rng, n+r), randRun(rng, n+r)
+					for i := range n {
+						wantS += float64(xs[r][i])
+						absS += math.Abs(float64(xs[r][i]))
+						wantD += float64(xs[r][i]) * float64(ys[r][i])
+						absD += math.Abs(float64(xs[r][i]) * float64(ys[r][i]))
+					}
+				}
+				xs[0] = xs[0][:n]
+				withLoops(t, name, func() {
+					require.InDelta(t, wantS, Sum4(xs[0], xs[1], xs[2], xs[3]), tolerance(absS)+1e-30)
+					require.InDelta(t, wantD, Dot4(xs[0], xs[1], xs[2], xs[3], ys[0], ys[1], ys[2], ys[3]), tolerance(absD)+1e-30)
+				})
+			})
+		}
+	}
+}
+
+func BenchmarkSum(b *testing.B) {
+	x := randRun(rand.New(rand.NewPCG(1, 1)), 64<<10)
+	for name, l := range loops() {
+		f := l[0].(func(x0, x1, x2, x3 []float32) float32)
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(4 * len(x)))
+			q := len(x) / 4
+			for b.Loop() {
+				for lo := 0; lo < q; lo += BlockLen {
+					hi := min(lo+BlockLen, q)
+					f(x[lo:hi], x[q+lo:q+hi], x[2*q+lo:2*q+hi], x[3*q+lo:3*q+hi])
+				}
+			}
+		})
+	}
+}
+
+func TestPrefetch4(t *testing.T) {
+	x := make([]float32, 100)
+	require.NotPanics(t, func() {
+		Prefetch4(nil, nil, nil, nil)
+		Prefetch4(x[:1], x[1:], x[2:], x[3:])
+		Prefetch4(x[:25], x[25:50], x[50:75], x[75:])
+	})
+}
