@@ -44,6 +44,7 @@
 //	                      explicit native library paths
 //	ANYGPU_CUDA_INCLUDE   CUDA header directories for NVRTC (a path list; default: searched)
 //	ANYGPU_CUBLASLT_LIBRARY the cuBLASLt library of Stream.MatMul on CUDA (default: searched)
+//	ANYGPU_SUBGROUPS      off: kernels' portable variant (subgroups of one thread) on Vulkan, OpenGL, WebGPU
 //	ANYGPU_METAL_STORAGE  Metal buffer storage: shared, private or auto (default)
 //	ANYGPU_OPENGL_API     OpenGL context: gl (desktop 4.3), gles (ES 3.1) or auto (default: gl, else gles)
 //
