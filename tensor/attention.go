@@ -7,11 +7,11 @@ import (
 	"github.com/anygpu/gpu/tensor/internal/ops"
 )
 
-// checkCache is nil when cache is a usable float32 KV cache [heads ctx dim],
-// contiguous from the start of its buffer (the attention kernel addresses it
-// so).
-func checkCache(op, name string, cache *Tensor) error {
-	if err := needFloat32(op, cache); err != nil {
+// checkCache is nil when cache is a usable KV cache [heads ctx dim] of a
+// float dtype (like's, when like is not nil), contiguous from the start of
+// its buffer (the attention kernel addresses it so).
+func checkCache(op, name string, cache, like *Tensor) error {
+	if err := needFloat(op, cache, like); err != nil {
 		return err
 	}
 	if len(cache.shape) != 3 {
@@ -29,10 +29,10 @@ func checkCache(op, name string, cache *Tensor) error {
 // d] = x[i, h, d]. Positions past ctx are an InvalidArgument error.
 func AppendKV(cache, x *Tensor, pos int) error {
 	const op = "append kv"
-	if err := checkCache(op, "the", cache); err != nil {
+	if err := checkCache(op, "the", cache, nil); err != nil {
 		return err
 	}
-	if err := needFloat32(op, x); err != nil {
+	if err := needFloat(op, x, cache); err != nil {
 		return err
 	}
 	if err := sameDevice(op, cache, x); err != nil {
@@ -64,13 +64,13 @@ func AppendKV(cache, x *Tensor, pos int) error {
 // into ranges (flash-decoding). dim is at most 256.
 func Attention(q, k, v *Tensor, pos int, scale float32) (*Tensor, error) {
 	const op = "attention"
-	if err := needFloat32(op, q); err != nil {
+	if err := needFloat(op, q, nil); err != nil {
 		return nil, err
 	}
-	if err := checkCache(op, "the key", k); err != nil {
+	if err := checkCache(op, "the key", k, q); err != nil {
 		return nil, err
 	}
-	if err := checkCache(op, "the value", v); err != nil {
+	if err := checkCache(op, "the value", v, q); err != nil {
 		return nil, err
 	}
 	if err := sameDevice(op, q, k, v); err != nil {
@@ -92,7 +92,7 @@ func Attention(q, k, v *Tensor, pos int, scale float32) (*Tensor, error) {
 		return nil, invalid(op+" "+shapes, "positions %d..%d outside the cache's %d", pos, pos+nq-1, ctx)
 	}
 	ds := q.st.ds
-	out, err := empty(ds, op, Float32, q.shape)
+	out, err := empty(ds, op, q.dtype, q.shape)
 	if err != nil {
 		return nil, err
 	}
@@ -100,8 +100,9 @@ func Attention(q, k, v *Tensor, pos int, scale float32) (*Tensor, error) {
 		return out, nil
 	}
 	u := func(x int) gpu.Arg { return gpu.U32(uint32(x)) }
+	dt := u(int(q.dtype))
 	if nq >= ops.AttentionBlockQueries && dim <= ops.AttentionBlockDim { // a prefill: blocks of queries
-		args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(q.st.buf), gpu.Buf(k.st.buf), gpu.Buf(v.st.buf),
+		args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(q.st.buf), gpu.Buf(k.st.buf), gpu.Buf(v.st.buf), dt,
 			u(nq), u(heads), u(dim), u(pos), u(ctx), u(q.offset), u(q.strides[0]), u(q.strides[1]), u(q.strides[2]), gpu.F32(scale)}
 		blocks := (nq + ops.AttentionBlockQueries - 1) / ops.AttentionBlockQueries
 		if err := ds.launchGroups("attentionBlock", ops.AttentionBlockThreads, blocks*heads, []*storage{out.st, q.st, k.st, v.st}, args...); err != nil {
@@ -113,6 +114,7 @@ func Attention(q, k, v *Tensor, pos int, scale float32) (*Tensor, error) {
 	splits, kchunk := ds.attentionSplits(nq*heads, pos+nq)
 	uses := []*storage{out.st, q.st, k.st, v.st}
 	part, stats := out, out // not written with one split
+	odt := dt
 	if splits > 1 {
 		if part, err = empty(ds, op, Float32, []int{nq * heads * splits, dim}); err != nil {
 			_ = out.Close()
@@ -125,8 +127,9 @@ func Attention(q, k, v *Tensor, pos int, scale float32) (*Tensor, error) {
 		}
 		defer stats.Close()
 		uses = append(uses, part.st, stats.st)
+		odt = u(int(Float32))
 	}
-	args := []gpu.Arg{gpu.Buf(part.st.buf), gpu.Buf(stats.st.buf), gpu.Buf(q.st.buf), gpu.Buf(k.st.buf), gpu.Buf(v.st.buf),
+	args := []gpu.Arg{gpu.Buf(part.st.buf), gpu.Buf(stats.st.buf), gpu.Buf(q.st.buf), gpu.Buf(k.st.buf), gpu.Buf(v.st.buf), dt, odt,
 		u(nq), u(heads), u(dim), u(pos), u(ctx), u(q.offset), u(q.strides[0]), u(q.strides[1]), u(q.strides[2]),
 		u(kchunk), u(splits), gpu.F32(scale)}
 	if err := ds.launch("attention", true, nq*heads*splits, uses, args...); err != nil {
@@ -135,7 +138,7 @@ func Attention(q, k, v *Tensor, pos int, scale float32) (*Tensor, error) {
 	}
 	if splits > 1 {
 		n := out.Len()
-		args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(part.st.buf), gpu.Buf(stats.st.buf), u(n), u(dim), u(splits)}
+		args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(part.st.buf), gpu.Buf(stats.st.buf), dt, u(n), u(dim), u(splits)}
 		if err := ds.launch("attentionCombine", false, n, uses, args...); err != nil {
 			_ = out.Close()
 			return nil, wrap(err, op)

@@ -26,10 +26,11 @@ const attnNone = -3.0e38
 // out[((i·heads + h)·splits + s)·dim + d] and its running maximum and sum to
 // stats[2·((i·heads + h)·splits + s) + 0, 1]; attentionCombine joins them.
 // A split past a query's last position writes a maximum of attnNone and
-// sums of 0.
+// sums of 0. q, kc and vc are of dtype code dt, out of odt (float32 with
+// splits > 1), stats float32.
 //
 //gpu:kernel
-func attention(out, stats, q, kc, vc []float32, nq, heads, dim, pos, ctx, qoff, qi, qh, qd, kchunk, splits uint32, scale float32) {
+func attention(out []uint32, stats []float32, q, kc, vc []uint32, dt, odt, nq, heads, dim, pos, ctx, qoff, qi, qh, qd, kchunk, splits uint32, scale float32) {
 	qs := kernel.Shared[[AttentionMaxHeadDim]float32]()
 	acc := kernel.Shared[[AttentionMaxHeadDim]float32]()
 	ps := kernel.Shared[[rowGroup]float32]()
@@ -39,7 +40,8 @@ func attention(out, stats, q, kc, vc []float32, nq, heads, dim, pos, ctx, qoff, 
 		split := w % splits
 		i, h := (w/splits)/heads, (w/splits)%heads
 		for d := t; d < dim; d += b {
-			qs[d] = q[qoff+i*qi+h*qh+d*qd] * scale
+			at := qoff + i*qi + h*qh + d*qd
+			qs[d] = elemOf(q[wordOf(at, dt)], dt, at) * scale
 			acc[d] = 0
 		}
 		kernel.Barrier()
@@ -54,7 +56,8 @@ func attention(out, stats, q, kc, vc []float32, nq, heads, dim, pos, ctx, qoff, 
 				var dot float32
 				row := kbase + j*dim
 				for d := uint32(0); d < dim; d++ {
-					dot += qs[d] * kc[row+d]
+					at := row + d
+					dot += qs[d] * elemOf(kc[wordOf(at, dt)], dt, at)
 				}
 				s = dot
 			}
@@ -89,7 +92,8 @@ func attention(out, stats, q, kc, vc []float32, nq, heads, dim, pos, ctx, qoff, 
 				v := acc[d] * alpha
 				vrow := kbase + j0*dim + d
 				for jj := uint32(0); jj < cnt; jj++ {
-					v += ps[jj] * vc[vrow+jj*dim]
+					at := vrow + jj*dim
+					v += ps[jj] * elemOf(vc[wordOf(at, dt)], dt, at)
 				}
 				acc[d] = v
 			}
@@ -98,11 +102,17 @@ func attention(out, stats, q, kc, vc []float32, nq, heads, dim, pos, ctx, qoff, 
 		if splits == 1 {
 			inv := 1 / l
 			for d := t; d < dim; d += b {
-				out[(i*heads+h)*dim+d] = acc[d] * inv
+				o := (i*heads+h)*dim + d
+				if odt == DTFloat32 {
+					out[o] = kernel.Float32bits(acc[d] * inv)
+				} else {
+					kernel.AtomicAnd(&out[o/2], otherHalf(o))
+					kernel.AtomicOr(&out[o/2], halfBits(acc[d]*inv, odt, o))
+				}
 			}
 		} else {
 			for d := t; d < dim; d += b {
-				out[w*dim+d] = acc[d]
+				out[w*dim+d] = kernel.Float32bits(acc[d])
 			}
 			if t == 0 {
 				stats[2*w] = m
@@ -116,10 +126,10 @@ func attention(out, stats, q, kc, vc []float32, nq, heads, dim, pos, ctx, qoff, 
 // attentionCombine joins attention's splits: for each query i, head h and
 // d < dim (n = nq·heads·dim threads' work), with M the largest split
 // maximum, out[(i·heads + h)·dim + d] = Σ_s part_s[d]·e^(m_s - M) /
-// Σ_s l_s·e^(m_s - M).
+// Σ_s l_s·e^(m_s - M). out is of dtype code dt, part and stats float32.
 //
 //gpu:kernel
-func attentionCombine(out, part, stats []float32, n, dim, splits uint32) {
+func attentionCombine(out []uint32, part, stats []float32, dt, n, dim, splits uint32) {
 	if n == 0 {
 		return
 	}
@@ -136,7 +146,12 @@ func attentionCombine(out, part, stats []float32, n, dim, splits uint32) {
 			num += part[(r*splits+s)*dim+d] * f
 			den += stats[2*(r*splits+s)+1] * f
 		}
-		out[e] = num / den
+		if dt == DTFloat32 {
+			out[e] = kernel.Float32bits(num / den)
+		} else {
+			kernel.AtomicAnd(&out[e/2], otherHalf(e))
+			kernel.AtomicOr(&out[e/2], halfBits(num/den, dt, e))
+		}
 		if last(e, step, n) {
 			break
 		}
@@ -159,10 +174,11 @@ const (
 // attentionBlock is attention (one split) for blocks of queries, as a
 // prefill has them: the same inputs and result, dim ≤ AttentionBlockDim,
 // groups of AttentionBlockThreads threads taking (query block, head) pairs
-// grid-stride. Its shared memory stays under 16 KiB.
+// grid-stride. Its shared memory stays under 16 KiB. Every tensor is of
+// dtype code dt.
 //
 //gpu:kernel
-func attentionBlock(out, q, kc, vc []float32, nq, heads, dim, pos, ctx, qoff, qi, qh, qd uint32, scale float32) {
+func attentionBlock(out, q, kc, vc []uint32, dt, nq, heads, dim, pos, ctx, qoff, qi, qh, qd uint32, scale float32) {
 	qs := kernel.Shared[[attnBQ * attnPad]float32]()
 	ks := kernel.Shared[[attnBK * attnPad]float32]()
 	vs := kernel.Shared[[attnBK * AttentionBlockDim]float32]()
@@ -178,7 +194,8 @@ func attentionBlock(out, q, kc, vc []float32, nq, heads, dim, pos, ctx, qoff, qi
 			r, d := e/AttentionBlockDim, e%AttentionBlockDim
 			var v float32
 			if i0+r < nq && d < dim {
-				v = q[qoff+(i0+r)*qi+h*qh+d*qd] * scale
+				at := qoff + (i0+r)*qi + h*qh + d*qd
+				v = elemOf(q[wordOf(at, dt)], dt, at) * scale
 			}
 			qs[r*attnPad+d] = v
 		}
@@ -195,8 +212,9 @@ func attentionBlock(out, q, kc, vc []float32, nq, heads, dim, pos, ctx, qoff, qi
 				r, d := e/AttentionBlockDim, e%AttentionBlockDim
 				var kv, vv float32
 				if j0+r < nk && d < dim {
-					kv = kc[kbase+(j0+r)*dim+d]
-					vv = vc[kbase+(j0+r)*dim+d]
+					at := kbase + (j0+r)*dim + d
+					kv = elemOf(kc[wordOf(at, dt)], dt, at)
+					vv = elemOf(vc[wordOf(at, dt)], dt, at)
 				}
 				ks[r*attnPad+d] = kv
 				vs[e] = vv
@@ -249,7 +267,13 @@ func attentionBlock(out, q, kc, vc []float32, nq, heads, dim, pos, ctx, qoff, qi
 		if t < dim {
 			for r := 0; r < attnBQ; r++ {
 				if i0+uint32(r) < nq {
-					out[((i0+uint32(r))*heads+h)*dim+t] = acc[r] / ls[r]
+					o := ((i0+uint32(r))*heads+h)*dim + t
+					if dt == DTFloat32 {
+						out[o] = kernel.Float32bits(acc[r] / ls[r])
+					} else {
+						kernel.AtomicAnd(&out[o/2], otherHalf(o))
+						kernel.AtomicOr(&out[o/2], halfBits(acc[r]/ls[r], dt, o))
+					}
 				}
 			}
 		}

@@ -9,7 +9,8 @@ const (
 	ReduceMax  = 2
 )
 
-// Every row kernel reads row r (r < rows) of a view: its outer index r is
+// Every row kernel reads row r (r < rows) of a view of dtype code dt (the
+// output's too, argmax's int32 aside), float32 as it accumulates: its outer index r is
 // row-major over the outer sizes s0..s4 (strides t0..t4) and its cols
 // elements are cstride apart, from offset xoff. A group takes rows
 // GroupX, GroupX+GridX, ...; its threads (at most rowGroup, one dimension)
@@ -20,7 +21,7 @@ const (
 // one is 0 and its mean 0/0.
 //
 //gpu:kernel
-func reduceRows(out, x []float32, rows, cols, op, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32) {
+func reduceRows(out, x []uint32, rows, cols, dt, op, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32) {
 	sh := kernel.Shared[[rowGroup]float32]()
 	t, b := kernel.ThreadX(), kernel.GroupSizeX()
 	rr := rank6(1, s0, s1, s2, s3) // the outer view's rank
@@ -28,10 +29,11 @@ func reduceRows(out, x []float32, rows, cols, op, xoff, s0, s1, s2, s3, s4, t0, 
 		base := xoff + offset6(r, rr, s0, s1, s2, s3, s4, 0, t0, t1, t2, t3, t4)
 		var acc float32
 		if op == ReduceMax && cols > 0 {
-			acc = x[base] // every thread starts from the first element
+			acc = elemOf(x[wordOf(base, dt)], dt, base) // every thread starts from the first element
 		}
 		for c := t; c < cols; c += b {
-			v := x[base+c*cstride]
+			at := base + c*cstride
+			v := elemOf(x[wordOf(at, dt)], dt, at)
 			if op == ReduceMax {
 				acc = max(acc, v)
 			} else {
@@ -51,10 +53,15 @@ func reduceRows(out, x []float32, rows, cols, op, xoff, s0, s1, s2, s3, s4, t0, 
 			kernel.Barrier()
 		}
 		if t == 0 {
+			v := sh[0]
 			if op == ReduceMean {
-				out[r] = sh[0] / float32(cols)
+				v /= float32(cols)
+			}
+			if dt == DTFloat32 {
+				out[r] = kernel.Float32bits(v)
 			} else {
-				out[r] = sh[0]
+				kernel.AtomicAnd(&out[r/2], otherHalf(r))
+				kernel.AtomicOr(&out[r/2], halfBits(v, dt, r))
 			}
 		}
 		kernel.Barrier()
@@ -65,17 +72,18 @@ func reduceRows(out, x []float32, rows, cols, op, xoff, s0, s1, s2, s3, s4, t0, 
 // first of equal ones. Rows are not empty (the host refuses empty ones).
 //
 //gpu:kernel
-func argmaxRows(out []int32, x []float32, rows, cols, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32) {
+func argmaxRows(out []int32, x []uint32, rows, cols, dt, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32) {
 	sv := kernel.Shared[[rowGroup]float32]()
 	si := kernel.Shared[[rowGroup]uint32]()
 	t, b := kernel.ThreadX(), kernel.GroupSizeX()
 	rr := rank6(1, s0, s1, s2, s3) // the outer view's rank
 	for r := kernel.GroupX(); r < rows; r += kernel.GridX() {
 		base := xoff + offset6(r, rr, s0, s1, s2, s3, s4, 0, t0, t1, t2, t3, t4)
-		best := x[base]
+		best := elemOf(x[wordOf(base, dt)], dt, base)
 		bi := uint32(0)
 		for c := t; c < cols; c += b {
-			v := x[base+c*cstride]
+			at := base + c*cstride
+			v := elemOf(x[wordOf(at, dt)], dt, at)
 			if v > best {
 				best = v
 				bi = c
@@ -105,15 +113,16 @@ func argmaxRows(out []int32, x []float32, rows, cols, xoff, s0, s1, s2, s3, s4, 
 // row's sum of them.
 //
 //gpu:kernel
-func softmaxRows(y, x []float32, rows, cols, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32) {
+func softmaxRows(y, x []uint32, rows, cols, dt, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32) {
 	sh := kernel.Shared[[rowGroup]float32]()
 	t, b := kernel.ThreadX(), kernel.GroupSizeX()
 	rr := rank6(1, s0, s1, s2, s3) // the outer view's rank
 	for r := kernel.GroupX(); r < rows; r += kernel.GridX() {
 		base := xoff + offset6(r, rr, s0, s1, s2, s3, s4, 0, t0, t1, t2, t3, t4)
-		m := x[base]
+		m := elemOf(x[wordOf(base, dt)], dt, base)
 		for c := t; c < cols; c += b {
-			m = max(m, x[base+c*cstride])
+			at := base + c*cstride
+			m = max(m, elemOf(x[wordOf(at, dt)], dt, at))
 		}
 		sh[t] = m
 		kernel.Barrier()
@@ -127,7 +136,8 @@ func softmaxRows(y, x []float32, rows, cols, xoff, s0, s1, s2, s3, s4, t0, t1, t
 		kernel.Barrier()
 		var s float32
 		for c := t; c < cols; c += b {
-			s += kernel.Exp(x[base+c*cstride] - m)
+			at := base + c*cstride
+			s += kernel.Exp(elemOf(x[wordOf(at, dt)], dt, at) - m)
 		}
 		sh[t] = s
 		kernel.Barrier()
@@ -140,7 +150,14 @@ func softmaxRows(y, x []float32, rows, cols, xoff, s0, s1, s2, s3, s4, t0, t1, t
 		inv := 1 / sh[0]
 		kernel.Barrier()
 		for c := t; c < cols; c += b {
-			y[r*cols+c] = kernel.Exp(x[base+c*cstride]-m) * inv
+			at := base + c*cstride
+			v := kernel.Exp(elemOf(x[wordOf(at, dt)], dt, at)-m) * inv
+			if dt == DTFloat32 {
+				y[r*cols+c] = kernel.Float32bits(v)
+			} else {
+				kernel.AtomicAnd(&y[(r*cols+c)/2], otherHalf(r*cols+c))
+				kernel.AtomicOr(&y[(r*cols+c)/2], halfBits(v, dt, r*cols+c))
+			}
 		}
 	}
 }
@@ -160,7 +177,7 @@ const (
 // whose flag is off is not read).
 //
 //gpu:kernel
-func normRows(y, x, gamma, beta []float32, rows, cols, kind, affine, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32, eps float32) {
+func normRows(y, x, gamma, beta []uint32, rows, cols, dt, kind, affine, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32, eps float32) {
 	sh := kernel.Shared[[rowGroup]float32]()
 	t, b := kernel.ThreadX(), kernel.GroupSizeX()
 	rr := rank6(1, s0, s1, s2, s3) // the outer view's rank
@@ -170,7 +187,8 @@ func normRows(y, x, gamma, beta []float32, rows, cols, kind, affine, xoff, s0, s
 		if kind == NormLayer {
 			var s float32
 			for c := t; c < cols; c += b {
-				s += x[base+c*cstride]
+				at := base + c*cstride
+				s += elemOf(x[wordOf(at, dt)], dt, at)
 			}
 			sh[t] = s
 			kernel.Barrier()
@@ -185,7 +203,8 @@ func normRows(y, x, gamma, beta []float32, rows, cols, kind, affine, xoff, s0, s
 		}
 		var q float32
 		for c := t; c < cols; c += b {
-			d := x[base+c*cstride] - mean
+			at := base + c*cstride
+			d := elemOf(x[wordOf(at, dt)], dt, at) - mean
 			q += d * d
 		}
 		sh[t] = q
@@ -199,14 +218,20 @@ func normRows(y, x, gamma, beta []float32, rows, cols, kind, affine, xoff, s0, s
 		inv := kernel.Rsqrt(sh[0]/float32(cols) + eps)
 		kernel.Barrier()
 		for c := t; c < cols; c += b {
-			v := (x[base+c*cstride] - mean) * inv
+			at := base + c*cstride
+			v := (elemOf(x[wordOf(at, dt)], dt, at) - mean) * inv
 			if affine&NormGamma != 0 {
-				v *= gamma[c]
+				v *= elemOf(gamma[wordOf(c, dt)], dt, c)
 			}
 			if affine&NormBeta != 0 {
-				v += beta[c]
+				v += elemOf(beta[wordOf(c, dt)], dt, c)
 			}
-			y[r*cols+c] = v
+			if dt == DTFloat32 {
+				y[r*cols+c] = kernel.Float32bits(v)
+			} else {
+				kernel.AtomicAnd(&y[(r*cols+c)/2], otherHalf(r*cols+c))
+				kernel.AtomicOr(&y[(r*cols+c)/2], halfBits(v, dt, r*cols+c))
+			}
 		}
 	}
 }
