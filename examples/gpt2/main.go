@@ -49,6 +49,20 @@ type report struct {
 	DecodeSeconds   float64 `json:"decode_s"`
 	DecodeTokensPS  float64 `json:"decode_tokens_per_s"`
 	LoadSeconds     float64 `json:"load_s"`
+	DType           string  `json:"dtype"`
+}
+
+// parseDType is the compute dtype a -dtype value names.
+func parseDType(s string) (tensor.DType, error) {
+	switch s {
+	case "float32", "f32":
+		return tensor.Float32, nil
+	case "float16", "f16", "half":
+		return tensor.Float16, nil
+	case "bfloat16", "bf16":
+		return tensor.BFloat16, nil
+	}
+	return 0, fmt.Errorf("-dtype %q: want float32, float16 or bfloat16", s)
 }
 
 func run(args []string) error {
@@ -61,7 +75,12 @@ func run(args []string) error {
 	backendName := fs.String("backend", "", "backend (cpu, cuda, vulkan, opengl, webgpu, metal); default: the best available")
 	warmup := fs.Bool("warmup", true, "run a short generation first, so that kernel compilation is not timed")
 	runs := fs.Int("runs", 1, "generations to time; the fastest prefill and decode are reported")
+	dtypeName := fs.String("dtype", "float32", "compute dtype: float32, float16 or bfloat16 (the weights are converted on load)")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	dtype, err := parseDType(*dtypeName)
+	if err != nil {
 		return err
 	}
 	if *weights == "" {
@@ -94,7 +113,7 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	m, err := Load(ctx, dev, st, cfg)
+	m, err := LoadAs(ctx, dev, st, cfg, dtype)
 	if err != nil {
 		return err
 	}
@@ -143,7 +162,7 @@ func run(args []string) error {
 	}
 	fmt.Println("ids:", formatIDs(ids))
 	r := report{Backend: dev.Backend(), Device: dev.Name(), PromptTokens: tm.PromptTokens, PrefillSeconds: tm.Prefill.Seconds(),
-		DecodeTokens: tm.DecodeTokens, DecodeSeconds: tm.Decode.Seconds(), LoadSeconds: load.Seconds()}
+		DecodeTokens: tm.DecodeTokens, DecodeSeconds: tm.Decode.Seconds(), LoadSeconds: load.Seconds(), DType: dtype.String()}
 	if tm.Prefill > 0 {
 		r.PrefillTokensPS = float64(tm.PromptTokens) / tm.Prefill.Seconds()
 	}
