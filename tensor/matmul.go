@@ -44,8 +44,9 @@ func MatMul(a, b *Tensor) (*Tensor, error) { return matmul("matmul", a, b, nil) 
 // Linear returns x·w + bias for x of shape [..., in], w of shape [in out]
 // (Hugging Face's Conv1D layout; pass a PyTorch Linear weight [out in] as
 // w.Transpose(0, 1), no copy made) and bias of shape [out] or nil: a tensor
-// of shape [..., out]. The bias is added in the product's kernel, or after
-// it when the product goes to the built-in sgemm (64 rows or more).
+// of shape [..., out], of x's dtype. The bias is added in the product's
+// kernel, by the matrix library (as the C it adds to), or after the
+// product when it goes to the built-in sgemm (64 rows or more).
 func Linear(x, w, bias *Tensor) (*Tensor, error) {
 	const op = "linear"
 	if err := needFloat(op, x, nil); err != nil {

@@ -9,9 +9,11 @@
 // it, from the weights' shapes (heads of 64). -prompt-len N makes a prompt
 // of N synthetic ids for benchmarks; -runs N times N generations and keeps
 // the fastest. It prints the generated ids, then one JSON line of timings:
-// prefill and decode tokens per second. The weights
-// are uploaded as float32 (F16 and BF16 files are converted on the host);
-// every op runs in float32.
+// prefill and decode tokens per second. -dtype float32 (the default),
+// float16 or bfloat16 is the dtype the model computes in: the weights are
+// converted on the host as they are uploaded (a BF16 file read as bfloat16
+// is kept bit for bit), the KV caches and activations are of that dtype,
+// and every op computes in float32 inside, rounding its result to it.
 //
 // testdata/make_reference.py writes seeded random weights and PyTorch's
 // logits for the tests, and times PyTorch eager for comparison (--bench).
