@@ -25,7 +25,7 @@ type deviceState struct {
 	gemmMod   *gpu.Module    // the built-in kernels (kernels.Source), for sgemm
 	gemmErr   error
 	gemm      *gpu.Kernel
-	noLibrary map[DType]bool // the dtypes gpu.Stream.MatMul said NotSupported for
+	noLibrary map[libraryKey]bool // the products gpu.Stream.MatMul said NotSupported for
 	epoch     uint64         // ops enqueued so far
 	synced    uint64         // ops known complete
 	deferred  []deferredFree

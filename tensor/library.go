@@ -42,22 +42,32 @@ func libraryOperand(v matrixView) (ld int, trans, ok bool) {
 	return 0, false, false
 }
 
+// libraryKey is a kind of product the matrix library may take or refuse
+// as a whole: a dtype, the operands' layouts, batched or not.
+type libraryKey struct {
+	dtype          DType
+	transA, transB bool
+	batched        bool
+}
+
 // libraryProduct computes out = a·b (+ bias, packed) through the device's
 // matrix library when it has one for a's dtype and the operands' layout
 // suits it, and reports whether it did. A NotSupported answer is
-// remembered for the device and dtype (no later product asks again) and is
-// no error: the caller falls back to the package's kernels. out is
-// contiguous [batch m n] (or [m n]); k > 0.
+// remembered for the device and the kind of product (libraryKey: no later
+// product of that kind asks again) and is no error: the caller falls back
+// to the package's kernels. out is contiguous [batch m n] (or [m n]);
+// k > 0.
 func (ds *deviceState) libraryProduct(op string, out, a, b, bias *Tensor, av, bv matrixView, batch, m, n, k int) (bool, error) {
-	ds.mu.Lock()
-	absent := ds.noLibrary[a.dtype]
-	ds.mu.Unlock()
-	if absent {
-		return false, nil
-	}
 	lda, transA, okA := libraryOperand(av)
 	ldb, transB, okB := libraryOperand(bv)
 	if !okA || !okB {
+		return false, nil
+	}
+	key := libraryKey{dtype: a.dtype, transA: transA, transB: transB, batched: batch > 1}
+	ds.mu.Lock()
+	absent := ds.noLibrary[key]
+	ds.mu.Unlock()
+	if absent {
 		return false, nil
 	}
 	size := int64(a.dtype.Size())
@@ -82,9 +92,7 @@ func (ds *deviceState) libraryProduct(op string, out, a, b, bias *Tensor, av, bv
 		if err != nil {
 			return false, err
 		}
-		dst := out.view([]int{m * batch, n}, []int{n, 1}, 0)
-		err = assign(op, dst, full)
-		_ = dst.Close()
+		err = full.gatherInto(op, out)
 		_ = full.Close()
 		if err != nil {
 			return false, err
@@ -105,9 +113,9 @@ func (ds *deviceState) libraryProduct(op string, out, a, b, bias *Tensor, av, bv
 	}
 	ds.mu.Lock()
 	if ds.noLibrary == nil {
-		ds.noLibrary = map[DType]bool{}
+		ds.noLibrary = map[libraryKey]bool{}
 	}
-	ds.noLibrary[a.dtype] = true
+	ds.noLibrary[key] = true
 	ds.mu.Unlock()
 	return false, nil
 }

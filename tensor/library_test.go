@@ -153,8 +153,9 @@ func TestMatMulLibrary(t *testing.T) {
 }
 
 // TestMatMulLibraryFallback: a NotSupported library is asked once per
-// device and dtype, then not again; the kernels compute the product. Any
-// other error of the library is the product's.
+// device and kind of product (dtype, layouts, batched), then not again; the
+// kernels compute the product. Any other error of the library is the
+// product's.
 func TestMatMulLibraryFallback(t *testing.T) {
 	dev := cpuDevice(t)
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -167,14 +168,21 @@ func TestMatMulLibraryFallback(t *testing.T) {
 		for _, d := range computeDTypes {
 			a, ah := input{base: []int{5, 7}}.makeAs(t, dev, d, rng, -1, 1)
 			b, bh := input{base: []int{7, 3}}.makeAs(t, dev, d, rng, -1, 1)
+			c, ch := input{base: []int{3, 7}}.makeAs(t, dev, d, rng, -1, 1)
+			ct, err := c.Transpose(0, 1) // another kind of product: B stored transposed
+			require.NoError(t, err)
+			defer ct.Close()
 			for range 2 {
 				got, err := MatMul(a, b)
 				require.NoError(t, err)
 				requireClose(t, matmulHost(ah, bh, nil), read(t, got), tolerance{abs: 1e-6, rel: 1e-6}.forDType(d), d.String())
+				got, err = MatMul(a, ct)
+				require.NoError(t, err)
+				requireClose(t, matmulHost(ah, ch.permute(1, 0), nil), read(t, got), tolerance{abs: 1e-6, rel: 1e-6}.forDType(d), d.String())
 			}
 		}
 	})
-	assert.Equal(t, map[gpu.MatMulType]int{gpu.MatMulFloat32: 1, gpu.MatMulFloat16: 1, gpu.MatMulBFloat16: 1}, calls)
+	assert.Equal(t, map[gpu.MatMulType]int{gpu.MatMulFloat32: 2, gpu.MatMulFloat16: 2, gpu.MatMulBFloat16: 2}, calls)
 
 	broken := func(*gpu.Stream, gpu.MatMul) error {
 		return errors.E(errors.Internal, "test", "matmul", "the library failed")
