@@ -26,8 +26,8 @@ type deviceState struct {
 	gemmErr   error
 	gemm      *gpu.Kernel
 	noLibrary map[libraryKey]bool // the products gpu.Stream.MatMul said NotSupported for
-	epoch     uint64         // ops enqueued so far
-	synced    uint64         // ops known complete
+	epoch     uint64              // ops enqueued so far
+	synced    uint64              // ops known complete
 	deferred  []deferredFree
 	deferredB int64
 

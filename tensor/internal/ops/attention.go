@@ -41,7 +41,7 @@ func attention(out []uint32, stats []float32, q, kc, vc []uint32, dt, odt, nq, h
 		i, h := (w/splits)/heads, (w/splits)%heads
 		for d := t; d < dim; d += b {
 			at := qoff + i*qi + h*qh + d*qd
-			qs[d] = elemOf(q[wordOf(at, dt)], dt, at) * scale
+			qs[d] = kernel.Float32frombits(bitsOf(q[wordOf(at, dt)], dt, at)) * scale
 			acc[d] = 0
 		}
 		kernel.Barrier()
@@ -57,7 +57,7 @@ func attention(out []uint32, stats []float32, q, kc, vc []uint32, dt, odt, nq, h
 				row := kbase + j*dim
 				for d := uint32(0); d < dim; d++ {
 					at := row + d
-					dot += qs[d] * elemOf(kc[wordOf(at, dt)], dt, at)
+					dot += qs[d] * kernel.Float32frombits(bitsOf(kc[wordOf(at, dt)], dt, at))
 				}
 				s = dot
 			}
@@ -93,7 +93,7 @@ func attention(out []uint32, stats []float32, q, kc, vc []uint32, dt, odt, nq, h
 				vrow := kbase + j0*dim + d
 				for jj := uint32(0); jj < cnt; jj++ {
 					at := vrow + jj*dim
-					v += ps[jj] * elemOf(vc[wordOf(at, dt)], dt, at)
+					v += ps[jj] * kernel.Float32frombits(bitsOf(vc[wordOf(at, dt)], dt, at))
 				}
 				acc[d] = v
 			}
@@ -195,7 +195,7 @@ func attentionBlock(out, q, kc, vc []uint32, dt, nq, heads, dim, pos, ctx, qoff,
 			var v float32
 			if i0+r < nq && d < dim {
 				at := qoff + (i0+r)*qi + h*qh + d*qd
-				v = elemOf(q[wordOf(at, dt)], dt, at) * scale
+				v = kernel.Float32frombits(bitsOf(q[wordOf(at, dt)], dt, at)) * scale
 			}
 			qs[r*attnPad+d] = v
 		}
@@ -213,8 +213,8 @@ func attentionBlock(out, q, kc, vc []uint32, dt, nq, heads, dim, pos, ctx, qoff,
 				var kv, vv float32
 				if j0+r < nk && d < dim {
 					at := kbase + (j0+r)*dim + d
-					kv = elemOf(kc[wordOf(at, dt)], dt, at)
-					vv = elemOf(vc[wordOf(at, dt)], dt, at)
+					kv = kernel.Float32frombits(bitsOf(kc[wordOf(at, dt)], dt, at))
+					vv = kernel.Float32frombits(bitsOf(vc[wordOf(at, dt)], dt, at))
 				}
 				ks[r*attnPad+d] = kv
 				vs[e] = vv

@@ -9,7 +9,7 @@ import "github.com/anygpu/gpu/kernel"
 // widens an element exactly and storeF rounds to nearest even.
 
 // wordOf is the index of the word of a float buffer of dtype code dt that
-// holds element at. A load is elemOf(x[wordOf(at, dt)], dt, at).
+// holds element at.
 func wordOf(at, dt uint32) uint32 {
 	if dt == DTFloat32 {
 		return at
@@ -17,13 +17,25 @@ func wordOf(at, dt uint32) uint32 {
 	return at / 2
 }
 
-// elemOf is element at of dtype code dt, as a float32, from w, the word
-// that holds it.
-func elemOf(w, dt, at uint32) float32 {
-	if dt == DTFloat32 {
-		return kernel.Float32frombits(w)
+// bitsOf is the float32 bits of element at of dtype code dt, from w, the
+// word that holds it: w itself for float32. A load is
+// kernel.Float32frombits(bitsOf(x[wordOf(at, dt)], dt, at)). bitsOf is
+// small enough for Go to inline (the CPU backend runs kernels as Go), so
+// that a float32 load costs a branch and no call.
+func bitsOf(w, dt, at uint32) uint32 {
+	if dt != DTFloat32 {
+		return half16(w, dt, at)
 	}
-	return decode16((w>>((at%2)*16))&0xffff, dt)
+	return w
+}
+
+// half16 is bitsOf for the 16-bit dtypes.
+func half16(w, dt, at uint32) uint32 {
+	v := (w >> ((at % 2) * 16)) & 0xffff
+	if dt == DTBFloat16 {
+		return v << 16
+	}
+	return kernel.Float32bits(smallDecode(v, 5, 10, true))
 }
 
 // decode16 is the value of the bits v of a 16-bit element of dtype code dt

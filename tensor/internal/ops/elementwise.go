@@ -76,14 +76,14 @@ func unary(y, x []uint32, n, dt, op, xoff, s0, s1, s2, s3, s4, s5, t0, t1, t2, t
 	for w := kernel.GroupX()*kernel.GroupSizeX() + kernel.ThreadX(); w < words; w += step {
 		if per == 1 {
 			xa := xoff + offset6(w, r, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5)
-			v := elemOf(x[wordOf(xa, dt)], dt, xa)
+			v := kernel.Float32frombits(bitsOf(x[wordOf(xa, dt)], dt, xa))
 			y[w] = kernel.Float32bits(unaryValue(op, v, a))
 		} else {
 			var out uint32
 			for j := uint32(0); j < 2; j++ {
 				if i := 2*w + j; i < n {
 					xa := xoff + offset6(i, r, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5)
-					v := elemOf(x[wordOf(xa, dt)], dt, xa)
+					v := kernel.Float32frombits(bitsOf(x[wordOf(xa, dt)], dt, xa))
 					out |= encode16(unaryValue(op, v, a), dt) << (16 * j)
 				}
 			}
@@ -125,18 +125,18 @@ func binary(z, x, y []uint32, n, dt, op, s0, s1, s2, s3, s4, s5, xoff, xt0, xt1,
 	for w := kernel.GroupX()*kernel.GroupSizeX() + kernel.ThreadX(); w < words; w += step {
 		if per == 1 {
 			xa := xoff + offset6(w, r, s1, s2, s3, s4, s5, xt0, xt1, xt2, xt3, xt4, xt5)
-			u := elemOf(x[wordOf(xa, dt)], dt, xa)
+			u := kernel.Float32frombits(bitsOf(x[wordOf(xa, dt)], dt, xa))
 			ya := yoff + offset6(w, r, s1, s2, s3, s4, s5, yt0, yt1, yt2, yt3, yt4, yt5)
-			v := elemOf(y[wordOf(ya, dt)], dt, ya)
+			v := kernel.Float32frombits(bitsOf(y[wordOf(ya, dt)], dt, ya))
 			z[w] = kernel.Float32bits(binaryValue(op, u, v))
 		} else {
 			var out uint32
 			for j := uint32(0); j < 2; j++ {
 				if i := 2*w + j; i < n {
 					xa := xoff + offset6(i, r, s1, s2, s3, s4, s5, xt0, xt1, xt2, xt3, xt4, xt5)
-					u := elemOf(x[wordOf(xa, dt)], dt, xa)
+					u := kernel.Float32frombits(bitsOf(x[wordOf(xa, dt)], dt, xa))
 					ya := yoff + offset6(i, r, s1, s2, s3, s4, s5, yt0, yt1, yt2, yt3, yt4, yt5)
-					v := elemOf(y[wordOf(ya, dt)], dt, ya)
+					v := kernel.Float32frombits(bitsOf(y[wordOf(ya, dt)], dt, ya))
 					out |= encode16(binaryValue(op, u, v), dt) << (16 * j)
 				}
 			}

@@ -66,7 +66,7 @@ func rotary(y, x []uint32, dt, n, heads, dim, pos, xoff, xs, xh, xd uint32, lnBa
 		co, si := kernel.Cos(theta), kernel.Sin(theta)
 		base := xoff + s*xs + h*xh
 		xa, xb := base+p*xd, base+(p+half)*xd
-		u, v := elemOf(x[wordOf(xa, dt)], dt, xa), elemOf(x[wordOf(xb, dt)], dt, xb)
+		u, v := kernel.Float32frombits(bitsOf(x[wordOf(xa, dt)], dt, xa)), kernel.Float32frombits(bitsOf(x[wordOf(xb, dt)], dt, xb))
 		o := row*dim + p
 		oh := o + half
 		if dt == DTFloat32 {

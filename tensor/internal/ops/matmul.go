@@ -69,7 +69,7 @@ func matmul(c, a, b, bias []uint32, dt, cdt, batch, m, n, k, flags, aoff, ab, am
 				var v float32
 				if i0+ii < m && k0+kk < kend {
 					at := abase + (i0+ii)*am + (k0+kk)*ak
-					v = elemOf(a[wordOf(at, dt)], dt, at)
+					v = kernel.Float32frombits(bitsOf(a[wordOf(at, dt)], dt, at))
 				}
 				as[kk*matPad+ii] = v
 				jj, kb := e%matTile, e/matTile
@@ -79,7 +79,7 @@ func matmul(c, a, b, bias []uint32, dt, cdt, batch, m, n, k, flags, aoff, ab, am
 				var u float32
 				if j0+jj < n && k0+kb < kend {
 					at := bbase + (k0+kb)*bk + (j0+jj)*bn
-					u = elemOf(b[wordOf(at, dt)], dt, at)
+					u = kernel.Float32frombits(bitsOf(b[wordOf(at, dt)], dt, at))
 				}
 				bs[kb*matPad+jj] = u
 			}
@@ -105,7 +105,7 @@ func matmul(c, a, b, bias []uint32, dt, cdt, batch, m, n, k, flags, aoff, ab, am
 				if i < m && j < n {
 					v := acc[r][q]
 					if flags&MatmulBias != 0 {
-						v += elemOf(bias[wordOf(j, dt)], dt, j)
+						v += kernel.Float32frombits(bitsOf(bias[wordOf(j, dt)], dt, j))
 					}
 					o := ((split*batch+bi)*m+i)*n + j
 					if cdt == DTFloat32 {
@@ -142,7 +142,7 @@ func sumSplits(c, part, bias []uint32, dt, count, splits, n, flags uint32) {
 				}
 				if flags&MatmulBias != 0 {
 					at := i % n
-					v += elemOf(bias[wordOf(at, dt)], dt, at)
+					v += kernel.Float32frombits(bitsOf(bias[wordOf(at, dt)], dt, at))
 				}
 				if per == 1 {
 					out = kernel.Float32bits(v)
@@ -195,7 +195,7 @@ func matvec(c, a, b, bias []uint32, dt, cdt, batch, n, k, flags, aoff, ab, ak, b
 			bbase := boff + bi*bb + j*bn
 			for q := kbegin + lane; q < kend; q += lanes {
 				xa, xb := abase+q*ak, bbase+q*bk
-				acc += elemOf(a[wordOf(xa, dt)], dt, xa) * elemOf(b[wordOf(xb, dt)], dt, xb)
+				acc += kernel.Float32frombits(bitsOf(a[wordOf(xa, dt)], dt, xa)) * kernel.Float32frombits(bitsOf(b[wordOf(xb, dt)], dt, xb))
 			}
 		}
 		sh[t] = acc
@@ -209,7 +209,7 @@ func matvec(c, a, b, bias []uint32, dt, cdt, batch, n, k, flags, aoff, ab, ak, b
 		if lane == 0 && j < n {
 			v := sh[t]
 			if flags&MatmulBias != 0 {
-				v += elemOf(bias[wordOf(j, dt)], dt, j)
+				v += kernel.Float32frombits(bitsOf(bias[wordOf(j, dt)], dt, j))
 			}
 			o := (split*batch+bi)*n + j
 			if cdt == DTFloat32 {

@@ -29,11 +29,11 @@ func reduceRows(out, x []uint32, rows, cols, dt, op, xoff, s0, s1, s2, s3, s4, t
 		base := xoff + offset6(r, rr, s0, s1, s2, s3, s4, 0, t0, t1, t2, t3, t4)
 		var acc float32
 		if op == ReduceMax && cols > 0 {
-			acc = elemOf(x[wordOf(base, dt)], dt, base) // every thread starts from the first element
+			acc = kernel.Float32frombits(bitsOf(x[wordOf(base, dt)], dt, base)) // every thread starts from the first element
 		}
 		for c := t; c < cols; c += b {
 			at := base + c*cstride
-			v := elemOf(x[wordOf(at, dt)], dt, at)
+			v := kernel.Float32frombits(bitsOf(x[wordOf(at, dt)], dt, at))
 			if op == ReduceMax {
 				acc = max(acc, v)
 			} else {
@@ -79,11 +79,11 @@ func argmaxRows(out []int32, x []uint32, rows, cols, dt, xoff, s0, s1, s2, s3, s
 	rr := rank6(1, s0, s1, s2, s3) // the outer view's rank
 	for r := kernel.GroupX(); r < rows; r += kernel.GridX() {
 		base := xoff + offset6(r, rr, s0, s1, s2, s3, s4, 0, t0, t1, t2, t3, t4)
-		best := elemOf(x[wordOf(base, dt)], dt, base)
+		best := kernel.Float32frombits(bitsOf(x[wordOf(base, dt)], dt, base))
 		bi := uint32(0)
 		for c := t; c < cols; c += b {
 			at := base + c*cstride
-			v := elemOf(x[wordOf(at, dt)], dt, at)
+			v := kernel.Float32frombits(bitsOf(x[wordOf(at, dt)], dt, at))
 			if v > best {
 				best = v
 				bi = c
@@ -119,10 +119,10 @@ func softmaxRows(y, x []uint32, rows, cols, dt, xoff, s0, s1, s2, s3, s4, t0, t1
 	rr := rank6(1, s0, s1, s2, s3) // the outer view's rank
 	for r := kernel.GroupX(); r < rows; r += kernel.GridX() {
 		base := xoff + offset6(r, rr, s0, s1, s2, s3, s4, 0, t0, t1, t2, t3, t4)
-		m := elemOf(x[wordOf(base, dt)], dt, base)
+		m := kernel.Float32frombits(bitsOf(x[wordOf(base, dt)], dt, base))
 		for c := t; c < cols; c += b {
 			at := base + c*cstride
-			m = max(m, elemOf(x[wordOf(at, dt)], dt, at))
+			m = max(m, kernel.Float32frombits(bitsOf(x[wordOf(at, dt)], dt, at)))
 		}
 		sh[t] = m
 		kernel.Barrier()
@@ -137,7 +137,7 @@ func softmaxRows(y, x []uint32, rows, cols, dt, xoff, s0, s1, s2, s3, s4, t0, t1
 		var s float32
 		for c := t; c < cols; c += b {
 			at := base + c*cstride
-			s += kernel.Exp(elemOf(x[wordOf(at, dt)], dt, at) - m)
+			s += kernel.Exp(kernel.Float32frombits(bitsOf(x[wordOf(at, dt)], dt, at)) - m)
 		}
 		sh[t] = s
 		kernel.Barrier()
@@ -151,7 +151,7 @@ func softmaxRows(y, x []uint32, rows, cols, dt, xoff, s0, s1, s2, s3, s4, t0, t1
 		kernel.Barrier()
 		for c := t; c < cols; c += b {
 			at := base + c*cstride
-			v := kernel.Exp(elemOf(x[wordOf(at, dt)], dt, at)-m) * inv
+			v := kernel.Exp(kernel.Float32frombits(bitsOf(x[wordOf(at, dt)], dt, at))-m) * inv
 			if dt == DTFloat32 {
 				y[r*cols+c] = kernel.Float32bits(v)
 			} else {
@@ -188,7 +188,7 @@ func normRows(y, x, gamma, beta []uint32, rows, cols, dt, kind, affine, xoff, s0
 			var s float32
 			for c := t; c < cols; c += b {
 				at := base + c*cstride
-				s += elemOf(x[wordOf(at, dt)], dt, at)
+				s += kernel.Float32frombits(bitsOf(x[wordOf(at, dt)], dt, at))
 			}
 			sh[t] = s
 			kernel.Barrier()
@@ -204,7 +204,7 @@ func normRows(y, x, gamma, beta []uint32, rows, cols, dt, kind, affine, xoff, s0
 		var q float32
 		for c := t; c < cols; c += b {
 			at := base + c*cstride
-			d := elemOf(x[wordOf(at, dt)], dt, at) - mean
+			d := kernel.Float32frombits(bitsOf(x[wordOf(at, dt)], dt, at)) - mean
 			q += d * d
 		}
 		sh[t] = q
@@ -219,12 +219,12 @@ func normRows(y, x, gamma, beta []uint32, rows, cols, dt, kind, affine, xoff, s0
 		kernel.Barrier()
 		for c := t; c < cols; c += b {
 			at := base + c*cstride
-			v := (elemOf(x[wordOf(at, dt)], dt, at) - mean) * inv
+			v := (kernel.Float32frombits(bitsOf(x[wordOf(at, dt)], dt, at)) - mean) * inv
 			if affine&NormGamma != 0 {
-				v *= elemOf(gamma[wordOf(c, dt)], dt, c)
+				v *= kernel.Float32frombits(bitsOf(gamma[wordOf(c, dt)], dt, c))
 			}
 			if affine&NormBeta != 0 {
-				v += elemOf(beta[wordOf(c, dt)], dt, c)
+				v += kernel.Float32frombits(bitsOf(beta[wordOf(c, dt)], dt, c))
 			}
 			if dt == DTFloat32 {
 				y[r*cols+c] = kernel.Float32bits(v)
