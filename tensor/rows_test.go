@@ -90,6 +90,9 @@ var rowInputs = []input{
 	{name: "long transposed rows", base: []int{1001, 3}, views: []func(*Tensor) (*Tensor, error){transpose(0, 1)},
 		host: func(h hostND) hostND { return h.permute(1, 0) }},
 	{name: "many rows 2000x3", base: []int{2000, 3}},
+	{name: "even rows 6x130", base: []int{6, 130}}, // 16-bit rows start on a word
+	{name: "even transposed rows 6x130", base: []int{130, 6}, views: []func(*Tensor) (*Tensor, error){transpose(0, 1)},
+		host: func(h hostND) hostND { return h.permute(1, 0) }},
 	{name: "zero rows", base: []int{0, 4}},
 }
 

@@ -149,17 +149,34 @@ func softmaxRows(y, x []uint32, rows, cols, dt, xoff, s0, s1, s2, s3, s4, t0, t1
 		}
 		inv := 1 / sh[0]
 		kernel.Barrier()
-		for c := t; c < cols; c += b {
+		pairs := pairedRows(dt, cols)
+		for c := t * pairs; c < cols; c += b * pairs {
 			at := base + c*cstride
 			v := kernel.Exp(kernel.Float32frombits(bitsOf(x[wordOf(at, dt)], dt, at))-m) * inv
+			o := r*cols + c
 			if dt == DTFloat32 {
-				y[r*cols+c] = kernel.Float32bits(v)
+				y[o] = kernel.Float32bits(v)
+			} else if pairs == 2 {
+				at2 := at + cstride
+				v2 := kernel.Exp(kernel.Float32frombits(bitsOf(x[wordOf(at2, dt)], dt, at2))-m) * inv
+				y[o/2] = encode16(v, dt) | encode16(v2, dt)<<16
 			} else {
-				kernel.AtomicAnd(&y[(r*cols+c)/2], otherHalf(r*cols+c))
-				kernel.AtomicOr(&y[(r*cols+c)/2], halfBits(v, dt, r*cols+c))
+				kernel.AtomicAnd(&y[o/2], otherHalf(o))
+				kernel.AtomicOr(&y[o/2], halfBits(v, dt, o))
 			}
 		}
 	}
+}
+
+// pairedRows is how many columns a row kernel's thread writes at a time: 2
+// when the output is 16-bit and every row starts on a word (cols even), so
+// that a thread writes whole words; 1 otherwise, a 16-bit element then
+// being an atomic update of its half of the word.
+func pairedRows(dt, cols uint32) uint32 {
+	if dt != DTFloat32 && cols%2 == 0 {
+		return 2
+	}
+	return 1
 }
 
 // Norm kinds and flags (normRows's kind and affine).
@@ -217,20 +234,31 @@ func normRows(y, x, gamma, beta []uint32, rows, cols, dt, kind, affine, xoff, s0
 		}
 		inv := kernel.Rsqrt(sh[0]/float32(cols) + eps)
 		kernel.Barrier()
-		for c := t; c < cols; c += b {
-			at := base + c*cstride
-			v := (kernel.Float32frombits(bitsOf(x[wordOf(at, dt)], dt, at)) - mean) * inv
-			if affine&NormGamma != 0 {
-				v *= kernel.Float32frombits(bitsOf(gamma[wordOf(c, dt)], dt, c))
+		pairs := pairedRows(dt, cols)
+		for c0 := t * pairs; c0 < cols; c0 += b * pairs {
+			var out uint32 // the word of a pair
+			for j := uint32(0); j < pairs; j++ {
+				c := c0 + j
+				at := base + c*cstride
+				v := (kernel.Float32frombits(bitsOf(x[wordOf(at, dt)], dt, at)) - mean) * inv
+				if affine&NormGamma != 0 {
+					v *= kernel.Float32frombits(bitsOf(gamma[wordOf(c, dt)], dt, c))
+				}
+				if affine&NormBeta != 0 {
+					v += kernel.Float32frombits(bitsOf(beta[wordOf(c, dt)], dt, c))
+				}
+				o := r*cols + c
+				if dt == DTFloat32 {
+					y[o] = kernel.Float32bits(v)
+				} else if pairs == 2 {
+					out |= encode16(v, dt) << (16 * j)
+				} else {
+					kernel.AtomicAnd(&y[o/2], otherHalf(o))
+					kernel.AtomicOr(&y[o/2], halfBits(v, dt, o))
+				}
 			}
-			if affine&NormBeta != 0 {
-				v += kernel.Float32frombits(bitsOf(beta[wordOf(c, dt)], dt, c))
-			}
-			if dt == DTFloat32 {
-				y[r*cols+c] = kernel.Float32bits(v)
-			} else {
-				kernel.AtomicAnd(&y[(r*cols+c)/2], otherHalf(r*cols+c))
-				kernel.AtomicOr(&y[(r*cols+c)/2], halfBits(v, dt, r*cols+c))
+			if pairs == 2 {
+				y[(r*cols+c0)/2] = out
 			}
 		}
 	}
