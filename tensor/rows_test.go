@@ -150,39 +150,45 @@ func TestReductions(t *testing.T) {
 
 func TestReductionEdges(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, dev *gpu.Device) {
-		ctx := context.Background()
-		// Ties: argmax is the first of the equal maxima.
-		x, err := FromSlice(ctx, dev, []float32{1, 3, 3, 2, -1, -1, -1, -5}, 2, 4)
-		require.NoError(t, err)
-		defer x.Close()
-		am, err := ArgMax(x, 1)
-		require.NoError(t, err)
-		idx, err := ToHost[int32](ctx, am)
-		require.NoError(t, err)
-		_ = am.Close()
-		require.Equal(t, []int32{1, 0}, idx)
-		// An empty dimension: the sum is 0, the mean NaN, max and argmax errors.
-		e, err := Zeros(ctx, dev, Float32, 3, 0)
-		require.NoError(t, err)
-		defer e.Close()
-		s, err := Sum(e, 1)
-		require.NoError(t, err)
-		require.Equal(t, []float32{0, 0, 0}, read(t, s))
-		m, err := Mean(e, 1)
-		require.NoError(t, err)
-		for _, v := range read(t, m) {
-			require.True(t, math.IsNaN(float64(v)))
+		for _, d := range computeDTypes {
+			t.Run(d.String(), func(t *testing.T) { checkReductionEdges(t, dev, d) })
 		}
-		_, err = Max(e, 1)
-		require.ErrorIs(t, err, errors.InvalidArgument)
-		_, err = ArgMax(e, -1)
-		require.ErrorIs(t, err, errors.InvalidArgument)
-		// Along the other axis the rows are empty: shape [0].
-		s, err = Sum(e, 0)
-		require.NoError(t, err)
-		require.Equal(t, []int{0}, s.Shape())
-		require.Empty(t, read(t, s))
 	})
+}
+
+func checkReductionEdges(t *testing.T, dev *gpu.Device, d DType) {
+	ctx := context.Background()
+	// Ties: argmax is the first of the equal maxima.
+	x, err := FromFloat32(ctx, dev, d, []float32{1, 3, 3, 2, -1, -1, -1, -5}, 2, 4)
+	require.NoError(t, err)
+	defer x.Close()
+	am, err := ArgMax(x, 1)
+	require.NoError(t, err)
+	idx, err := ToHost[int32](ctx, am)
+	require.NoError(t, err)
+	_ = am.Close()
+	require.Equal(t, []int32{1, 0}, idx)
+	// An empty dimension: the sum is 0, the mean NaN, max and argmax errors.
+	e, err := Zeros(ctx, dev, d, 3, 0)
+	require.NoError(t, err)
+	defer e.Close()
+	s, err := Sum(e, 1)
+	require.NoError(t, err)
+	require.Equal(t, []float32{0, 0, 0}, read(t, s))
+	m, err := Mean(e, 1)
+	require.NoError(t, err)
+	for _, v := range read(t, m) {
+		require.True(t, math.IsNaN(float64(v)))
+	}
+	_, err = Max(e, 1)
+	require.ErrorIs(t, err, errors.InvalidArgument)
+	_, err = ArgMax(e, -1)
+	require.ErrorIs(t, err, errors.InvalidArgument)
+	// Along the other axis the rows are empty: shape [0].
+	s, err = Sum(e, 0)
+	require.NoError(t, err)
+	require.Equal(t, []int{0}, s.Shape())
+	require.Empty(t, read(t, s))
 }
 
 func softmaxRow(row []float64) []float64 {
