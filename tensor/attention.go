@@ -139,7 +139,7 @@ func Attention(q, k, v *Tensor, pos int, scale float32) (*Tensor, error) {
 	if splits > 1 {
 		n := out.Len()
 		args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(part.st.buf), gpu.Buf(stats.st.buf), dt, u(n), u(dim), u(splits)}
-		if err := ds.launch("attentionCombine", false, n, uses, args...); err != nil {
+		if err := ds.launch("attentionCombine", false, words(q.dtype, n), uses, args...); err != nil {
 			_ = out.Close()
 			return nil, wrap(err, op)
 		}

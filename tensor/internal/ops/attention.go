@@ -101,10 +101,13 @@ func attention(out []uint32, stats []float32, q, kc, vc []uint32, dt, odt, nq, h
 		}
 		if splits == 1 {
 			inv := 1 / l
-			for d := t; d < dim; d += b {
+			pairs := pairedRows(odt, dim) // a row (i, h) of out starts on a word
+			for d := t * pairs; d < dim; d += b * pairs {
 				o := (i*heads+h)*dim + d
 				if odt == DTFloat32 {
 					out[o] = kernel.Float32bits(acc[d] * inv)
+				} else if pairs == 2 {
+					out[o/2] = encode16(acc[d]*inv, odt) | encode16(acc[d+1]*inv, odt)<<16
 				} else {
 					kernel.AtomicAnd(&out[o/2], otherHalf(o))
 					kernel.AtomicOr(&out[o/2], halfBits(acc[d]*inv, odt, o))
@@ -126,33 +129,42 @@ func attention(out []uint32, stats []float32, q, kc, vc []uint32, dt, odt, nq, h
 // attentionCombine joins attention's splits: for each query i, head h and
 // d < dim (n = nq·heads·dim threads' work), with M the largest split
 // maximum, out[(i·heads + h)·dim + d] = Σ_s part_s[d]·e^(m_s - M) /
-// Σ_s l_s·e^(m_s - M). out is of dtype code dt, part and stats float32.
+// Σ_s l_s·e^(m_s - M). out is of dtype code dt, part and stats float32;
+// each thread writes whole words of out (perWord elements).
 //
 //gpu:kernel
 func attentionCombine(out []uint32, part, stats []float32, dt, n, dim, splits uint32) {
 	if n == 0 {
 		return
 	}
+	per := perWord(dt)
+	words := (n + per - 1) / per
 	step := kernel.GroupSizeX() * kernel.GridX()
-	for e := kernel.GroupX()*kernel.GroupSizeX() + kernel.ThreadX(); e < n; e += step {
-		r, d := e/dim, e%dim // r = i·heads + h
-		mx := float32(attnNone)
-		for s := uint32(0); s < splits; s++ {
-			mx = max(mx, stats[2*(r*splits+s)])
+	for w := kernel.GroupX()*kernel.GroupSizeX() + kernel.ThreadX(); w < words; w += step {
+		var word uint32
+		for j := uint32(0); j < per; j++ {
+			e := w*per + j
+			if e < n {
+				r, d := e/dim, e%dim // r = i·heads + h
+				mx := float32(attnNone)
+				for s := uint32(0); s < splits; s++ {
+					mx = max(mx, stats[2*(r*splits+s)])
+				}
+				var num, den float32
+				for s := uint32(0); s < splits; s++ {
+					f := kernel.Exp(stats[2*(r*splits+s)] - mx)
+					num += part[(r*splits+s)*dim+d] * f
+					den += stats[2*(r*splits+s)+1] * f
+				}
+				if per == 1 {
+					word = kernel.Float32bits(num / den)
+				} else {
+					word |= encode16(num/den, dt) << (16 * j)
+				}
+			}
 		}
-		var num, den float32
-		for s := uint32(0); s < splits; s++ {
-			f := kernel.Exp(stats[2*(r*splits+s)] - mx)
-			num += part[(r*splits+s)*dim+d] * f
-			den += stats[2*(r*splits+s)+1] * f
-		}
-		if dt == DTFloat32 {
-			out[e] = kernel.Float32bits(num / den)
-		} else {
-			kernel.AtomicAnd(&out[e/2], otherHalf(e))
-			kernel.AtomicOr(&out[e/2], halfBits(num/den, dt, e))
-		}
-		if last(e, step, n) {
+		out[w] = word
+		if last(w, step, words) {
 			break
 		}
 	}
