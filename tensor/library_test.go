@@ -44,7 +44,8 @@ func libraryDType(t gpu.MatMulType) DType {
 
 // hostLibrary is a matrix library on the host: it reads the operands back,
 // computes C = Alpha·op(A)·op(B) + Beta·C in float64 by the gpu.MatMul
-// definition (row-major, leading dimensions, batch strides) and writes C.
+// definition (row-major, leading dimensions, batch strides; C not read
+// when Beta is 0) and writes C.
 func hostLibrary(s *gpu.Stream, m gpu.MatMul) error {
 	in, out := libraryDType(m.In), libraryDType(m.Out)
 	if m.Out == 0 {
@@ -89,7 +90,11 @@ func hostLibrary(s *gpu.Stream, m gpu.MatMul) error {
 					s += float64(a[ai]) * float64(b[bj])
 				}
 				ci := co + bi*int(m.StrideC) + i*ldc + j
-				c[ci] = float32(float64(m.Alpha)*s + float64(m.Beta)*float64(c[ci]))
+				old := 0.0 // C is not read with Beta 0 (its contents may be anything, NaN included)
+				if m.Beta != 0 {
+					old = float64(m.Beta) * float64(c[ci])
+				}
+				c[ci] = float32(float64(m.Alpha)*s + old)
 			}
 		}
 	}
