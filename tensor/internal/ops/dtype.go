@@ -5,8 +5,10 @@ import "github.com/anygpu/gpu/kernel"
 // The float ops take tensors of dtype DTFloat32, DTFloat16 or DTBFloat16 as
 // []uint32 buffers and a dtype code: an element at index at (in elements of
 // the dtype) is word at of a float32 buffer, or half at%2 (the low half
-// first) of word at/2 of a 16-bit one. Arithmetic is in float32: loadF
-// widens an element exactly and storeF rounds to nearest even.
+// first) of word at/2 of a 16-bit one. Arithmetic is in float32: a load
+// (bitsOf) widens an element exactly and a store (encode16, halfBits)
+// rounds to nearest even. Helpers cannot take buffers, so the kernels index
+// the words themselves.
 
 // wordOf is the index of the word of a float buffer of dtype code dt that
 // holds element at.
@@ -36,15 +38,6 @@ func half16(w, dt, at uint32) uint32 {
 		return v << 16
 	}
 	return kernel.Float32bits(smallDecode(v, 5, 10, true))
-}
-
-// decode16 is the value of the bits v of a 16-bit element of dtype code dt
-// (DTFloat16 or DTBFloat16).
-func decode16(v, dt uint32) float32 {
-	if dt == DTBFloat16 {
-		return kernel.Float32frombits(v << 16)
-	}
-	return smallDecode(v, 5, 10, true)
 }
 
 // bf16Bits rounds f to the nearest bfloat16, ties to even, and returns its
