@@ -276,16 +276,35 @@ func attentionBlock(out, q, kc, vc []uint32, dt, nq, heads, dim, pos, ctx, qoff,
 			}
 			kernel.Barrier()
 		}
-		if t < dim {
-			for r := 0; r < attnBQ; r++ {
-				if i0+uint32(r) < nq {
-					o := ((i0+uint32(r))*heads+h)*dim + t
-					if dt == DTFloat32 {
-						out[o] = kernel.Float32bits(acc[r] / ls[r])
-					} else {
-						kernel.AtomicAnd(&out[o/2], otherHalf(o))
-						kernel.AtomicOr(&out[o/2], halfBits(acc[r]/ls[r], dt, o))
+		if pairedRows(dt, dim) == 1 {
+			if t < dim {
+				for r := 0; r < attnBQ; r++ {
+					if i0+uint32(r) < nq {
+						o := ((i0+uint32(r))*heads+h)*dim + t
+						if dt == DTFloat32 {
+							out[o] = kernel.Float32bits(acc[r] / ls[r])
+						} else {
+							kernel.AtomicAnd(&out[o/2], otherHalf(o))
+							kernel.AtomicOr(&out[o/2], halfBits(acc[r]/ls[r], dt, o))
+						}
 					}
+				}
+			}
+		} else {
+			// 16-bit rows that start on a word (dim even): the block's rows
+			// staged in qs (done with), then written a word per thread.
+			if t < dim {
+				for r := 0; r < attnBQ; r++ {
+					qs[uint32(r)*attnPad+t] = acc[r] / ls[r]
+				}
+			}
+			kernel.Barrier()
+			half := dim / 2
+			for e := t; e < attnBQ*half; e += AttentionBlockThreads {
+				r, d := e/half, (e%half)*2
+				if i0+r < nq {
+					o := ((i0+r)*heads+h)*dim + d
+					out[o/2] = encode16(qs[r*attnPad+d], dt) | encode16(qs[r*attnPad+d+1], dt)<<16
 				}
 			}
 		}
