@@ -115,9 +115,10 @@ func assign(op string, dst, src *Tensor) error {
 	return wrap(dst.st.ds.launch("scatter", false, n, []*storage{dst.st, src.st}, args...), op)
 }
 
-// Concat returns the tensors (Float32, Float16 or BFloat16, one dtype) joined along dimension axis (negative
-// counts from the end): they have the same rank and device, and the same
-// sizes but along axis. The result is contiguous, copied on the device.
+// Concat returns the tensors (Float32, Float16 or BFloat16, one dtype)
+// joined along dimension axis (negative counts from the end): they have the
+// same rank and device, and the same sizes but along axis. The result is
+// contiguous, copied on the device.
 func Concat(axis int, ts ...*Tensor) (*Tensor, error) {
 	const op = "concat"
 	if len(ts) == 0 {
