@@ -26,7 +26,8 @@ func checkCache(op, name string, cache, like *Tensor) error {
 // AppendKV writes x, keys or values of shape [n heads dim] for positions
 // pos..pos+n-1 (any view: a slice of a fused QKV projection works without a
 // copy), into cache, a preallocated [heads ctx dim] tensor: cache[h, pos+i,
-// d] = x[i, h, d]. Positions past ctx are an InvalidArgument error.
+// d] = x[i, h, d]. Positions past ctx are an InvalidArgument error. x and
+// cache share a float dtype (Float32, Float16 or BFloat16).
 func AppendKV(cache, x *Tensor, pos int) error {
 	const op = "append kv"
 	if err := checkCache(op, "the", cache, nil); err != nil {
@@ -61,7 +62,8 @@ func AppendKV(cache, x *Tensor, pos int) error {
 // FlashAttention's online softmax over tiles of keys: no score matrix is
 // stored: a prefill (16 queries or more, dim ≤ 64) takes them in blocks of
 // 16 sharing each staged tile of keys; a decode step splits long caches
-// into ranges (flash-decoding). dim is at most 256.
+// into ranges (flash-decoding). dim is at most 256. q and the caches share
+// a float dtype, the result's; scores, softmax and sums are float32.
 func Attention(q, k, v *Tensor, pos int, scale float32) (*Tensor, error) {
 	const op = "attention"
 	if err := needFloat(op, q, nil); err != nil {
