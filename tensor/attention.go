@@ -7,11 +7,11 @@ import (
 	"github.com/anygpu/gpu/tensor/internal/ops"
 )
 
-// checkCache is nil when cache is a usable float32 KV cache [heads ctx dim],
-// contiguous from the start of its buffer (the attention kernel addresses it
-// so).
-func checkCache(op, name string, cache *Tensor) error {
-	if err := needFloat32(op, cache); err != nil {
+// checkCache is nil when cache is a usable KV cache [heads ctx dim] of a
+// float dtype (like's, when like is not nil), contiguous from the start of
+// its buffer (the attention kernel addresses it so).
+func checkCache(op, name string, cache, like *Tensor) error {
+	if err := needFloat(op, cache, like); err != nil {
 		return err
 	}
 	if len(cache.shape) != 3 {
@@ -26,13 +26,14 @@ func checkCache(op, name string, cache *Tensor) error {
 // AppendKV writes x, keys or values of shape [n heads dim] for positions
 // pos..pos+n-1 (any view: a slice of a fused QKV projection works without a
 // copy), into cache, a preallocated [heads ctx dim] tensor: cache[h, pos+i,
-// d] = x[i, h, d]. Positions past ctx are an InvalidArgument error.
+// d] = x[i, h, d]. Positions past ctx are an InvalidArgument error. x and
+// cache share a float dtype (Float32, Float16 or BFloat16).
 func AppendKV(cache, x *Tensor, pos int) error {
 	const op = "append kv"
-	if err := checkCache(op, "the", cache); err != nil {
+	if err := checkCache(op, "the", cache, nil); err != nil {
 		return err
 	}
-	if err := needFloat32(op, x); err != nil {
+	if err := needFloat(op, x, cache); err != nil {
 		return err
 	}
 	if err := sameDevice(op, cache, x); err != nil {
@@ -61,16 +62,17 @@ func AppendKV(cache, x *Tensor, pos int) error {
 // FlashAttention's online softmax over tiles of keys: no score matrix is
 // stored: a prefill (16 queries or more, dim ≤ 64) takes them in blocks of
 // 16 sharing each staged tile of keys; a decode step splits long caches
-// into ranges (flash-decoding). dim is at most 256.
+// into ranges (flash-decoding). dim is at most 256. q and the caches share
+// a float dtype, the result's; scores, softmax and sums are float32.
 func Attention(q, k, v *Tensor, pos int, scale float32) (*Tensor, error) {
 	const op = "attention"
-	if err := needFloat32(op, q); err != nil {
+	if err := needFloat(op, q, nil); err != nil {
 		return nil, err
 	}
-	if err := checkCache(op, "the key", k); err != nil {
+	if err := checkCache(op, "the key", k, q); err != nil {
 		return nil, err
 	}
-	if err := checkCache(op, "the value", v); err != nil {
+	if err := checkCache(op, "the value", v, q); err != nil {
 		return nil, err
 	}
 	if err := sameDevice(op, q, k, v); err != nil {
@@ -92,7 +94,7 @@ func Attention(q, k, v *Tensor, pos int, scale float32) (*Tensor, error) {
 		return nil, invalid(op+" "+shapes, "positions %d..%d outside the cache's %d", pos, pos+nq-1, ctx)
 	}
 	ds := q.st.ds
-	out, err := empty(ds, op, Float32, q.shape)
+	out, err := empty(ds, op, q.dtype, q.shape)
 	if err != nil {
 		return nil, err
 	}
@@ -100,8 +102,9 @@ func Attention(q, k, v *Tensor, pos int, scale float32) (*Tensor, error) {
 		return out, nil
 	}
 	u := func(x int) gpu.Arg { return gpu.U32(uint32(x)) }
+	dt := u(int(q.dtype))
 	if nq >= ops.AttentionBlockQueries && dim <= ops.AttentionBlockDim { // a prefill: blocks of queries
-		args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(q.st.buf), gpu.Buf(k.st.buf), gpu.Buf(v.st.buf),
+		args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(q.st.buf), gpu.Buf(k.st.buf), gpu.Buf(v.st.buf), dt,
 			u(nq), u(heads), u(dim), u(pos), u(ctx), u(q.offset), u(q.strides[0]), u(q.strides[1]), u(q.strides[2]), gpu.F32(scale)}
 		blocks := (nq + ops.AttentionBlockQueries - 1) / ops.AttentionBlockQueries
 		if err := ds.launchGroups("attentionBlock", ops.AttentionBlockThreads, blocks*heads, []*storage{out.st, q.st, k.st, v.st}, args...); err != nil {
@@ -113,6 +116,7 @@ func Attention(q, k, v *Tensor, pos int, scale float32) (*Tensor, error) {
 	splits, kchunk := ds.attentionSplits(nq*heads, pos+nq)
 	uses := []*storage{out.st, q.st, k.st, v.st}
 	part, stats := out, out // not written with one split
+	odt := dt
 	if splits > 1 {
 		if part, err = empty(ds, op, Float32, []int{nq * heads * splits, dim}); err != nil {
 			_ = out.Close()
@@ -125,8 +129,9 @@ func Attention(q, k, v *Tensor, pos int, scale float32) (*Tensor, error) {
 		}
 		defer stats.Close()
 		uses = append(uses, part.st, stats.st)
+		odt = u(int(Float32))
 	}
-	args := []gpu.Arg{gpu.Buf(part.st.buf), gpu.Buf(stats.st.buf), gpu.Buf(q.st.buf), gpu.Buf(k.st.buf), gpu.Buf(v.st.buf),
+	args := []gpu.Arg{gpu.Buf(part.st.buf), gpu.Buf(stats.st.buf), gpu.Buf(q.st.buf), gpu.Buf(k.st.buf), gpu.Buf(v.st.buf), dt, odt,
 		u(nq), u(heads), u(dim), u(pos), u(ctx), u(q.offset), u(q.strides[0]), u(q.strides[1]), u(q.strides[2]),
 		u(kchunk), u(splits), gpu.F32(scale)}
 	if err := ds.launch("attention", true, nq*heads*splits, uses, args...); err != nil {
@@ -135,8 +140,8 @@ func Attention(q, k, v *Tensor, pos int, scale float32) (*Tensor, error) {
 	}
 	if splits > 1 {
 		n := out.Len()
-		args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(part.st.buf), gpu.Buf(stats.st.buf), u(n), u(dim), u(splits)}
-		if err := ds.launch("attentionCombine", false, n, uses, args...); err != nil {
+		args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(part.st.buf), gpu.Buf(stats.st.buf), dt, u(n), u(dim), u(splits)}
+		if err := ds.launch("attentionCombine", false, words(q.dtype, n), uses, args...); err != nil {
 			_ = out.Close()
 			return nil, wrap(err, op)
 		}

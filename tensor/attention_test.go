@@ -30,28 +30,31 @@ func TestEmbedding(t *testing.T) {
 			{name: "no ids", table: input{base: []int{4, 5}}, ids: []int32{}, shape: []int{0}},
 			{name: "rows from id 6 (a split table's second part)", table: input{base: []int{4, 3}}, first: 6, ids: []int32{5, 6, 9, 10, 7, -1}, shape: []int{6}},
 		}
-		for _, tc := range tests {
-			t.Run(tc.name, func(t *testing.T) {
-				table, th := tc.table.make(t, dev, rng, -1, 1)
-				ids, err := FromSlice(ctx, dev, tc.ids, tc.shape...)
-				require.NoError(t, err)
-				defer ids.Close()
-				vocab, dim := th.shape[0], th.shape[1]
-				want := build(append(append([]int{}, tc.shape...), dim), func(idx []int) float64 {
-					id := int(tc.ids[index(tc.shape, idx[:len(idx)-1])]) - tc.first
-					if id < 0 || id >= vocab {
-						return 0
-					}
-					return th.data[id*dim+idx[len(idx)-1]]
+		for _, d := range computeDTypes {
+			for _, tc := range tests {
+				t.Run(d.String()+"/"+tc.name, func(t *testing.T) {
+					table, th := tc.table.makeAs(t, dev, d, rng, -1, 1)
+					ids, err := FromSlice(ctx, dev, tc.ids, tc.shape...)
+					require.NoError(t, err)
+					defer ids.Close()
+					vocab, dim := th.shape[0], th.shape[1]
+					want := build(append(append([]int{}, tc.shape...), dim), func(idx []int) float64 {
+						id := int(tc.ids[index(tc.shape, idx[:len(idx)-1])]) - tc.first
+						if id < 0 || id >= vocab {
+							return 0
+						}
+						return th.data[id*dim+idx[len(idx)-1]]
+					})
+					got, err := EmbeddingFrom(table, ids, tc.first)
+					require.NoError(t, err)
+					defer got.Close()
+					require.Equal(t, want.shape, got.Shape())
+					require.Equal(t, d, got.DType())
+					vals, err := got.ToFloat32(ctx)
+					require.NoError(t, err)
+					requireClose(t, want, vals, tolerance{}, tc.name) // a copy: exact
 				})
-				got, err := EmbeddingFrom(table, ids, tc.first)
-				require.NoError(t, err)
-				defer got.Close()
-				require.Equal(t, want.shape, got.Shape())
-				vals, err := got.ToFloat32(ctx)
-				require.NoError(t, err)
-				requireClose(t, want, vals, tolerance{}, tc.name) // a copy: exact
-			})
+			}
 		}
 	})
 }
@@ -87,25 +90,27 @@ func TestRotary(t *testing.T) {
 				func(t *Tensor) (*Tensor, error) { return t.Slice(2, 1, 2) }, reshape(5, 2, 8)},
 				host: func(h hostND) hostND { return hostND{shape: []int{5, 2, 8}, data: h.slice(2, 1, 2).data} }}, pos: 3},
 		}
-		for _, tc := range tests {
-			t.Run(tc.name, func(t *testing.T) {
-				x, xh := tc.x.make(t, dev, rng, -1, 1)
-				got, err := Rotary(x, tc.pos, 10000)
-				require.NoError(t, err)
-				defer got.Close()
-				vals, err := got.ToFloat32(ctx)
-				require.NoError(t, err)
-				// Angles below 50 radians: CUDA's and Go's float32 sin and
-				// cos are within a few 1e-6 there. Vulkan, OpenGL and WebGPU
-				// only promise 2⁻¹¹ absolute (GPUs' hardware sine), so
-				// they are held to 5e-4.
-				tol := tolerance{abs: 2e-5, rel: 1e-5}
-				switch dev.Backend() {
-				case "vulkan", "opengl", "webgpu":
-					tol.abs = 5e-4
-				}
-				requireClose(t, rotaryHost(xh, tc.pos, 10000), vals, tol, tc.name)
-			})
+		for _, d := range computeDTypes {
+			for _, tc := range tests {
+				t.Run(d.String()+"/"+tc.name, func(t *testing.T) {
+					x, xh := tc.x.makeAs(t, dev, d, rng, -1, 1)
+					got, err := Rotary(x, tc.pos, 10000)
+					require.NoError(t, err)
+					defer got.Close()
+					vals, err := got.ToFloat32(ctx)
+					require.NoError(t, err)
+					// Angles below 50 radians: CUDA's and Go's float32 sin and
+					// cos are within a few 1e-6 there. Vulkan, OpenGL and WebGPU
+					// only promise 2⁻¹¹ absolute (GPUs' hardware sine), so
+					// they are held to 5e-4.
+					tol := tolerance{abs: 2e-5, rel: 1e-5}
+					switch dev.Backend() {
+					case "vulkan", "opengl", "webgpu":
+						tol.abs = 5e-4
+					}
+					requireClose(t, rotaryHost(xh, tc.pos, 10000), vals, tol.forDType(d), tc.name)
+				})
+			}
 		}
 	})
 }
@@ -165,71 +170,73 @@ func TestAttention(t *testing.T) {
 			{name: "prompt 40 then chunks of 21", heads: 3, dim: 64, ctx: 90, prompt: 40, steps: 2, chunk: 21},
 			{name: "chunks of 16, head dimension 65 (no blocks)", heads: 2, dim: 65, ctx: 60, prompt: 20, steps: 2, chunk: 16},
 		}
-		for _, tc := range tests {
-			t.Run(tc.name, func(t *testing.T) {
-				rng := rand.New(rand.NewPCG(11, uint64(tc.prompt)))
-				chunk := max(tc.chunk, 1)
-				total := tc.prompt + tc.steps*chunk
-				// One fused projection [total, 3, heads, dim] as q, k, v.
-				qkv, qkvh := input{base: []int{total, 3, tc.heads, tc.dim}}.make(t, dev, rng, -2, 2)
-				part := func(x *Tensor, which, from, to int) *Tensor {
-					s, err := x.Slice(1, which, which+1)
-					require.NoError(t, err)
-					defer s.Close()
-					r, err := s.Slice(0, from, to)
-					require.NoError(t, err)
-					defer r.Close()
-					v, err := r.Reshape(to-from, tc.heads, tc.dim)
-					require.NoError(t, err)
-					t.Cleanup(func() { _ = v.Close() })
-					return v
-				}
-				hpart := func(which, from, to int) hostND {
-					s := qkvh.slice(1, which, which+1).slice(0, from, to)
-					return hostND{shape: []int{to - from, tc.heads, tc.dim}, data: s.data}
-				}
-				kc, err := Zeros(ctx, dev, Float32, tc.heads, tc.ctx, tc.dim)
-				require.NoError(t, err)
-				defer kc.Close()
-				vc, err := Zeros(ctx, dev, Float32, tc.heads, tc.ctx, tc.dim)
-				require.NoError(t, err)
-				defer vc.Close()
-				scale := 1 / math.Sqrt(float64(tc.dim))
-				pos := 0
-				for step := 0; step <= tc.steps; step++ {
-					n := chunk
-					if step == 0 {
-						n = tc.prompt
+		for _, d := range computeDTypes {
+			for _, tc := range tests {
+				t.Run(d.String()+"/"+tc.name, func(t *testing.T) {
+					rng := rand.New(rand.NewPCG(11, uint64(tc.prompt)))
+					chunk := max(tc.chunk, 1)
+					total := tc.prompt + tc.steps*chunk
+					// One fused projection [total, 3, heads, dim] as q, k, v.
+					qkv, qkvh := input{base: []int{total, 3, tc.heads, tc.dim}}.makeAs(t, dev, d, rng, -2, 2)
+					part := func(x *Tensor, which, from, to int) *Tensor {
+						s, err := x.Slice(1, which, which+1)
+						require.NoError(t, err)
+						defer s.Close()
+						r, err := s.Slice(0, from, to)
+						require.NoError(t, err)
+						defer r.Close()
+						v, err := r.Reshape(to-from, tc.heads, tc.dim)
+						require.NoError(t, err)
+						t.Cleanup(func() { _ = v.Close() })
+						return v
 					}
-					require.NoError(t, AppendKV(kc, part(qkv, 1, pos, pos+n), pos))
-					require.NoError(t, AppendKV(vc, part(qkv, 2, pos, pos+n), pos))
-					got, err := Attention(part(qkv, 0, pos, pos+n), kc, vc, pos, float32(scale))
+					hpart := func(which, from, to int) hostND {
+						s := qkvh.slice(1, which, which+1).slice(0, from, to)
+						return hostND{shape: []int{to - from, tc.heads, tc.dim}, data: s.data}
+					}
+					kc, err := Zeros(ctx, dev, d, tc.heads, tc.ctx, tc.dim)
 					require.NoError(t, err)
-					want := attentionHost(hpart(0, pos, pos+n), hpart(1, 0, pos+n), hpart(2, 0, pos+n), pos, scale)
-					vals, err := got.ToFloat32(ctx)
+					defer kc.Close()
+					vc, err := Zeros(ctx, dev, d, tc.heads, tc.ctx, tc.dim)
 					require.NoError(t, err)
-					require.NoError(t, got.Close())
-					// Scores up to 4·dim·scale; float32 exponentials and sums
-					// of at most 160 terms: within 1e-5 of values up to 2.
-					requireClose(t, want, vals, tolerance{abs: 1e-5, rel: 1e-5}, tc.name)
-					pos += n
-				}
-				// The cache holds exactly the keys appended.
-				kv, err := kc.ToFloat32(ctx)
-				require.NoError(t, err)
-				kh := hpart(1, 0, total).permute(1, 0, 2)
-				for h := range tc.heads {
-					for j := range tc.ctx {
-						for d := range tc.dim {
-							w := 0.0
-							if j < total {
-								w = kh.data[index(kh.shape, []int{h, j, d})]
+					defer vc.Close()
+					scale := 1 / math.Sqrt(float64(tc.dim))
+					pos := 0
+					for step := 0; step <= tc.steps; step++ {
+						n := chunk
+						if step == 0 {
+							n = tc.prompt
+						}
+						require.NoError(t, AppendKV(kc, part(qkv, 1, pos, pos+n), pos))
+						require.NoError(t, AppendKV(vc, part(qkv, 2, pos, pos+n), pos))
+						got, err := Attention(part(qkv, 0, pos, pos+n), kc, vc, pos, float32(scale))
+						require.NoError(t, err)
+						want := attentionHost(hpart(0, pos, pos+n), hpart(1, 0, pos+n), hpart(2, 0, pos+n), pos, scale)
+						vals, err := got.ToFloat32(ctx)
+						require.NoError(t, err)
+						require.NoError(t, got.Close())
+						// Scores up to 4·dim·scale; float32 exponentials and sums
+						// of at most 160 terms: within 1e-5 of values up to 2.
+						requireClose(t, want, vals, tolerance{abs: 1e-5, rel: 1e-5}.forDType(d), tc.name)
+						pos += n
+					}
+					// The cache holds exactly the keys appended.
+					kv, err := kc.ToFloat32(ctx)
+					require.NoError(t, err)
+					kh := hpart(1, 0, total).permute(1, 0, 2)
+					for h := range tc.heads {
+						for j := range tc.ctx {
+							for e := range tc.dim {
+								w := 0.0
+								if j < total {
+									w = kh.data[index(kh.shape, []int{h, j, e})]
+								}
+								require.Equal(t, float32(w), kv[(h*tc.ctx+j)*tc.dim+e], "cache[%d %d %d]", h, j, e)
 							}
-							require.Equal(t, float32(w), kv[(h*tc.ctx+j)*tc.dim+d], "cache[%d %d %d]", h, j, d)
 						}
 					}
-				}
-			})
+				})
+			}
 		}
 	})
 }

@@ -41,6 +41,8 @@ func TestConcat(t *testing.T) {
 			ins  []input
 		}{
 			{name: "vectors", axis: 0, ins: []input{{base: []int{3}}, {base: []int{5}}}},
+			{name: "odd rows, odd offsets", axis: 1, ins: []input{{base: []int{3, 3}}, {base: []int{3, 1}},
+				{base: []int{4, 5}, views: []func(*Tensor) (*Tensor, error){slice(0, 1, 4), slice(1, 1, 4)}, host: func(h hostND) hostND { return h.slice(0, 1, 4).slice(1, 1, 4) }}}},
 			{name: "last axis, three parts, one empty", axis: -1, ins: []input{{base: []int{2, 4}}, {base: []int{2, 0}}, {base: []int{2, 7}}}},
 			{name: "middle axis of views", axis: 1, ins: []input{
 				{base: []int{3, 2, 4}, views: []func(*Tensor) (*Tensor, error){permute(2, 1, 0)}, host: func(h hostND) hostND { return h.permute(2, 1, 0) }},
@@ -49,27 +51,30 @@ func TestConcat(t *testing.T) {
 			{name: "broadcast part", axis: 0, ins: []input{{base: []int{1, 3}, views: []func(*Tensor) (*Tensor, error){expand(4, 3)},
 				host: func(h hostND) hostND { return h.expand(4, 3) }}, {base: []int{2, 3}}}},
 		}
-		for _, tc := range tests {
-			t.Run(tc.name, func(t *testing.T) {
-				var ts []*Tensor
-				var hs []hostND
-				for _, in := range tc.ins {
-					x, h := in.make(t, dev, rng, -1, 1)
-					ts, hs = append(ts, x), append(hs, h)
-				}
-				ax := tc.axis
-				if ax < 0 {
-					ax += len(hs[0].shape)
-				}
-				want := concatHost(ax, hs...)
-				got, err := Concat(tc.axis, ts...)
-				require.NoError(t, err)
-				defer got.Close()
-				require.Equal(t, want.shape, got.Shape())
-				vals, err := got.ToFloat32(ctx)
-				require.NoError(t, err)
-				requireClose(t, want, vals, tolerance{}, tc.name) // a copy: exact
-			})
+		for _, d := range computeDTypes {
+			for _, tc := range tests {
+				t.Run(d.String()+"/"+tc.name, func(t *testing.T) {
+					var ts []*Tensor
+					var hs []hostND
+					for _, in := range tc.ins {
+						x, h := in.makeAs(t, dev, d, rng, -1, 1)
+						ts, hs = append(ts, x), append(hs, h)
+					}
+					ax := tc.axis
+					if ax < 0 {
+						ax += len(hs[0].shape)
+					}
+					want := concatHost(ax, hs...)
+					got, err := Concat(tc.axis, ts...)
+					require.NoError(t, err)
+					defer got.Close()
+					require.Equal(t, want.shape, got.Shape())
+					vals, err := got.ToFloat32(ctx)
+					require.NoError(t, err)
+					require.Equal(t, d, got.DType())
+					requireClose(t, want, vals, tolerance{}, tc.name) // a copy: exact
+				})
+			}
 		}
 	})
 }

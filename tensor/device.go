@@ -25,8 +25,9 @@ type deviceState struct {
 	gemmMod   *gpu.Module    // the built-in kernels (kernels.Source), for sgemm
 	gemmErr   error
 	gemm      *gpu.Kernel
-	epoch     uint64 // ops enqueued so far
-	synced    uint64 // ops known complete
+	noLibrary map[libraryKey]bool // the products gpu.Stream.MatMul said NotSupported for
+	epoch     uint64              // ops enqueued so far
+	synced    uint64              // ops known complete
 	deferred  []deferredFree
 	deferredB int64
 

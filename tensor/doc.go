@@ -11,10 +11,15 @@
 // # Dtypes
 //
 // Float32, Float16, BFloat16, Int8, Int32, Uint8, Float8E4M3 (OCP E4M3 FN)
-// and Float8E5M2 are stored; ops compute in Float32 in this release (ArgMax
-// returns Int32), and Cast converts any dtype to any other on the device,
-// rounding to nearest even, bit for bit as the host conversions
-// (Float16FromFloat32 and its siblings) do.
+// and Float8E5M2 are stored; Cast converts any dtype to any other on the
+// device, rounding to nearest even, bit for bit as the host conversions
+// (Float16FromFloat32 and its siblings) do. The ops compute in Float32,
+// Float16 and BFloat16: their operands share one dtype, which the result
+// has (ArgMax returns Int32). A 16-bit tensor is stored in 16 bits and
+// widened to float32 as an op reads it; the op computes in float32
+// (reductions, softmax, norms, products and attention accumulate in
+// float32) and rounds its result to the dtype, to nearest even, once. Other
+// dtypes are Cast first (a NotSupported error says so).
 //
 // # Views
 //
@@ -50,11 +55,15 @@
 //
 // MatMul (rank 2 or 3, batches broadcasting) and Linear (x·w + bias) take
 // strided operands without a copy: a PyTorch Linear weight [out in] is
-// w.Transpose(0, 1). A product of row-major matrices with 64 rows or more
-// goes to the library's built-in sgemm (package kernels); others to a tiled
-// kernel with the bias fused, one-row products (decode) to a matrix-vector
-// kernel, both cutting k into ranges when the output alone would leave
-// compute units idle. Embedding looks up
+// w.Transpose(0, 1). A product goes to the device's matrix library
+// (gpu.Stream.MatMul: cuBLASLt on CUDA, tensor cores in float16 and
+// bfloat16) when it has one for the dtype and each operand has a unit
+// stride along its rows or columns; a device without one is asked once
+// per dtype. Otherwise a float32 product of row-major matrices with 64
+// rows or more goes to the built-in sgemm (package kernels); others to a
+// tiled kernel with the bias fused, one-row products (decode) to a
+// matrix-vector kernel, both cutting k into ranges when the output alone
+// would leave compute units idle. Embedding looks up
 // rows by Int32 ids kept on the device; Rotary is the rotate-half rotary
 // position embedding. A KV cache is a preallocated [heads ctx dim] tensor
 // per layer for keys and one for values: AppendKV writes new positions

@@ -5,32 +5,47 @@ import (
 	"github.com/anygpu/gpu/tensor/internal/ops"
 )
 
-// needFloat32 is nil when t is usable and of dtype Float32.
-func needFloat32(op string, t *Tensor) error {
+// isFloat reports whether d is a dtype the ops compute with: Float32,
+// Float16 or BFloat16 (16-bit storage, float32 arithmetic).
+func isFloat(d DType) bool { return d == Float32 || d == Float16 || d == BFloat16 }
+
+// needFloat is nil when t is usable and of a dtype the ops compute with
+// (isFloat), and of dtype like's when like is not nil.
+func needFloat(op string, t, like *Tensor) error {
 	if err := t.usable(op); err != nil {
 		return err
 	}
-	if t.dtype != Float32 {
-		return notSupported(op, "Cast to Float32 first", "%s tensors: this release computes in float32", t.dtype)
+	if !isFloat(t.dtype) {
+		return notSupported(op, "Cast to Float32, Float16 or BFloat16 first", "%s tensors: the ops compute in float32, float16 and bfloat16", t.dtype)
+	}
+	if like != nil && t.dtype != like.dtype {
+		return invalidHint(op, "Cast one of them first", "%s and %s tensors: the operands of an op share one dtype", like.dtype, t.dtype)
 	}
 	return nil
 }
 
+// words is the number of 32-bit words n elements of d take: the threads of
+// a kernel that writes whole words.
+func words(d DType, n int) int {
+	per := 4 / d.Size()
+	return (n + per - 1) / per
+}
+
 // unaryOp applies kernel op code code to x into a new contiguous tensor.
 func unaryOp(op string, x *Tensor, code uint32, a float32) (*Tensor, error) {
-	if err := needFloat32(op, x); err != nil {
+	if err := needFloat(op, x, nil); err != nil {
 		return nil, err
 	}
 	ds := x.st.ds
-	out, err := empty(ds, op, Float32, x.shape)
+	out, err := empty(ds, op, x.dtype, x.shape)
 	if err != nil {
 		return nil, err
 	}
-	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.U32(uint32(x.Len())), gpu.U32(code)}
+	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.U32(uint32(x.Len())), gpu.U32(uint32(x.dtype)), gpu.U32(code)}
 	shape, strides := coalesce(x.shape, x.strides)
 	args = append(args, viewArgs(x.offset, shape, strides[0])...)
 	args = append(args, gpu.F32(a))
-	if err := ds.launch("unary", false, x.Len(), []*storage{out.st, x.st}, args...); err != nil {
+	if err := ds.launch("unary", false, words(x.dtype, x.Len()), []*storage{out.st, x.st}, args...); err != nil {
 		_ = out.Close()
 		return nil, wrap(err, op)
 	}
@@ -63,10 +78,10 @@ func Tanh(x *Tensor) (*Tensor, error) { return unaryOp("tanh", x, ops.UnaryTanh,
 // binaryOp applies kernel op code code to x and y, broadcast, into a new
 // contiguous tensor of the broadcast shape.
 func binaryOp(op string, x, y *Tensor, code uint32) (*Tensor, error) {
-	if err := needFloat32(op, x); err != nil {
+	if err := needFloat(op, x, nil); err != nil {
 		return nil, err
 	}
-	if err := needFloat32(op, y); err != nil {
+	if err := needFloat(op, y, x); err != nil {
 		return nil, err
 	}
 	if x.Device() != y.Device() {
@@ -85,20 +100,20 @@ func binaryOp(op string, x, y *Tensor, code uint32) (*Tensor, error) {
 		return nil, err
 	}
 	ds := x.st.ds
-	out, err := empty(ds, op, Float32, shape)
+	out, err := empty(ds, op, x.dtype, shape)
 	if err != nil {
 		return nil, err
 	}
 	n := out.Len()
 	cshape, cs := coalesce(shape, xs, ys)
 	xa, ya := viewArgs(x.offset, cshape, cs[0]), viewArgs(y.offset, cshape, cs[1])
-	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.Buf(y.st.buf), gpu.U32(uint32(n)), gpu.U32(code)}
+	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.Buf(y.st.buf), gpu.U32(uint32(n)), gpu.U32(uint32(x.dtype)), gpu.U32(code)}
 	args = append(args, xa[1:1+MaxRank]...) // the output's sizes
 	args = append(args, xa[0])
 	args = append(args, xa[1+MaxRank:]...)
 	args = append(args, ya[0])
 	args = append(args, ya[1+MaxRank:]...)
-	if err := ds.launch("binary", false, n, []*storage{out.st, x.st, y.st}, args...); err != nil {
+	if err := ds.launch("binary", false, words(x.dtype, n), []*storage{out.st, x.st, y.st}, args...); err != nil {
 		_ = out.Close()
 		return nil, wrap(err, op)
 	}

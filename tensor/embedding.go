@@ -7,7 +7,8 @@ import (
 	"github.com/anygpu/gpu"
 )
 
-// Embedding returns the rows of table ([vocab dim], float32, any view)
+// Embedding returns the rows of table ([vocab dim], Float32, Float16 or
+// BFloat16, any view)
 // that the Int32 tensor ids names: a tensor of shape ids.Shape() + [dim].
 // The ids stay on the device (an ArgMax result feeds the next step without a
 // transfer), so an id outside [0, vocab) cannot be reported: its row is
@@ -20,7 +21,7 @@ func Embedding(table, ids *Tensor) (*Tensor, error) { return EmbeddingFrom(table
 // at once) add up to the lookup in the whole.
 func EmbeddingFrom(table, ids *Tensor, first int) (*Tensor, error) {
 	const op = "embedding"
-	if err := needFloat32(op, table); err != nil {
+	if err := needFloat(op, table, nil); err != nil {
 		return nil, err
 	}
 	if err := ids.usable(op); err != nil {
@@ -41,7 +42,7 @@ func EmbeddingFrom(table, ids *Tensor, first int) (*Tensor, error) {
 	}
 	shape := append(append([]int{}, ids.shape...), dim)
 	ds := table.st.ds
-	out, err := empty(ds, op, Float32, shape)
+	out, err := empty(ds, op, table.dtype, shape)
 	if err != nil {
 		return nil, err
 	}
@@ -56,9 +57,9 @@ func EmbeddingFrom(table, ids *Tensor, first int) (*Tensor, error) {
 	defer ip.Close()
 	u := func(v int) gpu.Arg { return gpu.U32(uint32(v)) }
 	n := out.Len()
-	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(table.st.buf), gpu.Buf(ip.st.buf), u(n), u(dim), u(vocab),
+	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(table.st.buf), gpu.Buf(ip.st.buf), u(int(table.dtype)), u(n), u(dim), u(vocab),
 		u(ip.offset), u(table.offset), u(table.strides[0]), u(table.strides[1]), gpu.I32(int32(first))}
-	if err := ds.launch("embedding", false, n, []*storage{out.st, table.st, ip.st}, args...); err != nil {
+	if err := ds.launch("embedding", false, words(table.dtype, n), []*storage{out.st, table.st, ip.st}, args...); err != nil {
 		_ = out.Close()
 		return nil, wrap(err, op)
 	}
@@ -71,7 +72,7 @@ func EmbeddingFrom(table, ids *Tensor, first int) (*Tensor, error) {
 // (pos+s)·base^(-2p/dim). base is usually 10000.
 func Rotary(x *Tensor, pos int, base float32) (*Tensor, error) {
 	const op = "rotary"
-	if err := needFloat32(op, x); err != nil {
+	if err := needFloat(op, x, nil); err != nil {
 		return nil, err
 	}
 	if len(x.shape) != 3 || x.shape[2]%2 != 0 {
@@ -81,13 +82,13 @@ func Rotary(x *Tensor, pos int, base float32) (*Tensor, error) {
 		return nil, invalid(op, "position %d and base %g; want pos ≥ 0 and base > 0", pos, base)
 	}
 	ds := x.st.ds
-	out, err := empty(ds, op, Float32, x.shape)
+	out, err := empty(ds, op, x.dtype, x.shape)
 	if err != nil {
 		return nil, err
 	}
 	n := out.Len() / 2
 	u := func(v int) gpu.Arg { return gpu.U32(uint32(v)) }
-	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), u(n), u(x.shape[1]), u(x.shape[2]), u(pos),
+	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), u(int(x.dtype)), u(n), u(x.shape[1]), u(x.shape[2]), u(pos),
 		u(x.offset), u(x.strides[0]), u(x.strides[1]), u(x.strides[2]), gpu.F32(float32(math.Log(float64(base))))}
 	if err := ds.launch("rotary", false, n, []*storage{out.st, x.st}, args...); err != nil {
 		_ = out.Close()
@@ -96,7 +97,8 @@ func Rotary(x *Tensor, pos int, base float32) (*Tensor, error) {
 	return out, nil
 }
 
-// assign copies src into dst, views of the same shape, on the device.
+// assign copies src into dst, views of the same shape and dtype (of 4 or 2
+// bytes), on the device.
 func assign(op string, dst, src *Tensor) error {
 	n := src.Len()
 	if n == 0 {
@@ -104,7 +106,7 @@ func assign(op string, dst, src *Tensor) error {
 	}
 	shape, cs := coalesce(src.shape, dst.strides, src.strides)
 	ya, xa := viewArgs(dst.offset, shape, cs[0]), viewArgs(src.offset, shape, cs[1])
-	args := []gpu.Arg{gpu.Buf(dst.st.buf), gpu.Buf(src.st.buf), gpu.U32(uint32(n))}
+	args := []gpu.Arg{gpu.Buf(dst.st.buf), gpu.Buf(src.st.buf), gpu.U32(uint32(src.dtype.Size())), gpu.U32(uint32(n))}
 	args = append(args, ya[1:1+MaxRank]...)
 	args = append(args, ya[0])
 	args = append(args, ya[1+MaxRank:]...)
@@ -113,16 +115,17 @@ func assign(op string, dst, src *Tensor) error {
 	return wrap(dst.st.ds.launch("scatter", false, n, []*storage{dst.st, src.st}, args...), op)
 }
 
-// Concat returns the float32 tensors joined along dimension axis (negative
-// counts from the end): they have the same rank and device, and the same
-// sizes but along axis. The result is contiguous, copied on the device.
+// Concat returns the tensors (Float32, Float16 or BFloat16, one dtype)
+// joined along dimension axis (negative counts from the end): they have the
+// same rank and device, and the same sizes but along axis. The result is
+// contiguous, copied on the device.
 func Concat(axis int, ts ...*Tensor) (*Tensor, error) {
 	const op = "concat"
 	if len(ts) == 0 {
 		return nil, invalid(op, "no tensors")
 	}
 	for _, t := range ts {
-		if err := needFloat32(op, t); err != nil {
+		if err := needFloat(op, t, ts[0]); err != nil {
 			return nil, err
 		}
 	}

@@ -29,21 +29,27 @@ func matrixOf(t *Tensor) matrixView {
 	return v
 }
 
-// MatMul returns the matrix product a·b of float32 tensors of rank 2 or 3:
+// MatMul returns the matrix product a·b of tensors of rank 2 or 3 and one
+// dtype (Float32, Float16 or BFloat16; the sums are float32, the result of
+// the operands' dtype):
 // [m k]·[k n] is [m n]; with a batch dimension on either side ([B m k] or
 // [B k n], a batch of 1 or a rank 2 operand broadcasting) the result is
 // [B m n]. Any view works without a copy (b.Transpose(0, 1) multiplies by
-// bᵀ), which is how a PyTorch Linear weight [out in] is used.
+// bᵀ), which is how a PyTorch Linear weight [out in] is used. Where the
+// device has a matrix library (gpu.Stream.MatMul: cuBLASLt on CUDA, with
+// tensor cores) and the operands' layout suits it, the product is the
+// library's; otherwise it is the package's own kernel.
 func MatMul(a, b *Tensor) (*Tensor, error) { return matmul("matmul", a, b, nil) }
 
 // Linear returns x·w + bias for x of shape [..., in], w of shape [in out]
 // (Hugging Face's Conv1D layout; pass a PyTorch Linear weight [out in] as
 // w.Transpose(0, 1), no copy made) and bias of shape [out] or nil: a tensor
-// of shape [..., out]. The bias is added in the product's kernel, or after
-// it when the product goes to the built-in sgemm (64 rows or more).
+// of shape [..., out], of x's dtype. The bias is added in the product's
+// kernel, by the matrix library (as the C it adds to), or after the
+// product when it goes to the built-in sgemm (64 rows or more).
 func Linear(x, w, bias *Tensor) (*Tensor, error) {
 	const op = "linear"
-	if err := needFloat32(op, x); err != nil {
+	if err := needFloat(op, x, nil); err != nil {
 		return nil, err
 	}
 	if len(x.shape) == 0 {
@@ -74,10 +80,11 @@ func Linear(x, w, bias *Tensor) (*Tensor, error) {
 
 // matmul is MatMul with an optional bias of shape [n].
 func matmul(op string, a, b, bias *Tensor) (*Tensor, error) {
-	for _, t := range []*Tensor{a, b} {
-		if err := needFloat32(op, t); err != nil {
-			return nil, err
-		}
+	if err := needFloat(op, a, nil); err != nil {
+		return nil, err
+	}
+	if err := needFloat(op, b, a); err != nil {
+		return nil, err
 	}
 	if err := sameDevice(op, a, b, bias); err != nil {
 		return nil, err
@@ -103,7 +110,7 @@ func matmul(op string, a, b, bias *Tensor) (*Tensor, error) {
 	var bp *Tensor
 	flags := uint32(0)
 	if bias != nil {
-		if err := needFloat32(op, bias); err != nil {
+		if err := needFloat(op, bias, a); err != nil {
 			return nil, err
 		}
 		if len(bias.shape) != 1 || bias.shape[0] != n {
@@ -116,7 +123,7 @@ func matmul(op string, a, b, bias *Tensor) (*Tensor, error) {
 		defer bp.Close()
 		flags |= ops.MatmulBias
 	}
-	out, err := empty(ds, op, Float32, shape)
+	out, err := empty(ds, op, a.dtype, shape)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +134,14 @@ func matmul(op string, a, b, bias *Tensor) (*Tensor, error) {
 		_ = out.Close()
 		return zerosPlusBias(op, a, bp, shape)
 	}
-	if useSgemm(av, bv, batch, m, n) {
+	if done, err := ds.libraryProduct(op, out, a, b, bp, av, bv, batch, m, n, k); done || err != nil {
+		if err != nil {
+			_ = out.Close()
+			return nil, err
+		}
+		return out, nil
+	}
+	if a.dtype == Float32 && useSgemm(av, bv, batch, m, n) {
 		return ds.sgemmProduct(op, out, a, b, bp, m, n, k)
 	}
 	biasBuf := out.st.buf // not read without the flag
@@ -147,7 +161,9 @@ func matmul(op string, a, b, bias *Tensor) (*Tensor, error) {
 	}
 	splits, kchunk := ds.kSplits(tiles, k)
 	dst := out
+	cdt := a.dtype
 	if splits > 1 { // partial sums first, added by sumSplits
+		cdt = Float32
 		if dst, err = empty(ds, op, Float32, []int{splits, batch, m, n}); err != nil {
 			_ = out.Close()
 			return nil, err
@@ -160,11 +176,11 @@ func matmul(op string, a, b, bias *Tensor) (*Tensor, error) {
 		mflags = 0
 	}
 	args := []gpu.Arg{gpu.Buf(dst.st.buf), gpu.Buf(a.st.buf), gpu.Buf(b.st.buf), gpu.Buf(biasBuf),
-		u(batch), u(m), u(n), u(k), gpu.U32(mflags),
+		u(int(a.dtype)), u(int(cdt)), u(batch), u(m), u(n), u(k), gpu.U32(mflags),
 		u(av.offset), u(av.bstride), u(av.rstride), u(av.cstride),
 		u(bv.offset), u(bv.bstride), u(bv.rstride), u(bv.cstride), u(kchunk), u(splits)}
 	if kernelName == "matvec" { // no m, no row stride of A
-		args = append(append(args[:5:5], args[6:11]...), args[12:]...)
+		args = append(append(args[:7:7], args[8:13]...), args[14:]...)
 	}
 	uses := []*storage{dst.st, a.st, b.st}
 	if bp != nil {
@@ -176,8 +192,8 @@ func matmul(op string, a, b, bias *Tensor) (*Tensor, error) {
 	}
 	if splits > 1 {
 		count := batch * m * n
-		args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(dst.st.buf), gpu.Buf(biasBuf), u(count), u(splits), u(n), gpu.U32(flags)}
-		if err := ds.launch("sumSplits", false, count, append(uses, out.st), args...); err != nil {
+		args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(dst.st.buf), gpu.Buf(biasBuf), u(int(a.dtype)), u(count), u(splits), u(n), gpu.U32(flags)}
+		if err := ds.launch("sumSplits", false, words(a.dtype, count), append(uses, out.st), args...); err != nil {
 			_ = out.Close()
 			return nil, wrap(err, op)
 		}
@@ -259,11 +275,11 @@ func (ds *deviceState) kSplits(tiles, k int) (splits, kchunk int) {
 // zerosPlusBias is the product with an empty inner dimension: zeros of
 // shape, plus the bias (packed) when there is one.
 func zerosPlusBias(op string, like, bias *Tensor, shape []int) (*Tensor, error) {
-	st, err := alloc(like.st.ds, op, Float32, numel(shape))
+	st, err := alloc(like.st.ds, op, like.dtype, numel(shape))
 	if err != nil {
 		return nil, err
 	}
-	z := newTensor(st, Float32, shape, rowMajor(shape), 0)
+	z := newTensor(st, like.dtype, shape, rowMajor(shape), 0)
 	st.touch(st.ds.nextEpoch())
 	if err := st.ds.dev.DefaultStream().Fill(st.buf, 0, st.size, 0); err != nil {
 		_ = z.Close()

@@ -96,39 +96,42 @@ var matmulCases = []struct {
 func TestMatMul(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, dev *gpu.Device) {
 		ctx := context.Background()
-		for _, tc := range matmulCases {
-			t.Run(tc.name, func(t *testing.T) {
-				rng := rand.New(rand.NewPCG(7, uint64(len(tc.name))))
-				a, ah := tc.a.make(t, dev, rng, -1, 1)
-				b, bh := tc.b.make(t, dev, rng, -1, 1)
-				var bias *Tensor
-				var biasH []float64
-				n := bh.shape[len(bh.shape)-1]
-				if tc.bias {
-					bh := build([]int{n}, func([]int) float64 { return float64(float32(rng.Float64() - 0.5)) })
+		for _, d := range computeDTypes {
+			for _, tc := range matmulCases {
+				t.Run(d.String()+"/"+tc.name, func(t *testing.T) {
+					rng := rand.New(rand.NewPCG(7, uint64(len(tc.name))))
+					a, ah := tc.a.makeAs(t, dev, d, rng, -1, 1)
+					b, bh := tc.b.makeAs(t, dev, d, rng, -1, 1)
+					var bias *Tensor
+					var biasH []float64
+					n := bh.shape[len(bh.shape)-1]
+					if tc.bias {
+						bh := build([]int{n}, func([]int) float64 { return roundTo(d, rng.Float64()-0.5) })
+						var err error
+						bias, err = FromFloat32(ctx, dev, d, bh.float32s(), n)
+						require.NoError(t, err)
+						defer bias.Close()
+						biasH = bh.data
+					}
+					want := matmulHost(ah, bh, biasH)
+					var got *Tensor
 					var err error
-					bias, err = FromSlice(ctx, dev, bh.float32s(), n)
+					if tc.bias {
+						got, err = matmul("matmul", a, b, bias)
+					} else {
+						got, err = MatMul(a, b)
+					}
 					require.NoError(t, err)
-					defer bias.Close()
-					biasH = bh.data
-				}
-				want := matmulHost(ah, bh, biasH)
-				var got *Tensor
-				var err error
-				if tc.bias {
-					got, err = matmul("matmul", a, b, bias)
-				} else {
-					got, err = MatMul(a, b)
-				}
-				require.NoError(t, err)
-				defer got.Close()
-				require.Equal(t, want.shape, got.Shape())
-				vals, err := got.ToFloat32(ctx)
-				require.NoError(t, err)
-				// Values in [-1, 1): a float32 sum of k products is within
-				// about k·2⁻²⁴ of the float64 one (3e-5 for k = 520).
-				requireClose(t, want, vals, tolerance{abs: 4e-5, rel: 1e-5}, tc.name)
-			})
+					defer got.Close()
+					require.Equal(t, want.shape, got.Shape())
+					require.Equal(t, d, got.DType())
+					vals, err := got.ToFloat32(ctx)
+					require.NoError(t, err)
+					// Values in [-1, 1): a float32 sum of k products is within
+					// about k·2⁻²⁴ of the float64 one (3e-5 for k = 520).
+					requireClose(t, want, vals, tolerance{abs: 4e-5, rel: 1e-5}.forDType(d), tc.name)
+				})
+			}
 		}
 	})
 }

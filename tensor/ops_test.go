@@ -19,12 +19,19 @@ type input struct {
 	host  func(hostND) hostND
 }
 
-// make uploads the base with values from rng and applies the views; the
-// returned cleanup closes every tensor made.
+// make uploads the base with float32 values from rng and applies the views;
+// the returned cleanup closes every tensor made.
 func (in input) make(t *testing.T, dev *gpu.Device, rng *rand.Rand, lo, hi float64) (*Tensor, hostND) {
 	t.Helper()
-	h := build(in.base, func([]int) float64 { return float64(float32(lo + (hi-lo)*rng.Float64())) })
-	x, err := FromSlice(context.Background(), dev, h.float32s(), in.base...)
+	return in.makeAs(t, dev, Float32, rng, lo, hi)
+}
+
+// makeAs is make with a base of dtype d: the values are rounded to d, so
+// the reference computes with exactly the values the device has.
+func (in input) makeAs(t *testing.T, dev *gpu.Device, d DType, rng *rand.Rand, lo, hi float64) (*Tensor, hostND) {
+	t.Helper()
+	h := build(in.base, func([]int) float64 { return roundTo(d, lo+(hi-lo)*rng.Float64()) })
+	x, err := FromFloat32(context.Background(), dev, d, h.float32s(), in.base...)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = x.Close() })
 	for _, v := range in.views {
@@ -88,12 +95,45 @@ var unaryInputs = []input{
 	{name: "scalar", base: []int{1}, views: []func(*Tensor) (*Tensor, error){reshape()},
 		host: func(h hostND) hostND { return hostND{shape: []int{}, data: h.data} }},
 	{name: "zero-size", base: []int{3, 0, 2}},
+	{name: "odd offset 37 of 38", base: []int{38}, views: []func(*Tensor) (*Tensor, error){slice(0, 1, 38)},
+		host: func(h hostND) hostND { return h.slice(0, 1, 38) }},
 	{name: "long transposed 3x1001", base: []int{1001, 3}, views: []func(*Tensor) (*Tensor, error){transpose(0, 1)},
 		host: func(h hostND) hostND { return h.permute(1, 0) }},
 }
 
 // tolerance is |got - want| ≤ abs + rel·|want|.
 type tolerance struct{ abs, rel float64 }
+
+// computeDTypes are the dtypes every op computes in.
+var computeDTypes = []DType{Float32, Float16, BFloat16}
+
+// roundTo is v rounded to float32, then to dtype d, as the host conversion
+// rounds.
+func roundTo(d DType, v float64) float64 {
+	f := []float32{float32(v)}
+	b := make([]byte, d.Size())
+	encodeFloat32s(b, d, f)
+	decodeFloat32s(f, d, b)
+	return float64(f[0])
+}
+
+// forDType is tol, a float32 tolerance, widened by one rounding of the
+// result to d, to nearest: half an ulp, 2⁻⁸ relative at worst for
+// bfloat16's 8 significant bits and 2⁻¹¹ for float16's 11, plus half
+// float16's subnormal spacing in absolute terms.
+func (tol tolerance) forDType(d DType) tolerance {
+	switch d {
+	case BFloat16:
+		return tolerance{tol.abs, tol.rel + 1.0/(1<<8)}
+	case Float16:
+		return tolerance{tol.abs + 1.0/(1<<25), tol.rel + 1.0/(1<<11)}
+	}
+	return tol
+}
+
+// scaled is tol with both bounds times f: a result rounded f times on the
+// way (an intermediate tensor of a 16-bit dtype).
+func (tol tolerance) scaled(f float64) tolerance { return tolerance{tol.abs * f, tol.rel * f} }
 
 func requireClose(t *testing.T, want hostND, got []float32, tol tolerance, what string) {
 	t.Helper()
@@ -145,20 +185,23 @@ var unaryOps = []struct {
 func TestUnaryOps(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, dev *gpu.Device) {
 		rng := rand.New(rand.NewPCG(1, 1))
-		for _, op := range unaryOps {
-			for _, in := range unaryInputs {
-				t.Run(op.name+"/"+in.name, func(t *testing.T) {
-					x, h := in.make(t, dev, rng, op.lo, op.hi)
-					y, err := op.f(x)
-					require.NoError(t, err)
-					require.Equal(t, x.Shape(), y.Shape())
-					require.True(t, y.IsContiguous())
-					want := hostND{shape: h.shape, data: make([]float64, len(h.data))}
-					for i, v := range h.data {
-						want.data[i] = op.ref(v)
-					}
-					requireClose(t, want, read(t, y), op.tol, op.name)
-				})
+		for _, d := range computeDTypes {
+			for _, op := range unaryOps {
+				for _, in := range unaryInputs {
+					t.Run(d.String()+"/"+op.name+"/"+in.name, func(t *testing.T) {
+						x, h := in.makeAs(t, dev, d, rng, op.lo, op.hi)
+						y, err := op.f(x)
+						require.NoError(t, err)
+						require.Equal(t, x.Shape(), y.Shape())
+						require.Equal(t, d, y.DType())
+						require.True(t, y.IsContiguous())
+						want := hostND{shape: h.shape, data: make([]float64, len(h.data))}
+						for i, v := range h.data {
+							want.data[i] = op.ref(v)
+						}
+						requireClose(t, want, read(t, y), op.tol.forDType(d), op.name)
+					})
+				}
 			}
 		}
 	})
@@ -205,24 +248,27 @@ var binaryPairs = []struct {
 func TestBinaryOps(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, dev *gpu.Device) {
 		rng := rand.New(rand.NewPCG(2, 2))
-		for _, op := range binaryOps {
-			for _, p := range binaryPairs {
-				t.Run(op.name+"/"+p.name, func(t *testing.T) {
-					x, hx := p.x.make(t, dev, rng, -4, 4)
-					// y's values are away from 0 (for div): ±[0.5, 2).
-					y, hy := p.y.make(t, dev, rng, 0.5, 2)
-					shape, err := BroadcastShapes(hx.shape, hy.shape)
-					require.NoError(t, err)
-					z, err := op.f(x, y)
-					require.NoError(t, err)
-					require.Equal(t, shape, z.Shape())
-					ex, ey := hx.expand(shape...), hy.expand(shape...)
-					want := hostND{shape: shape, data: make([]float64, numel(shape))}
-					for i := range want.data {
-						want.data[i] = op.ref(ex.data[i], ey.data[i])
-					}
-					requireClose(t, want, read(t, z), op.tol, op.name)
-				})
+		for _, d := range computeDTypes {
+			for _, op := range binaryOps {
+				for _, p := range binaryPairs {
+					t.Run(d.String()+"/"+op.name+"/"+p.name, func(t *testing.T) {
+						x, hx := p.x.makeAs(t, dev, d, rng, -4, 4)
+						// y's values are away from 0 (for div): ±[0.5, 2).
+						y, hy := p.y.makeAs(t, dev, d, rng, 0.5, 2)
+						shape, err := BroadcastShapes(hx.shape, hy.shape)
+						require.NoError(t, err)
+						z, err := op.f(x, y)
+						require.NoError(t, err)
+						require.Equal(t, shape, z.Shape())
+						require.Equal(t, d, z.DType())
+						ex, ey := hx.expand(shape...), hy.expand(shape...)
+						want := hostND{shape: shape, data: make([]float64, numel(shape))}
+						for i := range want.data {
+							want.data[i] = op.ref(ex.data[i], ey.data[i])
+						}
+						requireClose(t, want, read(t, z), op.tol.forDType(d), op.name)
+					})
+				}
 			}
 		}
 	})

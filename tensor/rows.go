@@ -26,7 +26,7 @@ func alongLast(x *Tensor, ax int) (shape, strides, outer []int, cols int) {
 
 // reduce is Sum, Mean or Max (code) along axis.
 func reduce(op string, x *Tensor, ax int, code uint32) (*Tensor, error) {
-	if err := needFloat32(op, x); err != nil {
+	if err := needFloat(op, x, nil); err != nil {
 		return nil, err
 	}
 	a, err := normAxis(op, ax, len(x.shape), x.shape)
@@ -35,7 +35,7 @@ func reduce(op string, x *Tensor, ax int, code uint32) (*Tensor, error) {
 	}
 	shape, strides, outer, cols := alongLast(x, a)
 	ds := x.st.ds
-	out, err := empty(ds, op, Float32, outer)
+	out, err := empty(ds, op, x.dtype, outer)
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +48,7 @@ func reduce(op string, x *Tensor, ax int, code uint32) (*Tensor, error) {
 		}
 		fill := uint32(0)
 		if code == ops.ReduceMean {
-			fill = math.Float32bits(float32(math.NaN()))
+			fill = nanWord(x.dtype)
 		}
 		out.st.touch(ds.nextEpoch())
 		if err := ds.dev.DefaultStream().Fill(out.st.buf, 0, out.st.size, fill); err != nil {
@@ -57,7 +57,7 @@ func reduce(op string, x *Tensor, ax int, code uint32) (*Tensor, error) {
 		}
 		return out, nil
 	}
-	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.U32(uint32(rows)), gpu.U32(uint32(cols)), gpu.U32(code)}
+	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.U32(uint32(rows)), gpu.U32(uint32(cols)), gpu.U32(uint32(x.dtype)), gpu.U32(code)}
 	args = append(args, rowArgs(x.offset, shape, strides)...)
 	if err := ds.launch("reduceRows", true, rows, []*storage{out.st, x.st}, args...); err != nil {
 		_ = out.Close()
@@ -85,7 +85,7 @@ func Max(x *Tensor, axis int) (*Tensor, error) { return reduce("max", x, axis, o
 // empty dimension is an InvalidArgument error.
 func ArgMax(x *Tensor, axis int) (*Tensor, error) {
 	const op = "argmax"
-	if err := needFloat32(op, x); err != nil {
+	if err := needFloat(op, x, nil); err != nil {
 		return nil, err
 	}
 	a, err := normAxis(op, axis, len(x.shape), x.shape)
@@ -102,7 +102,7 @@ func ArgMax(x *Tensor, axis int) (*Tensor, error) {
 		return nil, err
 	}
 	rows := out.Len()
-	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.U32(uint32(rows)), gpu.U32(uint32(cols))}
+	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.U32(uint32(rows)), gpu.U32(uint32(cols)), gpu.U32(uint32(x.dtype))}
 	args = append(args, rowArgs(x.offset, shape, strides)...)
 	if err := ds.launch("argmaxRows", true, rows, []*storage{out.st, x.st}, args...); err != nil {
 		_ = out.Close()
@@ -125,7 +125,7 @@ func rowsOf(op string, x *Tensor) (rows, cols int, err error) {
 // e^(x-max)/Σe^(x-max) per row.
 func Softmax(x *Tensor) (*Tensor, error) {
 	const op = "softmax"
-	if err := needFloat32(op, x); err != nil {
+	if err := needFloat(op, x, nil); err != nil {
 		return nil, err
 	}
 	rows, cols, err := rowsOf(op, x)
@@ -133,14 +133,14 @@ func Softmax(x *Tensor) (*Tensor, error) {
 		return nil, err
 	}
 	ds := x.st.ds
-	out, err := empty(ds, op, Float32, x.shape)
+	out, err := empty(ds, op, x.dtype, x.shape)
 	if err != nil {
 		return nil, err
 	}
 	if rows*cols == 0 {
 		return out, nil
 	}
-	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.U32(uint32(rows)), gpu.U32(uint32(cols))}
+	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.U32(uint32(rows)), gpu.U32(uint32(cols)), gpu.U32(uint32(x.dtype))}
 	args = append(args, rowArgs(x.offset, x.shape, x.strides)...)
 	if err := ds.launch("softmaxRows", true, rows, []*storage{out.st, x.st}, args...); err != nil {
 		_ = out.Close()
@@ -155,7 +155,7 @@ func affineParam(op, name string, x, p *Tensor, cols int) (*Tensor, error) {
 	if p == nil {
 		return nil, nil
 	}
-	if err := needFloat32(op, p); err != nil {
+	if err := needFloat(op, p, x); err != nil {
 		return nil, err
 	}
 	if p.Device() != x.Device() {
@@ -169,7 +169,7 @@ func affineParam(op, name string, x, p *Tensor, cols int) (*Tensor, error) {
 
 // norm is LayerNorm and RMSNorm (kind).
 func norm(op string, x, gamma, beta *Tensor, eps float32, kind uint32) (*Tensor, error) {
-	if err := needFloat32(op, x); err != nil {
+	if err := needFloat(op, x, nil); err != nil {
 		return nil, err
 	}
 	rows, cols, err := rowsOf(op, x)
@@ -187,7 +187,7 @@ func norm(op string, x, gamma, beta *Tensor, eps float32, kind uint32) (*Tensor,
 	}
 	defer b.Close()
 	ds := x.st.ds
-	out, err := empty(ds, op, Float32, x.shape)
+	out, err := empty(ds, op, x.dtype, x.shape)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +208,7 @@ func norm(op string, x, gamma, beta *Tensor, eps float32, kind uint32) (*Tensor,
 		uses = append(uses, b.st)
 	}
 	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.Buf(gb), gpu.Buf(bb),
-		gpu.U32(uint32(rows)), gpu.U32(uint32(cols)), gpu.U32(kind), gpu.U32(flags)}
+		gpu.U32(uint32(rows)), gpu.U32(uint32(cols)), gpu.U32(uint32(x.dtype)), gpu.U32(kind), gpu.U32(flags)}
 	args = append(args, rowArgs(x.offset, x.shape, x.strides)...)
 	args = append(args, gpu.F32(eps))
 	if err := ds.launch("normRows", true, rows, uses, args...); err != nil {
@@ -230,4 +230,16 @@ func LayerNorm(x, gamma, beta *Tensor, eps float32) (*Tensor, error) {
 // x/√(mean(x²)+eps), then multiplies by gamma (nil: no scale).
 func RMSNorm(x, gamma *Tensor, eps float32) (*Tensor, error) {
 	return norm("rms norm", x, gamma, nil, eps, ops.NormRMS)
+}
+
+// nanWord is a 32-bit word of quiet NaNs of float dtype d: one float32, or
+// two 16-bit ones.
+func nanWord(d DType) uint32 {
+	switch d {
+	case Float16:
+		return 0x7e007e00
+	case BFloat16:
+		return 0x7fc07fc0
+	}
+	return math.Float32bits(float32(math.NaN()))
 }

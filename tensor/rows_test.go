@@ -90,6 +90,9 @@ var rowInputs = []input{
 	{name: "long transposed rows", base: []int{1001, 3}, views: []func(*Tensor) (*Tensor, error){transpose(0, 1)},
 		host: func(h hostND) hostND { return h.permute(1, 0) }},
 	{name: "many rows 2000x3", base: []int{2000, 3}},
+	{name: "even rows 6x130", base: []int{6, 130}}, // 16-bit rows start on a word
+	{name: "even transposed rows 6x130", base: []int{130, 6}, views: []func(*Tensor) (*Tensor, error){transpose(0, 1)},
+		host: func(h hostND) hostND { return h.permute(1, 0) }},
 	{name: "zero rows", base: []int{0, 4}},
 }
 
@@ -99,44 +102,47 @@ var rowInputs = []input{
 func TestReductions(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, dev *gpu.Device) {
 		rng := rand.New(rand.NewPCG(3, 3))
-		for _, in := range rowInputs {
-			for ax := range len(in.base) {
-				t.Run(in.name, func(t *testing.T) {
-					x, h := in.make(t, dev, rng, -4, 4)
-					s, err := Sum(x, ax)
-					require.NoError(t, err)
-					want, scale := reduceHost(h, ax, sumOf), reduceHost(h, ax, absSum)
-					got := read(t, s)
-					for i := range want.data {
-						require.InDelta(t, want.data[i], float64(got[i]), 1e-6*scale.data[i]+1e-6, "sum along %d, element %d", ax, i)
-					}
-					if h.shape[ax] == 0 && len(want.data) > 0 {
-						// Empty rows (TestReductionEdges checks the mean).
-						_, err := Max(x, ax)
-						require.ErrorIs(t, err, errors.InvalidArgument)
-						return
-					}
-					m, err := Mean(x, -len(h.shape)+ax) // the same axis, counted from the end
-					require.NoError(t, err)
-					got = read(t, m)
-					for i := range want.data {
-						n := float64(h.shape[ax])
-						require.InDelta(t, want.data[i]/n, float64(got[i]), (1e-6*scale.data[i]+1e-6)/n, "mean along %d, element %d", ax, i)
-					}
-					mx, err := Max(x, ax)
-					require.NoError(t, err)
-					requireClose(t, reduceHost(h, ax, maxOf), read(t, mx), tolerance{}, "max")
-					am, err := ArgMax(x, ax)
-					require.NoError(t, err)
-					require.Equal(t, Int32, am.DType())
-					idx, err := ToHost[int32](context.Background(), am)
-					require.NoError(t, err)
-					_ = am.Close()
-					wantIdx := reduceHost(h, ax, argmaxOf)
-					for i := range idx {
-						require.Equal(t, wantIdx.data[i], float64(idx[i]), "argmax along %d, element %d", ax, i)
-					}
-				})
+		for _, d := range computeDTypes {
+			out := tolerance{}.forDType(d) // the result's rounding
+			for _, in := range rowInputs {
+				for ax := range len(in.base) {
+					t.Run(d.String()+"/"+in.name, func(t *testing.T) {
+						x, h := in.makeAs(t, dev, d, rng, -4, 4)
+						s, err := Sum(x, ax)
+						require.NoError(t, err)
+						want, scale := reduceHost(h, ax, sumOf), reduceHost(h, ax, absSum)
+						got := read(t, s)
+						for i := range want.data {
+							require.InDelta(t, want.data[i], float64(got[i]), 1e-6*scale.data[i]+1e-6+out.rel*math.Abs(want.data[i]), "sum along %d, element %d", ax, i)
+						}
+						if h.shape[ax] == 0 && len(want.data) > 0 {
+							// Empty rows (TestReductionEdges checks the mean).
+							_, err := Max(x, ax)
+							require.ErrorIs(t, err, errors.InvalidArgument)
+							return
+						}
+						m, err := Mean(x, -len(h.shape)+ax) // the same axis, counted from the end
+						require.NoError(t, err)
+						got = read(t, m)
+						for i := range want.data {
+							n := float64(h.shape[ax])
+							require.InDelta(t, want.data[i]/n, float64(got[i]), (1e-6*scale.data[i]+1e-6)/n+out.abs+out.rel*math.Abs(want.data[i]/n), "mean along %d, element %d", ax, i)
+						}
+						mx, err := Max(x, ax)
+						require.NoError(t, err)
+						requireClose(t, reduceHost(h, ax, maxOf), read(t, mx), tolerance{}, "max")
+						am, err := ArgMax(x, ax)
+						require.NoError(t, err)
+						require.Equal(t, Int32, am.DType())
+						idx, err := ToHost[int32](context.Background(), am)
+						require.NoError(t, err)
+						_ = am.Close()
+						wantIdx := reduceHost(h, ax, argmaxOf)
+						for i := range idx {
+							require.Equal(t, wantIdx.data[i], float64(idx[i]), "argmax along %d, element %d", ax, i)
+						}
+					})
+				}
 			}
 		}
 	})
@@ -144,39 +150,45 @@ func TestReductions(t *testing.T) {
 
 func TestReductionEdges(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, dev *gpu.Device) {
-		ctx := context.Background()
-		// Ties: argmax is the first of the equal maxima.
-		x, err := FromSlice(ctx, dev, []float32{1, 3, 3, 2, -1, -1, -1, -5}, 2, 4)
-		require.NoError(t, err)
-		defer x.Close()
-		am, err := ArgMax(x, 1)
-		require.NoError(t, err)
-		idx, err := ToHost[int32](ctx, am)
-		require.NoError(t, err)
-		_ = am.Close()
-		require.Equal(t, []int32{1, 0}, idx)
-		// An empty dimension: the sum is 0, the mean NaN, max and argmax errors.
-		e, err := Zeros(ctx, dev, Float32, 3, 0)
-		require.NoError(t, err)
-		defer e.Close()
-		s, err := Sum(e, 1)
-		require.NoError(t, err)
-		require.Equal(t, []float32{0, 0, 0}, read(t, s))
-		m, err := Mean(e, 1)
-		require.NoError(t, err)
-		for _, v := range read(t, m) {
-			require.True(t, math.IsNaN(float64(v)))
+		for _, d := range computeDTypes {
+			t.Run(d.String(), func(t *testing.T) { checkReductionEdges(t, dev, d) })
 		}
-		_, err = Max(e, 1)
-		require.ErrorIs(t, err, errors.InvalidArgument)
-		_, err = ArgMax(e, -1)
-		require.ErrorIs(t, err, errors.InvalidArgument)
-		// Along the other axis the rows are empty: shape [0].
-		s, err = Sum(e, 0)
-		require.NoError(t, err)
-		require.Equal(t, []int{0}, s.Shape())
-		require.Empty(t, read(t, s))
 	})
+}
+
+func checkReductionEdges(t *testing.T, dev *gpu.Device, d DType) {
+	ctx := context.Background()
+	// Ties: argmax is the first of the equal maxima.
+	x, err := FromFloat32(ctx, dev, d, []float32{1, 3, 3, 2, -1, -1, -1, -5}, 2, 4)
+	require.NoError(t, err)
+	defer x.Close()
+	am, err := ArgMax(x, 1)
+	require.NoError(t, err)
+	idx, err := ToHost[int32](ctx, am)
+	require.NoError(t, err)
+	_ = am.Close()
+	require.Equal(t, []int32{1, 0}, idx)
+	// An empty dimension: the sum is 0, the mean NaN, max and argmax errors.
+	e, err := Zeros(ctx, dev, d, 3, 0)
+	require.NoError(t, err)
+	defer e.Close()
+	s, err := Sum(e, 1)
+	require.NoError(t, err)
+	require.Equal(t, []float32{0, 0, 0}, read(t, s))
+	m, err := Mean(e, 1)
+	require.NoError(t, err)
+	for _, v := range read(t, m) {
+		require.True(t, math.IsNaN(float64(v)))
+	}
+	_, err = Max(e, 1)
+	require.ErrorIs(t, err, errors.InvalidArgument)
+	_, err = ArgMax(e, -1)
+	require.ErrorIs(t, err, errors.InvalidArgument)
+	// Along the other axis the rows are empty: shape [0].
+	s, err = Sum(e, 0)
+	require.NoError(t, err)
+	require.Equal(t, []int{0}, s.Shape())
+	require.Empty(t, read(t, s))
 }
 
 func softmaxRow(row []float64) []float64 {
@@ -196,14 +208,17 @@ func softmaxRow(row []float64) []float64 {
 func TestSoftmax(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, dev *gpu.Device) {
 		rng := rand.New(rand.NewPCG(4, 4))
-		for _, in := range rowInputs {
-			t.Run(in.name, func(t *testing.T) {
-				x, h := in.make(t, dev, rng, -20, 20)
-				y, err := Softmax(x)
-				require.NoError(t, err)
-				require.Equal(t, x.Shape(), y.Shape())
-				requireClose(t, rowsHost(h, softmaxRow), read(t, y), tolerance{1e-7, 1e-5}, "softmax")
-			})
+		for _, d := range computeDTypes {
+			for _, in := range rowInputs {
+				t.Run(d.String()+"/"+in.name, func(t *testing.T) {
+					x, h := in.makeAs(t, dev, d, rng, -20, 20)
+					y, err := Softmax(x)
+					require.NoError(t, err)
+					require.Equal(t, x.Shape(), y.Shape())
+					require.Equal(t, d, y.DType())
+					requireClose(t, rowsHost(h, softmaxRow), read(t, y), tolerance{1e-7, 1e-5}.forDType(d), "softmax")
+				})
+			}
 		}
 	})
 }
@@ -255,29 +270,31 @@ func TestNorms(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, dev *gpu.Device) {
 		rng := rand.New(rand.NewPCG(5, 5))
 		const eps = 1e-5
-		tol := tolerance{2e-5, 2e-5}
-		for _, in := range rowInputs {
-			for _, affine := range []bool{false, true} {
-				t.Run(in.name, func(t *testing.T) {
-					x, h := in.make(t, dev, rng, -3, 5)
-					cols := h.shape[len(h.shape)-1]
-					var gamma, beta *Tensor
-					var hg, hb []float64
-					if affine {
-						// gamma is a strided view (a column of a matrix), beta
-						// starts at an offset: the norms pack them first.
-						g, gh := input{base: []int{cols, 2}, views: []func(*Tensor) (*Tensor, error){slice(1, 1, 2), reshape(-1)}}.makeLoose(t, dev, rng)
-						gamma, hg = g, gh
-						b, bh := input{base: []int{cols + 1}, views: []func(*Tensor) (*Tensor, error){slice(0, 1, cols+1)}}.makeLoose(t, dev, rng)
-						beta, hb = b, bh
-					}
-					ln, err := LayerNorm(x, gamma, beta, eps)
-					require.NoError(t, err)
-					requireClose(t, rowsHost(h, layerNormRow(hg, hb, eps)), read(t, ln), tol, "layer norm")
-					rn, err := RMSNorm(x, gamma, eps)
-					require.NoError(t, err)
-					requireClose(t, rowsHost(h, rmsNormRow(hg, eps)), read(t, rn), tol, "rms norm")
-				})
+		for _, d := range computeDTypes {
+			tol := tolerance{2e-5, 2e-5}.forDType(d)
+			for _, in := range rowInputs {
+				for _, affine := range []bool{false, true} {
+					t.Run(d.String()+"/"+in.name, func(t *testing.T) {
+						x, h := in.makeAs(t, dev, d, rng, -3, 5)
+						cols := h.shape[len(h.shape)-1]
+						var gamma, beta *Tensor
+						var hg, hb []float64
+						if affine {
+							// gamma is a strided view (a column of a matrix), beta
+							// starts at an offset: the norms pack them first.
+							g, gh := input{base: []int{cols, 2}, views: []func(*Tensor) (*Tensor, error){slice(1, 1, 2), reshape(-1)}}.makeLoose(t, dev, d, rng)
+							gamma, hg = g, gh
+							b, bh := input{base: []int{cols + 1}, views: []func(*Tensor) (*Tensor, error){slice(0, 1, cols+1)}}.makeLoose(t, dev, d, rng)
+							beta, hb = b, bh
+						}
+						ln, err := LayerNorm(x, gamma, beta, eps)
+						require.NoError(t, err)
+						requireClose(t, rowsHost(h, layerNormRow(hg, hb, eps)), read(t, ln), tol, "layer norm")
+						rn, err := RMSNorm(x, gamma, eps)
+						require.NoError(t, err)
+						requireClose(t, rowsHost(h, rmsNormRow(hg, eps)), read(t, rn), tol, "rms norm")
+					})
+				}
 			}
 		}
 	})
@@ -286,10 +303,10 @@ func TestNorms(t *testing.T) {
 // makeLoose is make for a parameter vector: the views may not mirror on the
 // host, whose values are read back from the device view instead (the
 // readers are tested elsewhere).
-func (in input) makeLoose(t *testing.T, dev *gpu.Device, rng *rand.Rand) (*Tensor, []float64) {
+func (in input) makeLoose(t *testing.T, dev *gpu.Device, d DType, rng *rand.Rand) (*Tensor, []float64) {
 	t.Helper()
-	h := build(in.base, func([]int) float64 { return float64(float32(0.5 + rng.Float64())) })
-	x, err := FromSlice(context.Background(), dev, h.float32s(), in.base...)
+	h := build(in.base, func([]int) float64 { return roundTo(d, 0.5+rng.Float64()) })
+	x, err := FromFloat32(context.Background(), dev, d, h.float32s(), in.base...)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = x.Close() })
 	for _, v := range in.views {

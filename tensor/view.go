@@ -276,20 +276,27 @@ func (t *Tensor) packed(op string) (*Tensor, error) {
 // gather copies t's elements into a new contiguous tensor at offset 0, on
 // the device.
 func (t *Tensor) gather(op string) (*Tensor, error) {
-	ds := t.st.ds
-	out, err := empty(ds, op, t.dtype, t.shape)
+	out, err := empty(t.st.ds, op, t.dtype, t.shape)
 	if err != nil {
 		return nil, err
 	}
+	if err := t.gatherInto(op, out); err != nil {
+		_ = out.Close()
+		return nil, err
+	}
+	return out, nil
+}
+
+// gatherInto copies t's elements into out, contiguous from the start of its
+// buffer, of t's dtype and at least t's length, a whole word per thread (the
+// bytes of out's word past t's last element are zeroed).
+func (t *Tensor) gatherInto(op string, out *Tensor) error {
+	ds := t.st.ds
 	n := t.Len()
 	per := 4 / t.dtype.Size()
 	words := (n + per - 1) / per
 	shape, strides := coalesce(t.shape, t.strides)
 	args := append([]gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(t.st.buf), gpu.U32(uint32(n)), gpu.U32(uint32(t.dtype.Size()))},
 		viewArgs(t.offset, shape, strides[0])...)
-	if err := ds.launch("gather", false, words, []*storage{out.st, t.st}, args...); err != nil {
-		_ = out.Close()
-		return nil, wrap(err, op)
-	}
-	return out, nil
+	return wrap(ds.launch("gather", false, words, []*storage{out.st, t.st}, args...), op)
 }

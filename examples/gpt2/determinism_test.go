@@ -88,42 +88,50 @@ func firstDifference(a, b [][]uint32) int {
 // decode steps' attention taking several tiles of keys.
 func TestGenerateDeterministic(t *testing.T) {
 	for _, tc := range determinismCases(t) {
-		t.Run(tc.name, func(t *testing.T) {
-			w := randomWeights(tc.cfg, 11)
-			prompt := promptOf(tc.cfg, tc.prompt)
-			forEachDevice(t, func(t *testing.T, dev *gpu.Device) {
-				m := loadTemp(t, dev, tc.cfg, "F32", w)
-				ctx := context.Background()
-				// As the gpt2 command runs: no reads but the ids.
-				var first []int32
-				for r := range 3 {
-					ids, _, err := m.Generate(ctx, prompt, tc.tokens, nil)
-					require.NoError(t, err)
-					if r == 0 {
-						first = ids
-						continue
-					}
-					require.Equal(t, first, ids, "run %d's ids differ from run 0's", r)
-				}
-				if tc.cfg.Vocab > 1000 {
-					return // the full shape: ids only
-				}
-				// Every step's logits read.
-				ids0, steps0 := collect(t, m, prompt, tc.tokens)
-				require.Equal(t, first, ids0, "ids with the logits read differ from those without")
-				ids1, steps1 := collect(t, m, prompt, tc.tokens)
-				require.Equal(t, ids0, ids1)
-				require.Equal(t, -1, firstDifference(bitsOf(steps0), bitsOf(steps1)), "the first step whose logits differ between two runs")
-				if tc.cfg == midConfig {
-					checkAgainst(t, tc.cfg, w, prompt, ids0, steps0, 1e-4)
-				}
-			})
-		})
+		for _, d := range []tensor.DType{tensor.Float32, tensor.BFloat16} {
+			if d != tensor.Float32 && tc.cfg != smallConfig {
+				continue // bfloat16: the small shape
+			}
+			t.Run(d.String()+"/"+tc.name, func(t *testing.T) { checkDeterministic(t, tc, d) })
+		}
 	}
 }
 
+func checkDeterministic(t *testing.T, tc determinismCase, d tensor.DType) {
+	w := randomWeights(tc.cfg, 11)
+	prompt := promptOf(tc.cfg, tc.prompt)
+	forEachDevice(t, func(t *testing.T, dev *gpu.Device) {
+		m := loadTempAs(t, dev, tc.cfg, "F32", d, w)
+		ctx := context.Background()
+		// As the gpt2 command runs: no reads but the ids.
+		var first []int32
+		for r := range 3 {
+			ids, _, err := m.Generate(ctx, prompt, tc.tokens, nil)
+			require.NoError(t, err)
+			if r == 0 {
+				first = ids
+				continue
+			}
+			require.Equal(t, first, ids, "run %d's ids differ from run 0's", r)
+		}
+		if tc.cfg.Vocab > 1000 {
+			return // the full shape: ids only
+		}
+		// Every step's logits read.
+		ids0, steps0 := collect(t, m, prompt, tc.tokens)
+		require.Equal(t, first, ids0, "ids with the logits read differ from those without")
+		ids1, steps1 := collect(t, m, prompt, tc.tokens)
+		require.Equal(t, ids0, ids1)
+		require.Equal(t, -1, firstDifference(bitsOf(steps0), bitsOf(steps1)), "the first step whose logits differ between two runs")
+		if tc.cfg == midConfig && d == tensor.Float32 {
+			checkAgainst(t, tc.cfg, w, prompt, ids0, steps0, 1e-4)
+		}
+	})
+}
+
 // poison fills the model's KV caches with NaN, and allocates, fills with
-// NaN and frees tensors of the sizes a forward pass allocates, so that a
+// NaN and frees tensors of the model's dtype and of the sizes a forward
+// pass allocates, so that a
 // backend that reuses freed memory hands NaN to the next ops' outputs and
 // scratch: any read of a cache position not yet written, or of an output
 // element no kernel wrote, makes NaN logits.
@@ -139,7 +147,7 @@ func poison(t *testing.T, m *Model) {
 		}
 		return v
 	}
-	garbage, err := tensor.FromSlice(ctx, m.dev, nanRows(c.Positions*c.Embd), c.Positions, c.Heads, D)
+	garbage, err := tensor.FromFloat32(ctx, m.dev, m.DType, nanRows(c.Positions*c.Embd), c.Positions, c.Heads, D)
 	require.NoError(t, err)
 	for _, b := range m.blocks {
 		require.NoError(t, tensor.AppendKV(b.kc, garbage, 0))
@@ -149,7 +157,7 @@ func poison(t *testing.T, m *Model) {
 	var scratch []*tensor.Tensor
 	for _, n := range []int{1, c.Embd, 3 * c.Embd, 4 * c.Embd, c.Vocab, 64 * c.Embd, 64 * 4 * c.Embd, 2 * c.Vocab} {
 		for range 4 {
-			s, err := tensor.FromSlice(ctx, m.dev, nanRows(n), n)
+			s, err := tensor.FromFloat32(ctx, m.dev, m.DType, nanRows(n), n)
 			require.NoError(t, err)
 			scratch = append(scratch, s)
 		}
@@ -163,14 +171,23 @@ func poison(t *testing.T, m *Model) {
 
 // TestGenerateReadsNoGarbage: a generation after the caches and the freed
 // memory are filled with NaN gives bitwise the logits of one over zeroed
-// caches.
+// caches, in float32 and in bfloat16 (whose 16-bit elements share words:
+// a kernel that wrote only half a word would leave NaN in the other).
 func TestGenerateReadsNoGarbage(t *testing.T) {
-	for _, tc := range []determinismCase{{"small", smallConfig, 7, 30}, {"n_ctx 512", midConfig, 8, 120}} {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, tc := range []struct {
+		determinismCase
+		d tensor.DType
+	}{
+		{determinismCase{"small", smallConfig, 7, 30}, tensor.Float32},
+		{determinismCase{"n_ctx 512", midConfig, 8, 120}, tensor.Float32},
+		{determinismCase{"small", smallConfig, 7, 30}, tensor.BFloat16},
+		{determinismCase{"n_ctx 512", midConfig, 8, 120}, tensor.BFloat16},
+	} {
+		t.Run(tc.d.String()+"/"+tc.name, func(t *testing.T) {
 			w := randomWeights(tc.cfg, 12)
 			prompt := promptOf(tc.cfg, tc.prompt)
 			forEachDevice(t, func(t *testing.T, dev *gpu.Device) {
-				m := loadTemp(t, dev, tc.cfg, "F32", w)
+				m := loadTempAs(t, dev, tc.cfg, "F32", tc.d, w)
 				ids0, steps0 := collect(t, m, prompt, tc.tokens)
 				for _, s := range steps0 {
 					for j, v := range s {

@@ -9,9 +9,11 @@
 // it, from the weights' shapes (heads of 64). -prompt-len N makes a prompt
 // of N synthetic ids for benchmarks; -runs N times N generations and keeps
 // the fastest. It prints the generated ids, then one JSON line of timings:
-// prefill and decode tokens per second. The weights
-// are uploaded as float32 (F16 and BF16 files are converted on the host);
-// every op runs in float32.
+// prefill and decode tokens per second. -dtype float32 (the default),
+// float16 or bfloat16 is the dtype the model computes in: the weights are
+// converted on the host as they are uploaded (a BF16 file read as bfloat16
+// is kept bit for bit), the KV caches and activations are of that dtype,
+// and every op computes in float32 inside, rounding its result to it.
 //
 // testdata/make_reference.py writes seeded random weights and PyTorch's
 // logits for the tests, and times PyTorch eager for comparison (--bench).
@@ -51,6 +53,20 @@ type report struct {
 	DecodeSeconds   float64 `json:"decode_s"`
 	DecodeTokensPS  float64 `json:"decode_tokens_per_s"`
 	LoadSeconds     float64 `json:"load_s"`
+	DType           string  `json:"dtype"`
+}
+
+// parseDType is the compute dtype a -dtype value names.
+func parseDType(s string) (tensor.DType, error) {
+	switch s {
+	case "float32", "f32":
+		return tensor.Float32, nil
+	case "float16", "f16", "half":
+		return tensor.Float16, nil
+	case "bfloat16", "bf16":
+		return tensor.BFloat16, nil
+	}
+	return 0, fmt.Errorf("-dtype %q: want float32, float16 or bfloat16", s)
 }
 
 func run(args []string) error {
@@ -65,7 +81,12 @@ func run(args []string) error {
 	runs := fs.Int("runs", 1, "generations to time; the fastest prefill and decode are reported")
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the timed generations to this file (go tool pprof)")
 	deviceProfile := fs.String("profile", "", "profile every device operation of the timed generations and write the text report to this file (slows the run)")
+	dtypeName := fs.String("dtype", "float32", "compute dtype: float32, float16 or bfloat16 (the weights are converted on load)")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	dtype, err := parseDType(*dtypeName)
+	if err != nil {
 		return err
 	}
 	if *weights == "" {
@@ -103,7 +124,7 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	m, err := Load(ctx, dev, st, cfg)
+	m, err := LoadAs(ctx, dev, st, cfg, dtype)
 	if err != nil {
 		return err
 	}
@@ -173,7 +194,7 @@ func run(args []string) error {
 	}
 	fmt.Println("ids:", formatIDs(ids))
 	r := report{Backend: dev.Backend(), Device: dev.Name(), PromptTokens: tm.PromptTokens, PrefillSeconds: tm.Prefill.Seconds(),
-		DecodeTokens: tm.DecodeTokens, DecodeSeconds: tm.Decode.Seconds(), LoadSeconds: load.Seconds()}
+		DecodeTokens: tm.DecodeTokens, DecodeSeconds: tm.Decode.Seconds(), LoadSeconds: load.Seconds(), DType: dtype.String()}
 	if tm.Prefill > 0 {
 		r.PrefillTokensPS = float64(tm.PromptTokens) / tm.Prefill.Seconds()
 	}

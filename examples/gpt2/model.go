@@ -94,6 +94,7 @@ type vocabParts struct {
 // Model is GPT-2 resident on a device: weights, KV caches.
 type Model struct {
 	Cfg    Config
+	DType  tensor.DType // of the weights, caches and activations
 	dev    *gpu.Device
 	wte    vocabParts
 	head   *vocabParts    // the LM head: &wte (tied) or lm_head.weight's
@@ -107,8 +108,20 @@ type Model struct {
 // Load uploads the weights of a safetensors file (F32, F16 or BF16; the
 // latter two converted to float32 on the host) to dev, with Hugging Face's
 // GPT-2 names (with or without the "transformer." prefix), and allocates
-// the KV caches for cfg.Positions positions.
+// the KV caches for cfg.Positions positions: a model computing in float32.
 func Load(ctx context.Context, dev *gpu.Device, st *safetensors, cfg Config) (*Model, error) {
+	return LoadAs(ctx, dev, st, cfg, tensor.Float32)
+}
+
+// LoadAs is Load for a model computing in dtype d: Float32, Float16 or
+// BFloat16. The weights are rounded to d on the host as they are uploaded
+// (exactly kept when the file holds d already), the KV caches and every
+// activation are of d, and each op computes in float32 and rounds its
+// result to d, as PyTorch does for a model in that dtype.
+func LoadAs(ctx context.Context, dev *gpu.Device, st *safetensors, cfg Config, d tensor.DType) (*Model, error) {
+	if d != tensor.Float32 && d != tensor.Float16 && d != tensor.BFloat16 {
+		return nil, fmt.Errorf("gpt2: dtype %s; want float32, float16 or bfloat16", d)
+	}
 	if cfg.Layers <= 0 || cfg.Heads <= 0 || cfg.Embd <= 0 || cfg.Embd%cfg.Heads != 0 || cfg.Vocab <= 0 || cfg.Positions <= 0 {
 		return nil, fmt.Errorf("gpt2: config %+v: want positive sizes and n_embd a multiple of n_head", cfg)
 	}
@@ -118,7 +131,7 @@ func Load(ctx context.Context, dev *gpu.Device, st *safetensors, cfg Config) (*M
 	if err := tensor.Prepare(ctx, dev); err != nil { // the ops compile under ctx
 		return nil, fmt.Errorf("gpt2: %w", err)
 	}
-	m := &Model{Cfg: cfg, dev: dev}
+	m := &Model{Cfg: cfg, DType: d, dev: dev}
 	p := prefix(st)
 	get := func(name string, shape ...int) (*tensor.Tensor, error) {
 		data, got, err := st.float32s(name)
@@ -128,7 +141,7 @@ func Load(ctx context.Context, dev *gpu.Device, st *safetensors, cfg Config) (*M
 		if fmt.Sprint(got) != fmt.Sprint(shape) {
 			return nil, fmt.Errorf("gpt2: %s has shape %v; the config wants %v", name, got, shape)
 		}
-		t, err := tensor.FromSlice(ctx, dev, data, shape...)
+		t, err := tensor.FromFloat32(ctx, dev, d, data, shape...)
 		if err != nil {
 			return nil, fmt.Errorf("gpt2: uploading %s: %w", name, err)
 		}
@@ -150,10 +163,10 @@ func Load(ctx context.Context, dev *gpu.Device, st *safetensors, cfg Config) (*M
 		if fmt.Sprint(got) != fmt.Sprint([]int{V, E}) {
 			return vp, fmt.Errorf("gpt2: %s has shape %v; the config wants [%d %d]", name, got, V, E)
 		}
-		rows := max(1, maxPartBytes/(4*E))
+		rows := max(1, maxPartBytes/(d.Size()*E))
 		for lo := 0; lo < V; lo += rows {
 			hi := min(V, lo+rows)
-			t, err := tensor.FromSlice(ctx, dev, data[lo*E:hi*E], hi-lo, E)
+			t, err := tensor.FromFloat32(ctx, dev, d, data[lo*E:hi*E], hi-lo, E)
 			if err != nil {
 				return vp, fmt.Errorf("gpt2: uploading %s: %w", name, err)
 			}
@@ -208,7 +221,7 @@ func Load(ctx context.Context, dev *gpu.Device, st *safetensors, cfg Config) (*M
 			}
 		}
 		for _, c := range []**tensor.Tensor{&b.kc, &b.vc} {
-			if *c, err = tensor.Zeros(ctx, dev, tensor.Float32, cfg.Heads, cfg.Positions, D); err != nil {
+			if *c, err = tensor.Zeros(ctx, dev, d, cfg.Heads, cfg.Positions, D); err != nil {
 				return fail(fmt.Errorf("gpt2: KV cache: %w", err))
 			}
 			m.owned = append(m.owned, *c)

@@ -83,6 +83,9 @@ func TestMainRuns(t *testing.T) {
 	writeSafetensors(t, path, "F32", randomWeights(smallConfig, 6))
 	require.NoError(t, run([]string{"-weights", path, "-prompt-ids", "1,2,3", "-tokens", "4", "-backend", "cpu"}))
 	require.NoError(t, run([]string{"-weights", path, "-prompt-len", "9", "-tokens", "2", "-backend", "cpu", "-warmup=false", "-runs", "3"}))
+	for _, d := range []string{"bfloat16", "float16", "f32"} {
+		require.NoError(t, run([]string{"-weights", path, "-prompt-ids", "1,2,3", "-tokens", "3", "-backend", "cpu", "-dtype", d}), d)
+	}
 	for _, tc := range []struct {
 		args []string
 		msg  string
@@ -91,6 +94,7 @@ func TestMainRuns(t *testing.T) {
 		{[]string{"-weights", path, "-backend", "cpu"}, "give -prompt-ids or -prompt-len"},
 		{[]string{"-weights", path, "-backend", "cpu", "-prompt-ids", "1,x"}, `token id "x"`},
 		{[]string{"-weights", path, "-backend", "cpu", "-prompt-len", "50", "-tokens", "1"}, "exceed the context"},
+		{[]string{"-weights", path, "-backend", "cpu", "-prompt-len", "5", "-dtype", "int8"}, `-dtype "int8": want float32, float16 or bfloat16`},
 	} {
 		require.ErrorContains(t, run(tc.args), tc.msg, "%v", tc.args)
 	}

@@ -75,12 +75,12 @@ func torchSteps(t *testing.T, testdata string, idx torchIndex, name string) [][]
 	return steps
 }
 
-func openTorchModel(t *testing.T, dev *gpu.Device, testdata string, cfg Config, weights string) (*Model, *safetensors) {
+func openTorchModel(t *testing.T, dev *gpu.Device, testdata string, cfg Config, weights string, d tensor.DType) (*Model, *safetensors) {
 	t.Helper()
 	st, err := openSafetensors(filepath.Join(testdata, weights))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
-	m, err := Load(context.Background(), dev, st, cfg)
+	m, err := LoadAs(context.Background(), dev, st, cfg, d)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = m.Close() })
 	return m, st
@@ -96,7 +96,7 @@ func checkTorchFloat32(t *testing.T, testdata string) {
 	idx, cfg := loadTorch(t, testdata)
 	want := torchSteps(t, testdata, idx, idx.Float32.Logits)
 	forEachDevice(t, func(t *testing.T, dev *gpu.Device) {
-		m, _ := openTorchModel(t, dev, testdata, cfg, idx.Float32.Weights)
+		m, _ := openTorchModel(t, dev, testdata, cfg, idx.Float32.Weights, tensor.Float32)
 		ids, steps := collect(t, m, idx.Prompt, len(idx.Greedy))
 		require.Len(t, steps, len(want))
 		for i := range want {
@@ -140,9 +140,11 @@ func checkTorchFloat64(t *testing.T, testdata string) {
 	}
 }
 
-// TestMatchesPyTorchBFloat16: the bfloat16 weights (converted to float32
-// on the host, computed in float32 here) against PyTorch computing in
-// bfloat16, fed the same tokens: within 2e-2 of each row's largest logit.
+// TestMatchesPyTorchBFloat16: the bfloat16 weights computed in bfloat16
+// (every op's result rounded to bfloat16, float32 inside), on every
+// backend, against PyTorch computing in bfloat16, fed the same tokens:
+// within 2e-2 of each row's largest logit. The same weights computed in
+// float32 are held to it too.
 func TestMatchesPyTorchBFloat16(t *testing.T) { checkTorchBFloat16(t, "testdata") }
 
 func checkTorchBFloat16(t *testing.T, testdata string) {
@@ -151,8 +153,21 @@ func checkTorchBFloat16(t *testing.T, testdata string) {
 		t.Skip("reference.json has no bfloat16 references (the torch that wrote it had no CPU bfloat16)")
 	}
 	want := torchSteps(t, testdata, idx, idx.BFloat16.Logits)
-	dev := openCPU(t)
-	m, _ := openTorchModel(t, dev, testdata, cfg, idx.BFloat16.Weights)
+	forEachDevice(t, func(t *testing.T, dev *gpu.Device) {
+		for _, d := range []tensor.DType{tensor.BFloat16, tensor.Float32} {
+			t.Run(d.String(), func(t *testing.T) {
+				m, _ := openTorchModel(t, dev, testdata, cfg, idx.BFloat16.Weights, d)
+				checkTorchSteps(t, m, idx, want)
+			})
+		}
+	})
+}
+
+// checkTorchSteps runs the prompt, then the bfloat16 reference's decode
+// inputs one at a time, and checks each step's logits against want.
+func checkTorchSteps(t *testing.T, m *Model, idx torchIndex, want [][][]float64) {
+	t.Helper()
+	dev := m.dev
 	ctx := context.Background()
 	run := func(tokens []int32, pos int, all bool) []float32 {
 		ids, err := tensor.FromSlice(ctx, dev, tokens, len(tokens))

@@ -26,10 +26,11 @@ const attnNone = -3.0e38
 // out[((i·heads + h)·splits + s)·dim + d] and its running maximum and sum to
 // stats[2·((i·heads + h)·splits + s) + 0, 1]; attentionCombine joins them.
 // A split past a query's last position writes a maximum of attnNone and
-// sums of 0.
+// sums of 0. q, kc and vc are of dtype code dt, out of odt (float32 with
+// splits > 1), stats float32.
 //
 //gpu:kernel
-func attention(out, stats, q, kc, vc []float32, nq, heads, dim, pos, ctx, qoff, qi, qh, qd, kchunk, splits uint32, scale float32) {
+func attention(out []uint32, stats []float32, q, kc, vc []uint32, dt, odt, nq, heads, dim, pos, ctx, qoff, qi, qh, qd, kchunk, splits uint32, scale float32) {
 	qs := kernel.Shared[[AttentionMaxHeadDim]float32]()
 	acc := kernel.Shared[[AttentionMaxHeadDim]float32]()
 	ps := kernel.Shared[[rowGroup]float32]()
@@ -39,7 +40,8 @@ func attention(out, stats, q, kc, vc []float32, nq, heads, dim, pos, ctx, qoff, 
 		split := w % splits
 		i, h := (w/splits)/heads, (w/splits)%heads
 		for d := t; d < dim; d += b {
-			qs[d] = q[qoff+i*qi+h*qh+d*qd] * scale
+			at := qoff + i*qi + h*qh + d*qd
+			qs[d] = kernel.Float32frombits(bitsOf(q[wordOf(at, dt)], dt, at)) * scale
 			acc[d] = 0
 		}
 		kernel.Barrier()
@@ -54,7 +56,8 @@ func attention(out, stats, q, kc, vc []float32, nq, heads, dim, pos, ctx, qoff, 
 				var dot float32
 				row := kbase + j*dim
 				for d := uint32(0); d < dim; d++ {
-					dot += qs[d] * kc[row+d]
+					at := row + d
+					dot += qs[d] * kernel.Float32frombits(bitsOf(kc[wordOf(at, dt)], dt, at))
 				}
 				s = dot
 			}
@@ -89,7 +92,8 @@ func attention(out, stats, q, kc, vc []float32, nq, heads, dim, pos, ctx, qoff, 
 				v := acc[d] * alpha
 				vrow := kbase + j0*dim + d
 				for jj := uint32(0); jj < cnt; jj++ {
-					v += ps[jj] * vc[vrow+jj*dim]
+					at := vrow + jj*dim
+					v += ps[jj] * kernel.Float32frombits(bitsOf(vc[wordOf(at, dt)], dt, at))
 				}
 				acc[d] = v
 			}
@@ -97,12 +101,21 @@ func attention(out, stats, q, kc, vc []float32, nq, heads, dim, pos, ctx, qoff, 
 		}
 		if splits == 1 {
 			inv := 1 / l
-			for d := t; d < dim; d += b {
-				out[(i*heads+h)*dim+d] = acc[d] * inv
+			pairs := pairedRows(odt, dim) // a row (i, h) of out starts on a word
+			for d := t * pairs; d < dim; d += b * pairs {
+				o := (i*heads+h)*dim + d
+				if odt == DTFloat32 {
+					out[o] = kernel.Float32bits(acc[d] * inv)
+				} else if pairs == 2 {
+					out[o/2] = encode16(acc[d]*inv, odt) | encode16(acc[d+1]*inv, odt)<<16
+				} else {
+					kernel.AtomicAnd(&out[o/2], otherHalf(o))
+					kernel.AtomicOr(&out[o/2], halfBits(acc[d]*inv, odt, o))
+				}
 			}
 		} else {
 			for d := t; d < dim; d += b {
-				out[w*dim+d] = acc[d]
+				out[w*dim+d] = kernel.Float32bits(acc[d])
 			}
 			if t == 0 {
 				stats[2*w] = m
@@ -116,28 +129,42 @@ func attention(out, stats, q, kc, vc []float32, nq, heads, dim, pos, ctx, qoff, 
 // attentionCombine joins attention's splits: for each query i, head h and
 // d < dim (n = nq·heads·dim threads' work), with M the largest split
 // maximum, out[(i·heads + h)·dim + d] = Σ_s part_s[d]·e^(m_s - M) /
-// Σ_s l_s·e^(m_s - M).
+// Σ_s l_s·e^(m_s - M). out is of dtype code dt, part and stats float32;
+// each thread writes whole words of out (perWord elements).
 //
 //gpu:kernel
-func attentionCombine(out, part, stats []float32, n, dim, splits uint32) {
+func attentionCombine(out []uint32, part, stats []float32, dt, n, dim, splits uint32) {
 	if n == 0 {
 		return
 	}
+	per := perWord(dt)
+	words := (n + per - 1) / per
 	step := kernel.GroupSizeX() * kernel.GridX()
-	for e := kernel.GroupX()*kernel.GroupSizeX() + kernel.ThreadX(); e < n; e += step {
-		r, d := e/dim, e%dim // r = i·heads + h
-		mx := float32(attnNone)
-		for s := uint32(0); s < splits; s++ {
-			mx = max(mx, stats[2*(r*splits+s)])
+	for w := kernel.GroupX()*kernel.GroupSizeX() + kernel.ThreadX(); w < words; w += step {
+		var word uint32
+		for j := uint32(0); j < per; j++ {
+			e := w*per + j
+			if e < n {
+				r, d := e/dim, e%dim // r = i·heads + h
+				mx := float32(attnNone)
+				for s := uint32(0); s < splits; s++ {
+					mx = max(mx, stats[2*(r*splits+s)])
+				}
+				var num, den float32
+				for s := uint32(0); s < splits; s++ {
+					f := kernel.Exp(stats[2*(r*splits+s)] - mx)
+					num += part[(r*splits+s)*dim+d] * f
+					den += stats[2*(r*splits+s)+1] * f
+				}
+				if per == 1 {
+					word = kernel.Float32bits(num / den)
+				} else {
+					word |= encode16(num/den, dt) << (16 * j)
+				}
+			}
 		}
-		var num, den float32
-		for s := uint32(0); s < splits; s++ {
-			f := kernel.Exp(stats[2*(r*splits+s)] - mx)
-			num += part[(r*splits+s)*dim+d] * f
-			den += stats[2*(r*splits+s)+1] * f
-		}
-		out[e] = num / den
-		if last(e, step, n) {
+		out[w] = word
+		if last(w, step, words) {
 			break
 		}
 	}
@@ -159,10 +186,11 @@ const (
 // attentionBlock is attention (one split) for blocks of queries, as a
 // prefill has them: the same inputs and result, dim ≤ AttentionBlockDim,
 // groups of AttentionBlockThreads threads taking (query block, head) pairs
-// grid-stride. Its shared memory stays under 16 KiB.
+// grid-stride. Its shared memory stays under 16 KiB. Every tensor is of
+// dtype code dt.
 //
 //gpu:kernel
-func attentionBlock(out, q, kc, vc []float32, nq, heads, dim, pos, ctx, qoff, qi, qh, qd uint32, scale float32) {
+func attentionBlock(out, q, kc, vc []uint32, dt, nq, heads, dim, pos, ctx, qoff, qi, qh, qd uint32, scale float32) {
 	qs := kernel.Shared[[attnBQ * attnPad]float32]()
 	ks := kernel.Shared[[attnBK * attnPad]float32]()
 	vs := kernel.Shared[[attnBK * AttentionBlockDim]float32]()
@@ -178,7 +206,8 @@ func attentionBlock(out, q, kc, vc []float32, nq, heads, dim, pos, ctx, qoff, qi
 			r, d := e/AttentionBlockDim, e%AttentionBlockDim
 			var v float32
 			if i0+r < nq && d < dim {
-				v = q[qoff+(i0+r)*qi+h*qh+d*qd] * scale
+				at := qoff + (i0+r)*qi + h*qh + d*qd
+				v = kernel.Float32frombits(bitsOf(q[wordOf(at, dt)], dt, at)) * scale
 			}
 			qs[r*attnPad+d] = v
 		}
@@ -195,8 +224,9 @@ func attentionBlock(out, q, kc, vc []float32, nq, heads, dim, pos, ctx, qoff, qi
 				r, d := e/AttentionBlockDim, e%AttentionBlockDim
 				var kv, vv float32
 				if j0+r < nk && d < dim {
-					kv = kc[kbase+(j0+r)*dim+d]
-					vv = vc[kbase+(j0+r)*dim+d]
+					at := kbase + (j0+r)*dim + d
+					kv = kernel.Float32frombits(bitsOf(kc[wordOf(at, dt)], dt, at))
+					vv = kernel.Float32frombits(bitsOf(vc[wordOf(at, dt)], dt, at))
 				}
 				ks[r*attnPad+d] = kv
 				vs[e] = vv
@@ -246,10 +276,35 @@ func attentionBlock(out, q, kc, vc []float32, nq, heads, dim, pos, ctx, qoff, qi
 			}
 			kernel.Barrier()
 		}
-		if t < dim {
-			for r := 0; r < attnBQ; r++ {
-				if i0+uint32(r) < nq {
-					out[((i0+uint32(r))*heads+h)*dim+t] = acc[r] / ls[r]
+		if pairedRows(dt, dim) == 1 {
+			if t < dim {
+				for r := 0; r < attnBQ; r++ {
+					if i0+uint32(r) < nq {
+						o := ((i0+uint32(r))*heads+h)*dim + t
+						if dt == DTFloat32 {
+							out[o] = kernel.Float32bits(acc[r] / ls[r])
+						} else {
+							kernel.AtomicAnd(&out[o/2], otherHalf(o))
+							kernel.AtomicOr(&out[o/2], halfBits(acc[r]/ls[r], dt, o))
+						}
+					}
+				}
+			}
+		} else {
+			// 16-bit rows that start on a word (dim even): the block's rows
+			// staged in qs (done with), then written a word per thread.
+			if t < dim {
+				for r := 0; r < attnBQ; r++ {
+					qs[uint32(r)*attnPad+t] = acc[r] / ls[r]
+				}
+			}
+			kernel.Barrier()
+			half := dim / 2
+			for e := t; e < attnBQ*half; e += AttentionBlockThreads {
+				r, d := e/half, (e%half)*2
+				if i0+r < nq {
+					o := ((i0+r)*heads+h)*dim + d
+					out[o/2] = encode16(qs[r*attnPad+d], dt) | encode16(qs[r*attnPad+d+1], dt)<<16
 				}
 			}
 		}

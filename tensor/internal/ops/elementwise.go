@@ -59,51 +59,90 @@ func unaryValue(op uint32, v, a float32) float32 {
 }
 
 // unary sets y[i] = f(x_view[i]) for the n elements of a strided view of x
-// (offset xoff, sizes s0..s5, strides t0..t5); y is contiguous. a is the
-// scale's factor.
+// (offset xoff, sizes s0..s5, strides t0..t5); y is contiguous, of x's
+// dtype code dt. a is the scale's factor. Each thread writes whole words of
+// y (perWord elements); the bytes of y's last word past the n-th element are
+// set to 0.
 //
 //gpu:kernel
-func unary(y, x []float32, n, op, xoff, s0, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5 uint32, a float32) {
+func unary(y, x []uint32, n, dt, op, xoff, s0, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5 uint32, a float32) {
 	if n == 0 {
 		return
 	}
+	per := perWord(dt)
+	words := (n + per - 1) / per
 	step := kernel.GroupSizeX() * kernel.GridX()
 	r := rank6(s0, s1, s2, s3, s4)
-	for i := kernel.GroupX()*kernel.GroupSizeX() + kernel.ThreadX(); i < n; i += step {
-		v := x[xoff+offset6(i, r, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5)]
-		y[i] = unaryValue(op, v, a)
-		if last(i, step, n) {
+	for w := kernel.GroupX()*kernel.GroupSizeX() + kernel.ThreadX(); w < words; w += step {
+		if per == 1 {
+			xa := xoff + offset6(w, r, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5)
+			v := kernel.Float32frombits(bitsOf(x[wordOf(xa, dt)], dt, xa))
+			y[w] = kernel.Float32bits(unaryValue(op, v, a))
+		} else {
+			var out uint32
+			for j := uint32(0); j < 2; j++ {
+				if i := 2*w + j; i < n {
+					xa := xoff + offset6(i, r, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5)
+					v := kernel.Float32frombits(bitsOf(x[wordOf(xa, dt)], dt, xa))
+					out |= encode16(unaryValue(op, v, a), dt) << (16 * j)
+				}
+			}
+			y[w] = out
+		}
+		if last(w, step, words) {
 			break
 		}
 	}
 }
 
+// binaryValue is u op v for binary op code op.
+func binaryValue(op uint32, u, v float32) float32 {
+	if op == BinaryAdd {
+		return u + v
+	} else if op == BinarySub {
+		return u - v
+	} else if op == BinaryMul {
+		return u * v
+	}
+	return u / v
+}
+
 // binary sets z[i] = x_view[i] op y_view[i] for the n elements of the output
 // shape s0..s5 (contiguous z); the inputs are strided views of that shape
 // (offsets xoff, yoff; strides xt*, yt*; a broadcast dimension has stride 0).
+// All three are of dtype code dt; each thread writes whole words of z, as
+// unary's.
 //
 //gpu:kernel
-func binary(z, x, y []float32, n, op, s0, s1, s2, s3, s4, s5, xoff, xt0, xt1, xt2, xt3, xt4, xt5, yoff, yt0, yt1, yt2, yt3, yt4, yt5 uint32) {
+func binary(z, x, y []uint32, n, dt, op, s0, s1, s2, s3, s4, s5, xoff, xt0, xt1, xt2, xt3, xt4, xt5, yoff, yt0, yt1, yt2, yt3, yt4, yt5 uint32) {
 	if n == 0 {
 		return
 	}
+	per := perWord(dt)
+	words := (n + per - 1) / per
 	step := kernel.GroupSizeX() * kernel.GridX()
 	r := rank6(s0, s1, s2, s3, s4)
-	for i := kernel.GroupX()*kernel.GroupSizeX() + kernel.ThreadX(); i < n; i += step {
-		u := x[xoff+offset6(i, r, s1, s2, s3, s4, s5, xt0, xt1, xt2, xt3, xt4, xt5)]
-		v := y[yoff+offset6(i, r, s1, s2, s3, s4, s5, yt0, yt1, yt2, yt3, yt4, yt5)]
-		var r float32
-		if op == BinaryAdd {
-			r = u + v
-		} else if op == BinarySub {
-			r = u - v
-		} else if op == BinaryMul {
-			r = u * v
+	for w := kernel.GroupX()*kernel.GroupSizeX() + kernel.ThreadX(); w < words; w += step {
+		if per == 1 {
+			xa := xoff + offset6(w, r, s1, s2, s3, s4, s5, xt0, xt1, xt2, xt3, xt4, xt5)
+			u := kernel.Float32frombits(bitsOf(x[wordOf(xa, dt)], dt, xa))
+			ya := yoff + offset6(w, r, s1, s2, s3, s4, s5, yt0, yt1, yt2, yt3, yt4, yt5)
+			v := kernel.Float32frombits(bitsOf(y[wordOf(ya, dt)], dt, ya))
+			z[w] = kernel.Float32bits(binaryValue(op, u, v))
 		} else {
-			r = u / v
+			var out uint32
+			for j := uint32(0); j < 2; j++ {
+				if i := 2*w + j; i < n {
+					xa := xoff + offset6(i, r, s1, s2, s3, s4, s5, xt0, xt1, xt2, xt3, xt4, xt5)
+					u := kernel.Float32frombits(bitsOf(x[wordOf(xa, dt)], dt, xa))
+					ya := yoff + offset6(i, r, s1, s2, s3, s4, s5, yt0, yt1, yt2, yt3, yt4, yt5)
+					v := kernel.Float32frombits(bitsOf(y[wordOf(ya, dt)], dt, ya))
+					out |= encode16(binaryValue(op, u, v), dt) << (16 * j)
+				}
+			}
+			z[w] = out
 		}
-		z[i] = r
-		if last(i, step, n) {
+		if last(w, step, words) {
 			break
 		}
 	}

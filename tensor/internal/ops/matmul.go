@@ -32,10 +32,11 @@ const (
 // stride of 0 broadcasts one matrix over the batch), so a transposed operand
 // (PyTorch's Linear weight, y = x·Wᵀ) needs no copy. Groups take tiles
 // (batch-major, then tile rows, then tile columns) grid-stride; the group
-// must have MatmulThreads threads.
+// must have MatmulThreads threads. A, B and the bias are of dtype code dt,
+// C of cdt (float32 for partial sums); the sums are float32.
 //
 //gpu:kernel
-func matmul(c, a, b, bias []float32, batch, m, n, k, flags, aoff, ab, am, ak, boff, bb, bk, bn, kchunk, splits uint32) {
+func matmul(c, a, b, bias []uint32, dt, cdt, batch, m, n, k, flags, aoff, ab, am, ak, boff, bb, bk, bn, kchunk, splits uint32) {
 	as := kernel.Shared[[matDepth * matPad]float32]()
 	bs := kernel.Shared[[matDepth * matPad]float32]()
 	t := kernel.ThreadX()
@@ -67,7 +68,8 @@ func matmul(c, a, b, bias []float32, batch, m, n, k, flags, aoff, ab, am, ak, bo
 				}
 				var v float32
 				if i0+ii < m && k0+kk < kend {
-					v = a[abase+(i0+ii)*am+(k0+kk)*ak]
+					at := abase + (i0+ii)*am + (k0+kk)*ak
+					v = kernel.Float32frombits(bitsOf(a[wordOf(at, dt)], dt, at))
 				}
 				as[kk*matPad+ii] = v
 				jj, kb := e%matTile, e/matTile
@@ -76,7 +78,8 @@ func matmul(c, a, b, bias []float32, batch, m, n, k, flags, aoff, ab, am, ak, bo
 				}
 				var u float32
 				if j0+jj < n && k0+kb < kend {
-					u = b[bbase+(k0+kb)*bk+(j0+jj)*bn]
+					at := bbase + (k0+kb)*bk + (j0+jj)*bn
+					u = kernel.Float32frombits(bitsOf(b[wordOf(at, dt)], dt, at))
 				}
 				bs[kb*matPad+jj] = u
 			}
@@ -102,9 +105,15 @@ func matmul(c, a, b, bias []float32, batch, m, n, k, flags, aoff, ab, am, ak, bo
 				if i < m && j < n {
 					v := acc[r][q]
 					if flags&MatmulBias != 0 {
-						v += bias[j]
+						v += kernel.Float32frombits(bitsOf(bias[wordOf(j, dt)], dt, j))
 					}
-					c[((split*batch+bi)*m+i)*n+j] = v
+					o := ((split*batch+bi)*m+i)*n + j
+					if cdt == DTFloat32 {
+						c[o] = kernel.Float32bits(v)
+					} else {
+						kernel.AtomicAnd(&c[o/2], otherHalf(o))
+						kernel.AtomicOr(&c[o/2], halfBits(v, cdt, o))
+					}
 				}
 			}
 		}
@@ -112,24 +121,38 @@ func matmul(c, a, b, bias []float32, batch, m, n, k, flags, aoff, ab, am, ak, bo
 }
 
 // sumSplits sets c[i] = Σ_s part[s·count + i] (+ bias[i % n]) for i <
-// count: the split sums of matmul.
+// count: the split sums of matmul. part is float32, c and the bias of dtype
+// code dt; each thread writes whole words of c (perWord elements).
 //
 //gpu:kernel
-func sumSplits(c, part, bias []float32, count, splits, n, flags uint32) {
+func sumSplits(c, part, bias []uint32, dt, count, splits, n, flags uint32) {
 	if count == 0 {
 		return
 	}
+	per := perWord(dt)
+	words := (count + per - 1) / per
 	step := kernel.GroupSizeX() * kernel.GridX()
-	for i := kernel.GroupX()*kernel.GroupSizeX() + kernel.ThreadX(); i < count; i += step {
-		var v float32
-		for s := uint32(0); s < splits; s++ {
-			v += part[s*count+i]
+	for w := kernel.GroupX()*kernel.GroupSizeX() + kernel.ThreadX(); w < words; w += step {
+		var out uint32
+		for j := uint32(0); j < per; j++ {
+			if i := w*per + j; i < count {
+				var v float32
+				for s := uint32(0); s < splits; s++ {
+					v += kernel.Float32frombits(part[s*count+i])
+				}
+				if flags&MatmulBias != 0 {
+					at := i % n
+					v += kernel.Float32frombits(bitsOf(bias[wordOf(at, dt)], dt, at))
+				}
+				if per == 1 {
+					out = kernel.Float32bits(v)
+				} else {
+					out |= encode16(v, dt) << (16 * j)
+				}
+			}
 		}
-		if flags&MatmulBias != 0 {
-			v += bias[i%n]
-		}
-		c[i] = v
-		if last(i, step, count) {
+		c[w] = out
+		if last(w, step, words) {
 			break
 		}
 	}
@@ -143,9 +166,10 @@ func sumSplits(c, part, bias []float32, count, splits, n, flags uint32) {
 // are contiguous (bn = 1: neighbouring threads read neighbouring columns),
 // 8 otherwise (a column's 32 lanes are neighbouring threads, reading
 // neighbouring k when bk = 1, as in a transposed weight). Groups take (split, batch, column tile) grid-stride.
+// A, B and the bias are of dtype code dt, C of cdt.
 //
 //gpu:kernel
-func matvec(c, a, b, bias []float32, batch, n, k, flags, aoff, ab, ak, boff, bb, bk, bn, kchunk, splits uint32) {
+func matvec(c, a, b, bias []uint32, dt, cdt, batch, n, k, flags, aoff, ab, ak, boff, bb, bk, bn, kchunk, splits uint32) {
 	sh := kernel.Shared[[MatmulThreads]float32]()
 	t := kernel.ThreadX()
 	cols := uint32(8)
@@ -170,7 +194,8 @@ func matvec(c, a, b, bias []float32, batch, n, k, flags, aoff, ab, ak, boff, bb,
 			abase := aoff + bi*ab
 			bbase := boff + bi*bb + j*bn
 			for q := kbegin + lane; q < kend; q += lanes {
-				acc += a[abase+q*ak] * b[bbase+q*bk]
+				xa, xb := abase+q*ak, bbase+q*bk
+				acc += kernel.Float32frombits(bitsOf(a[wordOf(xa, dt)], dt, xa)) * kernel.Float32frombits(bitsOf(b[wordOf(xb, dt)], dt, xb))
 			}
 		}
 		sh[t] = acc
@@ -184,9 +209,15 @@ func matvec(c, a, b, bias []float32, batch, n, k, flags, aoff, ab, ak, boff, bb,
 		if lane == 0 && j < n {
 			v := sh[t]
 			if flags&MatmulBias != 0 {
-				v += bias[j]
+				v += kernel.Float32frombits(bitsOf(bias[wordOf(j, dt)], dt, j))
 			}
-			c[(split*batch+bi)*n+j] = v
+			o := (split*batch+bi)*n + j
+			if cdt == DTFloat32 {
+				c[o] = kernel.Float32bits(v)
+			} else {
+				kernel.AtomicAnd(&c[o/2], otherHalf(o))
+				kernel.AtomicOr(&c[o/2], halfBits(v, cdt, o))
+			}
 		}
 		kernel.Barrier()
 	}

@@ -9,7 +9,8 @@ const (
 	ReduceMax  = 2
 )
 
-// Every row kernel reads row r (r < rows) of a view: its outer index r is
+// Every row kernel reads row r (r < rows) of a view of dtype code dt (the
+// output's too, argmax's int32 aside), float32 as it accumulates: its outer index r is
 // row-major over the outer sizes s0..s4 (strides t0..t4) and its cols
 // elements are cstride apart, from offset xoff. A group takes rows
 // GroupX, GroupX+GridX, ...; its threads (at most rowGroup, one dimension)
@@ -20,7 +21,7 @@ const (
 // one is 0 and its mean 0/0.
 //
 //gpu:kernel
-func reduceRows(out, x []float32, rows, cols, op, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32) {
+func reduceRows(out, x []uint32, rows, cols, dt, op, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32) {
 	sh := kernel.Shared[[rowGroup]float32]()
 	t, b := kernel.ThreadX(), kernel.GroupSizeX()
 	rr := rank6(1, s0, s1, s2, s3) // the outer view's rank
@@ -28,10 +29,11 @@ func reduceRows(out, x []float32, rows, cols, op, xoff, s0, s1, s2, s3, s4, t0, 
 		base := xoff + offset6(r, rr, s0, s1, s2, s3, s4, 0, t0, t1, t2, t3, t4)
 		var acc float32
 		if op == ReduceMax && cols > 0 {
-			acc = x[base] // every thread starts from the first element
+			acc = kernel.Float32frombits(bitsOf(x[wordOf(base, dt)], dt, base)) // every thread starts from the first element
 		}
 		for c := t; c < cols; c += b {
-			v := x[base+c*cstride]
+			at := base + c*cstride
+			v := kernel.Float32frombits(bitsOf(x[wordOf(at, dt)], dt, at))
 			if op == ReduceMax {
 				acc = max(acc, v)
 			} else {
@@ -51,10 +53,15 @@ func reduceRows(out, x []float32, rows, cols, op, xoff, s0, s1, s2, s3, s4, t0, 
 			kernel.Barrier()
 		}
 		if t == 0 {
+			v := sh[0]
 			if op == ReduceMean {
-				out[r] = sh[0] / float32(cols)
+				v /= float32(cols)
+			}
+			if dt == DTFloat32 {
+				out[r] = kernel.Float32bits(v)
 			} else {
-				out[r] = sh[0]
+				kernel.AtomicAnd(&out[r/2], otherHalf(r))
+				kernel.AtomicOr(&out[r/2], halfBits(v, dt, r))
 			}
 		}
 		kernel.Barrier()
@@ -65,17 +72,18 @@ func reduceRows(out, x []float32, rows, cols, op, xoff, s0, s1, s2, s3, s4, t0, 
 // first of equal ones. Rows are not empty (the host refuses empty ones).
 //
 //gpu:kernel
-func argmaxRows(out []int32, x []float32, rows, cols, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32) {
+func argmaxRows(out []int32, x []uint32, rows, cols, dt, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32) {
 	sv := kernel.Shared[[rowGroup]float32]()
 	si := kernel.Shared[[rowGroup]uint32]()
 	t, b := kernel.ThreadX(), kernel.GroupSizeX()
 	rr := rank6(1, s0, s1, s2, s3) // the outer view's rank
 	for r := kernel.GroupX(); r < rows; r += kernel.GridX() {
 		base := xoff + offset6(r, rr, s0, s1, s2, s3, s4, 0, t0, t1, t2, t3, t4)
-		best := x[base]
+		best := kernel.Float32frombits(bitsOf(x[wordOf(base, dt)], dt, base))
 		bi := uint32(0)
 		for c := t; c < cols; c += b {
-			v := x[base+c*cstride]
+			at := base + c*cstride
+			v := kernel.Float32frombits(bitsOf(x[wordOf(at, dt)], dt, at))
 			if v > best {
 				best = v
 				bi = c
@@ -105,15 +113,16 @@ func argmaxRows(out []int32, x []float32, rows, cols, xoff, s0, s1, s2, s3, s4, 
 // row's sum of them.
 //
 //gpu:kernel
-func softmaxRows(y, x []float32, rows, cols, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32) {
+func softmaxRows(y, x []uint32, rows, cols, dt, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32) {
 	sh := kernel.Shared[[rowGroup]float32]()
 	t, b := kernel.ThreadX(), kernel.GroupSizeX()
 	rr := rank6(1, s0, s1, s2, s3) // the outer view's rank
 	for r := kernel.GroupX(); r < rows; r += kernel.GridX() {
 		base := xoff + offset6(r, rr, s0, s1, s2, s3, s4, 0, t0, t1, t2, t3, t4)
-		m := x[base]
+		m := kernel.Float32frombits(bitsOf(x[wordOf(base, dt)], dt, base))
 		for c := t; c < cols; c += b {
-			m = max(m, x[base+c*cstride])
+			at := base + c*cstride
+			m = max(m, kernel.Float32frombits(bitsOf(x[wordOf(at, dt)], dt, at)))
 		}
 		sh[t] = m
 		kernel.Barrier()
@@ -127,7 +136,8 @@ func softmaxRows(y, x []float32, rows, cols, xoff, s0, s1, s2, s3, s4, t0, t1, t
 		kernel.Barrier()
 		var s float32
 		for c := t; c < cols; c += b {
-			s += kernel.Exp(x[base+c*cstride] - m)
+			at := base + c*cstride
+			s += kernel.Exp(kernel.Float32frombits(bitsOf(x[wordOf(at, dt)], dt, at)) - m)
 		}
 		sh[t] = s
 		kernel.Barrier()
@@ -139,10 +149,34 @@ func softmaxRows(y, x []float32, rows, cols, xoff, s0, s1, s2, s3, s4, t0, t1, t
 		}
 		inv := 1 / sh[0]
 		kernel.Barrier()
-		for c := t; c < cols; c += b {
-			y[r*cols+c] = kernel.Exp(x[base+c*cstride]-m) * inv
+		pairs := pairedRows(dt, cols)
+		for c := t * pairs; c < cols; c += b * pairs {
+			at := base + c*cstride
+			v := kernel.Exp(kernel.Float32frombits(bitsOf(x[wordOf(at, dt)], dt, at))-m) * inv
+			o := r*cols + c
+			if dt == DTFloat32 {
+				y[o] = kernel.Float32bits(v)
+			} else if pairs == 2 {
+				at2 := at + cstride
+				v2 := kernel.Exp(kernel.Float32frombits(bitsOf(x[wordOf(at2, dt)], dt, at2))-m) * inv
+				y[o/2] = encode16(v, dt) | encode16(v2, dt)<<16
+			} else {
+				kernel.AtomicAnd(&y[o/2], otherHalf(o))
+				kernel.AtomicOr(&y[o/2], halfBits(v, dt, o))
+			}
 		}
 	}
+}
+
+// pairedRows is how many columns a row kernel's thread writes at a time: 2
+// when the output is 16-bit and every row starts on a word (cols even), so
+// that a thread writes whole words; 1 otherwise, a 16-bit element then
+// being an atomic update of its half of the word.
+func pairedRows(dt, cols uint32) uint32 {
+	if dt != DTFloat32 && cols%2 == 0 {
+		return 2
+	}
+	return 1
 }
 
 // Norm kinds and flags (normRows's kind and affine).
@@ -160,7 +194,7 @@ const (
 // whose flag is off is not read).
 //
 //gpu:kernel
-func normRows(y, x, gamma, beta []float32, rows, cols, kind, affine, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32, eps float32) {
+func normRows(y, x, gamma, beta []uint32, rows, cols, dt, kind, affine, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32, eps float32) {
 	sh := kernel.Shared[[rowGroup]float32]()
 	t, b := kernel.ThreadX(), kernel.GroupSizeX()
 	rr := rank6(1, s0, s1, s2, s3) // the outer view's rank
@@ -170,7 +204,8 @@ func normRows(y, x, gamma, beta []float32, rows, cols, kind, affine, xoff, s0, s
 		if kind == NormLayer {
 			var s float32
 			for c := t; c < cols; c += b {
-				s += x[base+c*cstride]
+				at := base + c*cstride
+				s += kernel.Float32frombits(bitsOf(x[wordOf(at, dt)], dt, at))
 			}
 			sh[t] = s
 			kernel.Barrier()
@@ -185,7 +220,8 @@ func normRows(y, x, gamma, beta []float32, rows, cols, kind, affine, xoff, s0, s
 		}
 		var q float32
 		for c := t; c < cols; c += b {
-			d := x[base+c*cstride] - mean
+			at := base + c*cstride
+			d := kernel.Float32frombits(bitsOf(x[wordOf(at, dt)], dt, at)) - mean
 			q += d * d
 		}
 		sh[t] = q
@@ -198,15 +234,32 @@ func normRows(y, x, gamma, beta []float32, rows, cols, kind, affine, xoff, s0, s
 		}
 		inv := kernel.Rsqrt(sh[0]/float32(cols) + eps)
 		kernel.Barrier()
-		for c := t; c < cols; c += b {
-			v := (x[base+c*cstride] - mean) * inv
-			if affine&NormGamma != 0 {
-				v *= gamma[c]
+		pairs := pairedRows(dt, cols)
+		for c0 := t * pairs; c0 < cols; c0 += b * pairs {
+			var out uint32 // the word of a pair
+			for j := uint32(0); j < pairs; j++ {
+				c := c0 + j
+				at := base + c*cstride
+				v := (kernel.Float32frombits(bitsOf(x[wordOf(at, dt)], dt, at)) - mean) * inv
+				if affine&NormGamma != 0 {
+					v *= kernel.Float32frombits(bitsOf(gamma[wordOf(c, dt)], dt, c))
+				}
+				if affine&NormBeta != 0 {
+					v += kernel.Float32frombits(bitsOf(beta[wordOf(c, dt)], dt, c))
+				}
+				o := r*cols + c
+				if dt == DTFloat32 {
+					y[o] = kernel.Float32bits(v)
+				} else if pairs == 2 {
+					out |= encode16(v, dt) << (16 * j)
+				} else {
+					kernel.AtomicAnd(&y[o/2], otherHalf(o))
+					kernel.AtomicOr(&y[o/2], halfBits(v, dt, o))
+				}
 			}
-			if affine&NormBeta != 0 {
-				v += beta[c]
+			if pairs == 2 {
+				y[(r*cols+c0)/2] = out
 			}
-			y[r*cols+c] = v
 		}
 	}
 }
