@@ -240,6 +240,27 @@ func (s *suite) testBadLaunches(t *testing.T) {
 	if s.info.MaxGridDim.Y > 0 && s.info.MaxGridDim.Y < 1<<30 {
 		requireCategory(t, st.Launch(axpy, gpu.D2(1, s.info.MaxGridDim.Y+1), b, gpu.Buf(y), gpu.Buf(x), gpu.U32(256), gpu.F32(1)), errors.Launch, "grid too large in y")
 	}
+	t.Run("launch options", func(t *testing.T) {
+		args := []gpu.Arg{gpu.Buf(y), gpu.Buf(x), gpu.U32(256), gpu.F32(1)}
+		with := func(smem int, coop bool) error {
+			return st.LaunchWith(axpy, gpu.LaunchConfig{Grid: g, Block: b, SharedMemBytes: smem, Cooperative: coop}, args...)
+		}
+		requireCategory(t, with(-4, false), errors.InvalidArgument, "negative shared memory")
+		if limit := max(s.info.SharedMemPerBlockOptin, s.info.SharedMemPerBlock); limit > 0 {
+			// More than the device has: refused before the backend sees it, never a fault.
+			requireCategory(t, with(limit+1, false), errors.InvalidArgument, "shared memory over the device's limit")
+		}
+		// What the device can do runs; a backend that cannot size shared
+		// memory at launch or launch cooperatively says NotSupported.
+		for _, tc := range []struct {
+			name string
+			err  error
+		}{{"1 KiB of dynamic shared memory", with(1024, false)}, {"cooperative", with(0, true)}} {
+			if tc.err != nil {
+				requireCategory(t, tc.err, errors.NotSupported, tc.name)
+			}
+		}
+	})
 	require.NoError(t, st.Synchronize(ctxT(t)), "refused launches leave no error behind")
 }
 
