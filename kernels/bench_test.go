@@ -92,7 +92,7 @@ func BenchmarkCopyBaseline(b *testing.B) {
 
 // BenchmarkReduceSumGo times the first pass of reduce_sum over n = 16 Mi
 // float32s (1024 groups of 256), generated (Source, whose CPU reduction is
-// hand-tuned), hand-written (Handwritten) and generated-untuned (the
+// hand-tuned), hand-written (handwrittenGo) and generated-untuned (the
 // generated Go), beside copy() of the same n float32s into another slice on
 // the same goroutines, one contiguous part each: GB/s counts the bytes each
 // reads plus those it writes (reduce: 4·n; copy: 8·n), so reduce's GB/s over
@@ -108,7 +108,7 @@ func BenchmarkReduceSumGo(b *testing.B) {
 	for _, set := range []struct {
 		name string
 		k    backend.GoKernel
-	}{{"generated", goReduceSum}, {"handwritten", Handwritten().Go[OpReduceSum]}, {"generated-untuned", generated().Go[OpReduceSum]}} {
+	}{{"generated", goReduceSum}, {"handwritten", handwrittenGo().Go[OpReduceSum]}, {"generated-untuned", generated().Go[OpReduceSum]}} {
 		b.Run(set.name, func(b *testing.B) {
 			b.SetBytes(4 * benchN)
 			for b.Loop() {

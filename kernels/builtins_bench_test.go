@@ -18,14 +18,15 @@ import (
 // separated (default: every available one).
 const envBenchBackends = "ANYGPU_BENCH_BACKENDS"
 
-// BenchmarkBuiltins times every built-in op, generated (kernels.Source)
-// and hand-written (kernels.Handwritten), on every available backend (on the
-// CPU also generated-untuned: the generated set without its hand-tuned sgemm,
-// reduce_sum and dot), launched as gpu bench launches saxpy, reduce and
-// sgemm: 1-D ops over 4 Mi elements in blocks of 256, a thread per 4 elements
-// (reductions: 1024 groups), transpose of 2048×2048 and sgemm of 512³ in
-// blocks of 16×16, a group per 16×16 of the output. Each sub-benchmark
-// is backend/op/set; the op's device time per run is ns/op, and GB/s (the
+// BenchmarkBuiltins times every built-in op (kernels.Source) on every
+// available backend, and on the CPU two more sets beside it: handwritten
+// (the hand-written Go kernels the generated ones replaced, package
+// kernels/internal/handwritten) and generated-untuned (the generated set
+// without its hand-tuned sgemm, reduce_sum and dot). The ops are launched as
+// gpu bench launches saxpy, reduce and sgemm: 1-D ops over 4 Mi elements in
+// blocks of 256, a thread per 4 elements (reductions: 1024 groups),
+// transpose of 2048×2048 and sgemm of 512³ in blocks of 16×16, a group per
+// 16×16 of the output. Each sub-benchmark is backend/op/set; the op's device time per run is ns/op, and GB/s (the
 // bytes the op must move) or GFLOP/s its rate:
 //
 //	ANYGPU_BENCH_BACKENDS=vulkan go test -run '^$' -bench Builtins ./kernels
@@ -97,17 +98,16 @@ func benchBuiltins(b *testing.B, dev *gpu.Device) {
 			args:  []gpu.Arg{gpu.Buf(mc), gpu.Buf(ma), gpu.Buf(mb), gpu.U32(mm), gpu.U32(mm), gpu.U32(mm), gpu.F32(1), gpu.F32(0)},
 			flops: 2 * mm * mm * mm},
 	}
-	sets := []struct {
+	type set struct {
 		name string
 		src  gpu.Source
-	}{{"generated", kernels.Source()}, {"handwritten", kernels.Handwritten()}}
+	}
+	sets := []set{{"generated", kernels.Source()}}
 	if dev.Info().Type == backend.TypeCPU {
-		// The generated set's CPU sgemm, reduce_sum and dot are hand-tuned;
-		// this set times the generated Go ones too (kernels.Source says why).
-		sets = append(sets, struct {
-			name string
-			src  gpu.Source
-		}{"generated-untuned", kernels.GeneratedUntuned()})
+		// The hand-written Go the generated kernels replaced; and, as the
+		// generated set's CPU sgemm, reduce_sum and dot are hand-tuned, the
+		// generated Go ones too (kernels.Source says why).
+		sets = append(sets, set{"handwritten", kernels.HandwrittenGo()}, set{"generated-untuned", kernels.GeneratedUntuned()})
 	}
 	mods := make([]*gpu.Module, len(sets))
 	for i, s := range sets {

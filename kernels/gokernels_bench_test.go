@@ -9,7 +9,7 @@ import (
 
 // BenchmarkGoKernelsOneCore times the CPU group functions of the generated
 // built-ins (Source, and generated-untuned: Source without its hand-tuned
-// exceptions) against the hand-written ones (Handwritten) on one core,
+// exceptions) against the hand-written Go (handwrittenGo) on one core,
 // without the CPU backend's goroutines, launched as BenchmarkBuiltins
 // launches them but over 256 Ki elements, which stay in the caches: it
 // measures the code, where the backend benchmark measures memory as well.
@@ -47,7 +47,7 @@ func BenchmarkGoKernelsOneCore(b *testing.B) {
 	sets := []struct {
 		name string
 		src  backend.Source
-	}{{"generated", Source()}, {"handwritten", Handwritten()}, {"generated-untuned", generated()}}
+	}{{"generated", Source()}, {"handwritten", handwrittenGo()}, {"generated-untuned", generated()}}
 	for _, c := range cases {
 		for _, s := range sets {
 			b.Run(c.op+"/"+s.name, func(b *testing.B) {

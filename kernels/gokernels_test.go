@@ -269,6 +269,27 @@ func twoPass(ks map[string]backend.GoKernel, x, y []float32, grid, block int, pa
 	return part, ft[0], nil
 }
 
+// checkExactReduction runs reduce_sum or dot (op) of the Go kernels ks in two
+// passes over n small integers drawn from rng, whose partials and total are
+// exact whatever the order of the additions, so they must match the
+// definition bit for bit.
+func checkExactReduction(t *testing.T, rng *rand.Rand, ks map[string]backend.GoKernel, op string, n, grid, block int, parallel bool) {
+	t.Helper()
+	x := randInts(rng, n, -7, 7)
+	var y []float32
+	want := RefReduceSum(x)
+	if op == OpDot {
+		y = randInts(rng, n, -3, 3)
+		want = RefDot(x, y)
+	}
+	part, total, err := twoPass(ks, x, y, grid, block, parallel)
+	require.NoError(t, err)
+	for g, p := range partials(x, y, grid, block) {
+		require.Equal(t, float32(p), part[g], "partial of group %d", g)
+	}
+	require.Equal(t, float32(want), total)
+}
+
 func TestReductions(t *testing.T) {
 	for _, set := range reductionSets {
 		for _, op := range []string{OpReduceSum, OpDot} {
@@ -283,33 +304,17 @@ func TestReductions(t *testing.T) {
 							name := fmt.Sprintf("%s/%s/parallel=%v/n=%d/block=%d/grid=%s(%d)", set.name, op, parallel, n, b, gm.name, grid)
 							t.Run(name, func(t *testing.T) {
 								rng := rand.New(rand.NewPCG(uint64(n), uint64(b)))
-								// Small integers: every partial and the total are
-								// exact whatever the order, so they must match
-								// the definition bit for bit.
-								x := randInts(rng, n, -7, 7)
-								var y []float32
-								want := RefReduceSum(x)
-								if op == OpDot {
-									y = randInts(rng, n, -3, 3)
-									want = RefDot(x, y)
-								}
-								part, total, err := twoPass(set.go_, x, y, grid, b, parallel)
-								require.NoError(t, err)
-								wantPart := partials(x, y, grid, b)
-								for g := range wantPart {
-									require.Equal(t, float32(wantPart[g]), part[g], "partial of group %d", g)
-								}
-								require.Equal(t, float32(want), total)
+								checkExactReduction(t, rng, set.go_, op, n, grid, b, parallel)
 
 								// Random data of one sign: within the tolerance.
-								x = randF32(rng, n, 0, 1)
-								want = RefReduceSum(x)
-								y = nil
+								x := randF32(rng, n, 0, 1)
+								want := RefReduceSum(x)
+								var y []float32
 								if op == OpDot {
 									y = randF32(rng, n, 0, 2)
 									want = RefDot(x, y)
 								}
-								_, total, err = twoPass(set.go_, x, y, grid, b, parallel)
+								_, total, err := twoPass(set.go_, x, y, grid, b, parallel)
 								require.NoError(t, err)
 								require.NoError(t, CompareF32([]float32{total}, []float32{float32(want)}, 1, ReductionTolerance(n)))
 							})
@@ -331,6 +336,19 @@ func TestReduceInPlace(t *testing.T) {
 	require.Equal(t, x[1:], f[1:len(x)])
 }
 
+// checkTranspose launches transpose (k) of a rows×cols matrix of random
+// values and checks the result and the guard elements after it.
+func checkTranspose(t *testing.T, k backend.GoKernel, rows, cols int, grid, block backend.Dim3, parallel bool) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(uint64(rows), uint64(cols)))
+	in := randF32(rng, rows*cols, -100, 100)
+	bi, _ := newBuf(in)
+	bo, fo := newBuf(make([]float32, rows*cols))
+	launch(k, grid, block, []backend.Arg{bufArg(bo), bufArg(bi), u32Arg(rows), u32Arg(cols)}, parallel)
+	require.NoError(t, CompareF32(fo[:rows*cols], RefTranspose(in, rows, cols), 0, 0))
+	require.Equal(t, -1, guardIntact(fo, rows*cols))
+}
+
 func TestTranspose(t *testing.T) {
 	shapes := [][2]int{{1, 1}, {17, 33}, {33, 17}, {64, 1}, {1, 64}, {100, 37}}
 	blocks := []backend.Dim3{{X: 1, Y: 1}, {X: 16, Y: 16}, {X: 32, Y: 8}, {X: 256, Y: 1}, {X: 1, Y: 64}}
@@ -341,15 +359,7 @@ func TestTranspose(t *testing.T) {
 				for _, gm := range gridModes {
 					grid := backend.Dim3{X: gm.grid(ceilDiv(cols, b.X)), Y: gm.grid(ceilDiv(rows, b.Y))}
 					name := fmt.Sprintf("parallel=%v/%dx%d/block=%v/grid=%s%v", parallel, rows, cols, b, gm.name, grid)
-					t.Run(name, func(t *testing.T) {
-						rng := rand.New(rand.NewPCG(uint64(rows), uint64(cols)))
-						in := randF32(rng, rows*cols, -100, 100)
-						bi, _ := newBuf(in)
-						bo, fo := newBuf(make([]float32, rows*cols))
-						launch(goTranspose, grid, b, []backend.Arg{bufArg(bo), bufArg(bi), u32Arg(rows), u32Arg(cols)}, parallel)
-						require.NoError(t, CompareF32(fo[:rows*cols], RefTranspose(in, rows, cols), 0, 0))
-						require.Equal(t, -1, guardIntact(fo, rows*cols))
-					})
+					t.Run(name, func(t *testing.T) { checkTranspose(t, goTranspose, rows, cols, grid, b, parallel) })
 				}
 			}
 		}

@@ -82,11 +82,9 @@
 // (package kernel), in kernels/internal/ops: `go generate ./kernels/...`
 // translates them with `gpu kernels` into every dialect and the compiled Go
 // the CPU backend runs (the CPU's sgemm, reduce_sum and dot are hand-tuned
-// exceptions; see Source). Handwritten is the set they replace, written once per dialect,
-// kept only until `gpu bench --kernels generated,handwritten` has recorded
-// the comparison (the README has the figures). The kernel language does not
-// accept the names copy, dot and transpose for a function, so those three are
-// written as copyOp, dotOp and transposeOp and Source renames them. The host
+// exceptions; see Source). The kernel language does not accept the names
+// copy, dot and transpose for a function, so those three are written as
+// copyOp, dotOp and transposeOp and Source renames them. The host
 // references (RefAxpy, RefSgemm, ...) define what every dialect must
 // compute. The comparison helpers (CompareF32, AlmostEqual, ULPDiff,
 // ReductionTolerance) absorb the differences that are allowed: FMA

@@ -3,9 +3,7 @@ package backendtest
 import (
 	"context"
 	"encoding/binary"
-	"fmt"
 	"math"
-	"os"
 	"testing"
 	"time"
 
@@ -42,34 +40,11 @@ func OpenBench(b *testing.B, drv backend.Driver, opts ...gpu.Option) *Bench {
 	return NewBench(b, dev)
 }
 
-// EnvBenchKernels names the built-in kernel set the benchmarks time:
-// "generated" (the default: kernels.Source, translated from one Go source)
-// or "handwritten" (kernels.Handwritten, one text per dialect, kept until
-// the comparison is recorded), as gpu bench --kernels does:
-//
-//	ANYGPU_BENCH_KERNELS=handwritten go test -run '^$' -bench . ./backend/webgpu
-const EnvBenchKernels = "ANYGPU_BENCH_KERNELS"
-
-// BenchKernels returns the built-in kernel set EnvBenchKernels names, or an
-// error for a name it does not know.
-func BenchKernels() (gpu.Source, error) {
-	switch v := os.Getenv(EnvBenchKernels); v {
-	case "", "generated":
-		return kernels.Source(), nil
-	case "handwritten":
-		return kernels.Handwritten(), nil
-	default:
-		return gpu.Source{}, fmt.Errorf("%s=%q: want generated or handwritten", EnvBenchKernels, v)
-	}
-}
-
 // NewBench is the harness on dev, already open, and its default stream: it
-// compiles the built-in kernels EnvBenchKernels picks, which close with b.
+// compiles the built-in kernels (kernels.Source), which close with b.
 func NewBench(b *testing.B, dev *gpu.Device) *Bench {
 	b.Helper()
-	src, err := BenchKernels()
-	require.NoError(b, err)
-	mod, err := dev.Compile(context.Background(), src)
+	mod, err := dev.Compile(context.Background(), kernels.Source())
 	require.NoError(b, err)
 	b.Cleanup(func() { _ = mod.Close() })
 	return &Bench{Dev: dev, Stream: dev.DefaultStream(), mod: mod}

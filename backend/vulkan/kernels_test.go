@@ -2,6 +2,7 @@ package vulkan_test
 
 import (
 	"context"
+	_ "embed"
 	"encoding/binary"
 	"os"
 	"os/exec"
@@ -14,6 +15,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// The SPIR-V TestSPIRVSource loads, generated and committed:
+//
+//go:generate glslc --target-env=vulkan1.1 -O -o testdata/fill_push.spv testdata/fill_push.comp
+//go:generate spirv-val --target-env vulkan1.1 testdata/fill_push.spv
+
+//go:embed testdata/fill_push.spv
+var fillPushSPIRV []byte
 
 func openDevice(t testing.TB, opts ...gpu.Option) *gpu.Device {
 	t.Helper()
@@ -154,9 +163,7 @@ func TestRuntimeGLSLErrors(t *testing.T) {
 func TestSPIRVSource(t *testing.T) {
 	dev := openDevice(t)
 	ctx := context.Background()
-	// The hand-written fill takes its scalars as push constants, the path
-	// this test checks (the generated modules take them in a uniform block).
-	blob := kernels.Handwritten().SPIRVKernels[kernels.OpFill]
+	blob := fillPushSPIRV // scalars as push constants (testdata/fill_push.comp)
 	// One module, one entry point "main", no Params: the kernel is named
 	// after the source (and after its entry point).
 	mod, err := dev.Compile(ctx, gpu.Source{Name: "myfill", SPIRV: blob})

@@ -14,16 +14,9 @@ import (
 
 	"github.com/anygpu/gpu"
 	gerrors "github.com/anygpu/gpu/errors"
-	"github.com/anygpu/gpu/kernels"
 )
 
-// kernelSets are the built-in kernel sets --kernels picks from, by name.
-var kernelSets = map[string]func() gpu.Source{
-	"generated":   kernels.Source,
-	"handwritten": kernels.Handwritten,
-}
-
-const benchUsage = `usage: gpu bench [--backend NAME[,NAME...]|all] [--metrics NAME[,NAME...]] [--kernels SET] [--json] [--quick]
+const benchUsage = `usage: gpu bench [--backend NAME[,NAME...]|all] [--metrics NAME[,NAME...]] [--json] [--quick]
                  [--peers] [--baseline FILE [--tolerance PCT]]
 
 Measures, on each chosen backend: h2d_pinned_gbps d2h_pinned_gbps
@@ -46,14 +39,6 @@ flags:
   --json           print JSON: the metrics by name (the names peers.py uses),
                    one object per backend
   --quick          small sizes and few runs: finishes in seconds
-  --kernels SET    the built-in kernels the kernel metrics time:
-                   "generated" (default: kernels.Source, translated from
-                   one Go source by the kernel language) or "handwritten"
-                   (kernels.Handwritten, one text per dialect, kept until
-                   the comparison is recorded); both, separated
-                   by a comma, times the kernel metrics (saxpy, reduce,
-                   sgemm) with the second set too, backend by backend after
-                   the first, and prints the ratio
   --peers          then run the peers, with the same sizes, and print each
                    metric beside theirs: PyTorch and CuPy for GPU backends
                    (needs torch and cupy with CUDA), NumPy for the CPU backend
@@ -81,7 +66,6 @@ type result struct {
 	Units      int    // SMs, compute units or cores
 	Simulated  bool   // a stand-in from ANYGPU_FAKE
 	Quick      bool   // --quick sizes
-	Kernels    string // the --kernels set: "generated" or "handwritten"
 	Sizes      sizes  // the sizes used
 	Clock      string // how device work was timed: clockEvents or clockWall
 	Values     map[string]float64
@@ -95,10 +79,6 @@ type result struct {
 type target struct {
 	name string // "" for the device gpu.Open picks
 	open func(ctx context.Context) (*gpu.Device, error)
-	// kernels is the set of built-in kernels to time, named kernelsName
-	// (nil: the runner's default, kernels.Source).
-	kernels     func() gpu.Source
-	kernelsName string
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -107,7 +87,6 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	asJSON := fs.Bool("json", false, "print JSON")
 	quick := fs.Bool("quick", false, "small sizes")
 	metricsFlag := fs.String("metrics", "", "metrics to measure (default: all)")
-	kernelsFlag := fs.String("kernels", "generated", "the built-in kernel set: generated or handwritten")
 	withPeers := fs.Bool("peers", false, "run the peers too")
 	printScript := fs.Bool("peers-script", false, "print the peers script")
 	baselineFile := fs.String("baseline", "", "an earlier gpu bench --json output")
@@ -136,19 +115,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "gpu bench: %v\n%s", err, benchUsage)
 		return exitUsage
 	}
-	setNames, err := parseKernelSets(*kernelsFlag)
-	if err != nil {
-		fmt.Fprintf(stderr, "gpu bench: %v\n%s", err, benchUsage)
-		return exitUsage
-	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	targets, code, err := chooseTargets(ctx, *backendFlag, logger)
 	if err != nil {
 		fmt.Fprintf(stderr, "gpu bench: %v\n", err)
 		return code
-	}
-	for i := range targets {
-		targets[i].kernels, targets[i].kernelsName = kernelSets[setNames[0]], setNames[0]
 	}
 	prog := newProgress(stderr)
 	results := make([]*result, 0, len(targets))
@@ -165,31 +136,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			break
 		}
 	}
-	// The other kernel sets: the kernel metrics again, backend by backend.
-	var others []*result
-	if kernelChosen := kernelMetricsOf(chosen); len(setNames) > 1 && len(kernelChosen) > 0 {
-		for _, name := range setNames[1:] {
-			for i, t := range targets {
-				if ctx.Err() != nil {
-					break
-				}
-				t.kernels, t.kernelsName = kernelSets[name], name
-				others = append(others, benchTarget(ctx, t, *quick, kernelChosen, func(metric string, m, n int) {
-					prog.show("gpu bench: %s kernels on %s (%d/%d)  %s  [%d/%d]", name, labelOf(results[i]), i+1, len(targets), metric, m, n)
-				}))
-			}
-		}
-	}
 	prog.done()
 	status := exitOK
 	extra := map[string]any{}
-	if len(others) > 0 {
-		all := make([]map[string]any, len(others))
-		for i, r := range others {
-			all[i] = jsonObject(r)
-		}
-		extra["kernel_sets"] = all
-	}
 	var peers *peerFigures
 	if *withPeers && ctx.Err() == nil {
 		if sz, ok := measuredSizes(results); ok {
@@ -221,11 +170,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return exitFail
 		}
 	} else {
-		fmt.Fprintf(stdout, "built-in kernels: %s\n", setNames[0])
 		writeTable(stdout, results)
-		if len(others) > 0 {
-			writeKernelSets(stdout, results, others)
-		}
 		if peers != nil {
 			writePeerTable(stdout, results, peers)
 		}
@@ -233,64 +178,23 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			writeBaseline(stdout, *baselineFile, regs, compared, *tolerance)
 		}
 	}
-	for i, r := range append(slices.Clone(results), others...) {
-		shown := !*asJSON && i < len(results) // the table shows the first set's errors
-		label := labelOf(r)
-		if i >= len(results) {
-			label += " (" + r.Kernels + " kernels)"
-		}
+	for _, r := range results {
 		if r.Err != nil {
-			if !shown {
-				fmt.Fprintf(stderr, "gpu bench: %s: %v\n", label, r.Err)
+			if *asJSON { // the table shows it already
+				fmt.Fprintf(stderr, "gpu bench: %s: %v\n", labelOf(r), r.Err)
 			}
 			status = exitFail
 		}
 		for _, name := range metricNames() {
 			if msg, ok := r.Errors[name]; ok {
-				if !shown {
-					fmt.Fprintf(stderr, "gpu bench: %s %s: %s\n", label, name, msg)
+				if *asJSON { // the table shows them already
+					fmt.Fprintf(stderr, "gpu bench: %s %s: %s\n", labelOf(r), name, msg)
 				}
 				status = exitFail
 			}
 		}
 	}
 	return status
-}
-
-// parseKernelSets turns --kernels into set names: one, or a comma-separated
-// list whose first set is measured in full and the others on the kernel
-// metrics only, beside it.
-func parseKernelSets(spec string) ([]string, error) {
-	var out []string
-	for _, name := range strings.Split(spec, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" || slices.Contains(out, name) {
-			continue
-		}
-		if _, ok := kernelSets[name]; !ok {
-			return nil, fmt.Errorf("unknown --kernels %q: want generated or handwritten, or both separated by a comma", name)
-		}
-		out = append(out, name)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("--kernels names no kernel set")
-	}
-	return out, nil
-}
-
-// kernelMetrics are the metrics that time the built-in kernels, so the only
-// ones that differ between kernel sets.
-var kernelMetrics = []string{mSaxpy, mReduce, mSgemm}
-
-// kernelMetricsOf returns the kernel metrics among chosen.
-func kernelMetricsOf(chosen []metric) []metric {
-	var out []metric
-	for _, m := range chosen {
-		if slices.Contains(kernelMetrics, m.name) {
-			out = append(out, m)
-		}
-	}
-	return out
 }
 
 // measuredSizes returns the sizes of the first backend that was measured.
@@ -395,9 +299,6 @@ func openSession(ctx context.Context, t target, quick bool) (*session, error) {
 		_ = dev.Close()
 		return nil, err
 	}
-	if t.kernels != nil {
-		r.source = t.kernels()
-	}
 	return &session{dev: dev, r: r}, nil
 }
 
@@ -444,7 +345,7 @@ func selectMetrics(spec string) ([]metric, error) {
 // alone: the device is reopened for the metrics after it.
 func benchTarget(ctx context.Context, t target, quick bool, metrics []metric, step func(metric string, i, n int)) *result {
 	start := time.Now()
-	res := &result{Backend: t.name, Quick: quick, Kernels: t.kernelsName, Values: map[string]float64{}, Errors: map[string]string{}}
+	res := &result{Backend: t.name, Quick: quick, Values: map[string]float64{}, Errors: map[string]string{}}
 	defer func() { res.Elapsed = time.Since(start) }()
 	step("opening the device", 0, len(metrics))
 	s, err := openSession(ctx, t, quick)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/backend"
-	"github.com/anygpu/gpu/kernels"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -239,63 +238,5 @@ func TestBenchMetricsFlag(t *testing.T) {
 		assert.Equal(t, exitUsage, code, bad)
 		assert.Empty(t, stdout, bad)
 		assert.Contains(t, stderr, "metric", bad)
-	}
-}
-
-// TestBenchKernelsFlag: --kernels picks the built-in set the kernel metrics
-// time (both run and are checked against the references), and refuses an
-// unknown set.
-func TestBenchKernelsFlag(t *testing.T) {
-	for _, set := range []string{"generated", "handwritten"} {
-		t.Run(set, func(t *testing.T) {
-			code, stdout, stderr := runArgs(t, "bench", "--backend", "cpu", "--quick", "--kernels", set,
-				"--metrics", "saxpy_gbps,reduce_gbps,sgemm_tflops,compile_warm_ms")
-			require.Equal(t, exitOK, code, stderr)
-			assert.Contains(t, stdout, "built-in kernels: "+set)
-			for _, name := range []string{"saxpy_gbps", "reduce_gbps", "sgemm_tflops", "compile_warm_ms"} {
-				line := lineStarting(stdout, name+" ")
-				if assert.NotEmpty(t, line, "a row for %s", name) {
-					assert.NotContains(t, line, "error")
-				}
-			}
-		})
-	}
-	t.Run("both", func(t *testing.T) {
-		code, stdout, stderr := runArgs(t, "bench", "--backend", "cpu", "--quick", "--kernels", "handwritten, generated",
-			"--metrics", "saxpy_gbps,sgemm_tflops,d2d_gbps", "--json")
-		require.Equal(t, exitOK, code, stderr)
-		var got map[string]any
-		require.NoError(t, json.Unmarshal([]byte(stdout), &got), stdout)
-		assert.Positive(t, got[mSaxpy], "the first set, in full")
-		assert.Positive(t, got[mD2D])
-		sets, ok := got["kernel_sets"].([]any)
-		require.True(t, ok, "the second set: %v", got["kernel_sets"])
-		require.Len(t, sets, 1)
-		second := sets[0].(map[string]any)
-		assert.Equal(t, "cpu", second["backend"])
-		assert.Positive(t, second[mSaxpy], "the kernel metrics again")
-		assert.Positive(t, second[mSgemm])
-		assert.Nil(t, second[mD2D], "not a kernel metric: measured once")
-
-		code, stdout, stderr = runArgs(t, "bench", "--backend", "cpu", "--quick", "--kernels", "generated,handwritten",
-			"--metrics", "saxpy_gbps")
-		require.Equal(t, exitOK, code, stderr)
-		assert.Regexp(t, `(?m)^cpu\s+saxpy_gbps\s+\S+\s+handwritten\s+\S+\s+\S+×$`, stdout)
-	})
-	code, stdout, stderr := runArgs(t, "bench", "--backend", "cpu", "--kernels", "fast")
-	assert.Equal(t, exitUsage, code)
-	assert.Empty(t, stdout)
-	assert.Contains(t, stderr, `unknown --kernels "fast"`)
-	assert.Contains(t, stderr, "--kernels SET", "the usage follows")
-}
-
-// TestKernelSetsAreTheBuiltins: both sets declare the same ops with the same
-// parameters, so --kernels changes only the code timed.
-func TestKernelSetsAreTheBuiltins(t *testing.T) {
-	for name, set := range kernelSets {
-		src := set()
-		assert.Equal(t, kernels.SourceName, src.Name, name)
-		assert.Equal(t, kernels.Params, src.Params, name)
-		assert.Len(t, src.Go, len(kernels.Ops()), name)
 	}
 }

@@ -2,37 +2,16 @@ package handwritten
 
 import (
 	"maps"
-	"slices"
 
 	"github.com/anygpu/gpu/backend"
 )
 
-// Source returns the hand-written ops: every dialect (dialect_*.go: CUDA,
-// SPIR-V, GLSL, WGSL, MSL) and the Go kernels for the CPU backend of every op
-// but sgemm, whose CPU kernel (the hand-tuned GEMM of kernels/internal/gemm)
-// and the Params package kernels adds (kernels.Handwritten). Each call
-// returns fresh maps and slices.
-func Source() backend.Source {
-	return backend.Source{
-		CUDA:         cudaSource,
-		SPIRV:        slices.Clone(spirvModule),
-		SPIRVKernels: cloneBlobs(spirvKernels),
-		GLSL:         glslSource,
-		WGSL:         wgslSource,
-		MSL:          mslSource,
-		Go:           maps.Clone(goKernels),
-	}
-}
-
-func cloneBlobs(m map[string][]byte) map[string][]byte {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string][]byte, len(m))
-	for k, v := range m {
-		out[k] = slices.Clone(v)
-	}
-	return out
+// Go returns the hand-written Go kernels of every built-in op but sgemm
+// (whose CPU kernel has always been the hand-tuned GEMM of
+// kernels/internal/gemm), by op name (kernels.OpFill, ...). Each call
+// returns a fresh map.
+func Go() map[string]backend.GoKernel {
+	return maps.Clone(goKernels)
 }
 
 // goKernels are the hand-written Go kernels, by op name (kernels.OpFill, ...).

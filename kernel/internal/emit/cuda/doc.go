@@ -5,7 +5,7 @@
 //
 // # ABI
 //
-// The entry points keep the hand-written built-ins' ABI (kernels/dialect_cuda.go,
+// The entry points keep the built-in kernels' ABI (backend/cuda/doc.go,
 // backend/cuda/launchargs.go): every Go parameter is one kernel parameter, in
 // the Go signature's order. A slice is a pointer to its element type (the
 // CUdeviceptr of the buffer); a scalar is passed by value as its own

@@ -106,9 +106,9 @@ func TestKernelsCPU(t *testing.T) {
 	}
 }
 
-// BenchmarkKernelsSaxpy compares the emitted Saxpy with the hand-written Go
-// axpy of package kernels on the CPU backend (in the subprocess: see its
-// output for the figures).
+// BenchmarkKernelsSaxpy compares the emitted Saxpy with the built-in axpy
+// of package kernels (kernels.Source) on the CPU backend (in the
+// subprocess: see its output for the figures).
 func BenchmarkKernelsSaxpy(b *testing.B) {
 	dir := writeTestModule(b)
 	out, err := goCmd(b, dir, "test", "-run", "^$", "-bench", "Saxpy", "-count=3", ".")
@@ -117,8 +117,9 @@ func BenchmarkKernelsSaxpy(b *testing.B) {
 }
 
 // BenchmarkKernelsSgemm compares the emitted 16×16-tile Sgemm (the kernel
-// corpus's) with the hand-written Go sgemm of package kernels on the CPU
-// backend (in the subprocess: see its output for the figures).
+// corpus's) with the built-in sgemm of package kernels (the CPU's
+// hand-tuned GEMM) on the CPU backend (in the subprocess: see its output
+// for the figures).
 func BenchmarkKernelsSgemm(b *testing.B) {
 	dir := writeTestModule(b)
 	out, err := goCmd(b, dir, "test", "-run", "^$", "-bench", "Sgemm", "-count=3", ".")
