@@ -168,7 +168,11 @@ func TestAttention(t *testing.T) {
 			{name: "prefill of 200, one head", heads: 1, dim: 4, ctx: 201, prompt: 200, steps: 1},
 			// Blocks of queries past position 0 (a second prompt chunk), a partial last block.
 			{name: "prompt 40 then chunks of 21", heads: 3, dim: 64, ctx: 90, prompt: 40, steps: 2, chunk: 21},
-			{name: "chunks of 16, head dimension 65 (no blocks)", heads: 2, dim: 65, ctx: 60, prompt: 20, steps: 2, chunk: 16},
+			{name: "chunks of 16, head dimension 65 (wide blocks)", heads: 2, dim: 65, ctx: 60, prompt: 20, steps: 2, chunk: 16},
+			// The wide block kernel: head dimension 128, keys across tiles, a partial last block.
+			{name: "head dimension 128, prompt 45 + 1", heads: 2, dim: 128, ctx: 50, prompt: 45, steps: 1},
+			{name: "odd head dimension 97, chunks of 17", heads: 1, dim: 97, ctx: 60, prompt: 19, steps: 2, chunk: 17},
+			{name: "head dimension 129 (no blocks)", heads: 1, dim: 129, ctx: 20, prompt: 17, steps: 1},
 		}
 		for _, d := range computeDTypes {
 			for _, tc := range tests {
