@@ -135,7 +135,7 @@ func attend(op string, q *Tensor, src kvSource, pos int, scale float32) (*Tensor
 	if src.table != nil {
 		uses = append(uses, src.table.st)
 	}
-	if kernel, threads := ds.attentionBlockKernel(nq, dim); kernel != "" { // a prefill: blocks of queries
+	if kernel, threads := attentionBlockKernel(nq, dim, ds.info().SharedMemPerBlock); kernel != "" { // a prefill: blocks of queries
 		args := append([]gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(q.st.buf), gpu.Buf(src.k.st.buf), gpu.Buf(src.v.st.buf)}, src.args(u)[0])
 		args = append(args, dt, u(nq), u(heads), u(dim), u(pos))
 		args = append(args, src.args(u)[1:]...)
@@ -184,20 +184,20 @@ func attend(op string, q *Tensor, src kvSource, pos int, scale float32) (*Tensor
 }
 
 // attentionBlockKernel is the block kernel that takes a prefill of nq
-// queries of head dimension dim on this device, and its group size; "" when
-// none does (fewer queries than a block, a head dimension past
-// ops.AttentionBlockWideDim, or a device whose groups' shared memory is less
-// than the kernel's): the per-query kernel takes it. Head dimensions up to
+// queries of head dimension dim on a device whose groups have shared bytes
+// of shared memory (0: not reported), and its group size; "" when none
+// does (fewer queries than a block, a head dimension past
+// ops.AttentionBlockWideDim, or less shared memory than the kernel's): the per-query kernel takes it. Head dimensions up to
 // ops.AttentionBlockDim take the smaller kernel (under 16 KiB of shared
 // memory), the rest up to ops.AttentionBlockWideDim the wide one.
-func (ds *deviceState) attentionBlockKernel(nq, dim int) (string, int) {
+func attentionBlockKernel(nq, dim, shared int) (string, int) {
 	switch {
 	case nq < ops.AttentionBlockQueries || dim > ops.AttentionBlockWideDim:
 		return "", 0
 	case dim <= ops.AttentionBlockDim:
 		return "attentionBlock", ops.AttentionBlockThreads
 	}
-	if shared := ds.info().SharedMemPerBlock; shared > 0 && shared < ops.AttentionBlockWideShared {
+	if shared > 0 && shared < ops.AttentionBlockWideShared {
 		return "", 0
 	}
 	return "attentionBlockWide", ops.AttentionBlockWideThreads

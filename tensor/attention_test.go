@@ -8,6 +8,7 @@ import (
 
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/tensor/internal/ops"
 	"github.com/stretchr/testify/require"
 )
 
@@ -258,6 +259,37 @@ func TestAttentionSplits(t *testing.T) {
 				require.Greater(t, splits, 1, "%+v", tc)
 			}
 		}
+	})
+}
+
+// TestAttentionBlockKernel: prefills take the block kernel their head
+// dimension needs, when the device's groups have its shared memory.
+func TestAttentionBlockKernel(t *testing.T) {
+	tests := []struct {
+		nq, dim, shared int
+		want            string
+	}{
+		{nq: 15, dim: 64, shared: 48 << 10, want: ""},                     // fewer queries than a block
+		{nq: 16, dim: 64, shared: 16 << 10, want: "attentionBlock"},       // WebGPU's default limit
+		{nq: 4096, dim: 65, shared: 32 << 10, want: "attentionBlockWide"}, // llvmpipe's GLES
+		{nq: 4096, dim: 128, shared: 48 << 10, want: "attentionBlockWide"},
+		{nq: 4096, dim: 128, shared: 0, want: "attentionBlockWide"}, // not reported
+		{nq: 4096, dim: 128, shared: 16 << 10, want: ""},
+		{nq: 4096, dim: 129, shared: 48 << 10, want: ""},
+	}
+	for _, tc := range tests {
+		got, threads := attentionBlockKernel(tc.nq, tc.dim, tc.shared)
+		require.Equal(t, tc.want, got, "%+v", tc)
+		require.Equal(t, got == "", threads == 0, "%+v", tc)
+		if got != "" {
+			require.GreaterOrEqual(t, threads, tc.dim, "%+v: a thread per dimension", tc)
+		}
+	}
+	require.LessOrEqual(t, ops.AttentionBlockWideShared, 32<<10, "the wide kernel within 32 KiB")
+	forEachDevice(t, func(t *testing.T, dev *gpu.Device) {
+		shared := stateOf(dev).info().SharedMemPerBlock
+		name, _ := attentionBlockKernel(4096, 128, shared)
+		t.Logf("shared memory per group %d: head dimension 128 takes %q", shared, name)
 	})
 }
 
