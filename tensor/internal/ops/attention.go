@@ -48,7 +48,7 @@ func attention(out []uint32, stats []float32, q, kc, vc, table []uint32, dt, odt
 	acc := kernel.Shared[[AttentionMaxHeadDim]float32]()
 	ps := kernel.Shared[[rowGroup]float32]()
 	red := kernel.Shared[[rowGroup]float32]()
-	rows := kernel.Shared[[rowGroup]uint32]() // the tile's keys' rows
+	rows := kernel.Shared[[rowGroup]uint32]() // the tile's keys' rows, paged
 	t, b := kernel.ThreadX(), kernel.GroupSizeX()
 	for w := kernel.GroupX(); w < nq*heads*splits; w += kernel.GridX() {
 		split := w % splits
@@ -67,12 +67,11 @@ func attention(out []uint32, stats []float32, q, kc, vc, table []uint32, dt, odt
 			s := float32(attnNone)
 			if j < nk {
 				var dot float32
-				var pg uint32
+				row := (h*ctx + j) * dim
 				if page != 0 {
-					pg = min(table[toff+j/page], pages-1)
+					row = kvRow(min(table[toff+j/page], pages-1), h, j, heads, ctx, page, dim)
+					rows[t] = row
 				}
-				row := kvRow(pg, h, j, heads, ctx, page, dim)
-				rows[t] = row
 				for d := uint32(0); d < dim; d++ {
 					at := row + d
 					dot += qs[d] * kernel.Float32frombits(bitsOf(kc[wordOf(at, dt)], dt, at))
@@ -108,9 +107,17 @@ func attention(out []uint32, stats []float32, q, kc, vc, table []uint32, dt, odt
 			cnt := min(b, nk-j0)
 			for d := t; d < dim; d += b {
 				v := acc[d] * alpha
-				for jj := uint32(0); jj < cnt; jj++ {
-					at := rows[jj] + d
-					v += ps[jj] * kernel.Float32frombits(bitsOf(vc[wordOf(at, dt)], dt, at))
+				if page == 0 {
+					vrow := (h*ctx+j0)*dim + d
+					for jj := uint32(0); jj < cnt; jj++ {
+						at := vrow + jj*dim
+						v += ps[jj] * kernel.Float32frombits(bitsOf(vc[wordOf(at, dt)], dt, at))
+					}
+				} else {
+					for jj := uint32(0); jj < cnt; jj++ {
+						at := rows[jj] + d
+						v += ps[jj] * kernel.Float32frombits(bitsOf(vc[wordOf(at, dt)], dt, at))
+					}
 				}
 				acc[d] = v
 			}
