@@ -60,9 +60,10 @@ func AppendKV(cache, x *Tensor, pos int) error {
 // softmax(scale·q·k). The result is [nq heads dim], contiguous. Prefill is
 // pos 0 and nq the prompt's length; decode is nq 1. The kernel is
 // FlashAttention's online softmax over tiles of keys: no score matrix is
-// stored: a prefill (16 queries or more, dim ≤ 128) takes them in blocks of
-// 16 sharing each staged tile of keys; a decode step splits long caches
-// into ranges (flash-decoding). dim is at most 256. q and the caches share
+// stored: a prefill (16 queries or more, dim ≤ 128, where the device's
+// groups have the shared memory: 14 KiB for dim ≤ 64, 27 KiB above) takes
+// them in blocks of 16 sharing each staged tile of keys; a decode step
+// splits long caches into ranges (flash-decoding). dim is at most 256. q and the caches share
 // a float dtype, the result's; scores, softmax and sums are float32.
 func Attention(q, k, v *Tensor, pos int, scale float32) (*Tensor, error) {
 	const op = "attention"
@@ -105,14 +106,15 @@ type kvSource struct {
 	page, pages     int
 }
 
-// args is the kernels' table buffer and their ctx, page, pages and toff
-// scalars for src; for contiguous caches the table is any buffer of the
-// launch (the kernels do not read it).
-func (src kvSource) args(u func(int) gpu.Arg) []gpu.Arg {
+// tableArgs is the kernels' table buffer and their ctx, page, pages and
+// toff scalars for src; for contiguous caches the table is any buffer of the
+// launch (the kernels do not read it) and page is 0.
+func (src kvSource) tableArgs() (gpu.Arg, []gpu.Arg) {
+	u := func(x int) gpu.Arg { return gpu.U32(uint32(x)) }
 	if src.table == nil {
-		return []gpu.Arg{gpu.Buf(src.k.st.buf), u(src.ctx), u(0), u(0), u(0)}
+		return gpu.Buf(src.k.st.buf), []gpu.Arg{u(src.ctx), u(0), u(0), u(0)}
 	}
-	return []gpu.Arg{gpu.Buf(src.table.st.buf), u(src.ctx), u(src.page), u(src.pages), u(src.table.offset)}
+	return gpu.Buf(src.table.st.buf), []gpu.Arg{u(src.ctx), u(src.page), u(src.pages), u(src.table.offset)}
 }
 
 // attend launches attention of the checked queries q over src: the block
@@ -131,14 +133,15 @@ func attend(op string, q *Tensor, src kvSource, pos int, scale float32) (*Tensor
 	}
 	u := func(x int) gpu.Arg { return gpu.U32(uint32(x)) }
 	dt := u(int(q.dtype))
+	table, paging := src.tableArgs()
 	uses := []*storage{out.st, q.st, src.k.st, src.v.st}
 	if src.table != nil {
 		uses = append(uses, src.table.st)
 	}
 	if kernel, threads := attentionBlockKernel(nq, dim, ds.info().SharedMemPerBlock); kernel != "" { // a prefill: blocks of queries
-		args := append([]gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(q.st.buf), gpu.Buf(src.k.st.buf), gpu.Buf(src.v.st.buf)}, src.args(u)[0])
-		args = append(args, dt, u(nq), u(heads), u(dim), u(pos))
-		args = append(args, src.args(u)[1:]...)
+		args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(q.st.buf), gpu.Buf(src.k.st.buf), gpu.Buf(src.v.st.buf), table,
+			dt, u(nq), u(heads), u(dim), u(pos)}
+		args = append(args, paging...)
 		args = append(args, u(q.offset), u(q.strides[0]), u(q.strides[1]), u(q.strides[2]), gpu.F32(scale))
 		blocks := (nq + ops.AttentionBlockQueries - 1) / ops.AttentionBlockQueries
 		if err := ds.launchGroups(kernel, threads, blocks*heads, uses, args...); err != nil {
@@ -164,9 +167,9 @@ func attend(op string, q *Tensor, src kvSource, pos int, scale float32) (*Tensor
 		uses = append(uses, part.st, stats.st)
 		odt = u(int(Float32))
 	}
-	args := []gpu.Arg{gpu.Buf(part.st.buf), gpu.Buf(stats.st.buf), gpu.Buf(q.st.buf), gpu.Buf(src.k.st.buf), gpu.Buf(src.v.st.buf), src.args(u)[0], dt, odt,
-		u(nq), u(heads), u(dim), u(pos)}
-	args = append(args, src.args(u)[1:]...)
+	args := []gpu.Arg{gpu.Buf(part.st.buf), gpu.Buf(stats.st.buf), gpu.Buf(q.st.buf), gpu.Buf(src.k.st.buf), gpu.Buf(src.v.st.buf), table,
+		dt, odt, u(nq), u(heads), u(dim), u(pos)}
+	args = append(args, paging...)
 	args = append(args, u(q.offset), u(q.strides[0]), u(q.strides[1]), u(q.strides[2]), u(kchunk), u(splits), gpu.F32(scale))
 	if err := ds.launch("attention", true, nq*heads*splits, uses, args...); err != nil {
 		_ = out.Close()
