@@ -78,10 +78,14 @@ func TestPagedAttention(t *testing.T) {
 					}
 					kpool, vpool := mk(pages, tc.heads, tc.page, tc.dim), mk(pages, tc.heads, tc.page, tc.dim)
 					kc, vc := mk(tc.heads, total, tc.dim), mk(tc.heads, total, tc.dim)
+					// The second sequence's table is a view at offset 1 of a
+					// longer tensor.
 					var table [2]*Tensor
 					for s := range table {
-						var err error
-						table[s], err = FromSlice(ctx, dev, tables[s], blocks)
+						full, err := FromSlice(ctx, dev, append(make([]int32, s), tables[s]...), s+blocks)
+						require.NoError(t, err)
+						t.Cleanup(func() { _ = full.Close() })
+						table[s], err = full.Slice(0, s, s+blocks)
 						require.NoError(t, err)
 						t.Cleanup(func() { _ = table[s].Close() })
 					}
