@@ -357,6 +357,7 @@ const (
 	attnWideDim              = 128
 	attnWidePad              = attnWideDim + 1 // staged rows' stride: the 16 keys a warp reads at one d lie in 16 banks
 	attnWBK                  = 32
+	attnWideLog              = 7 // log₂ attnWideDim
 )
 
 // attentionBlockWide is attentionBlock for head dimensions up to
@@ -374,6 +375,9 @@ func attentionBlockWide(out, q, kc, vc, table []uint32, dt, nq, heads, dim, pos,
 	t := kernel.ThreadX()
 	sr, sc := (t/16)*2, t%16 // the thread's scores: queries sr, sr+1; keys sc, sc+16
 	vd, vq := t%64, (t/64)*8 // its sums: dimensions vd, vd+64; queries vq..vq+7
+	// A thread stages 2 elements of a key or value row from one word where
+	// 16-bit rows start on words (sh 1), else 1.
+	sh := pairedRows(dt, dim) - 1
 	blocks := (nq + attnBQ - 1) / attnBQ
 	for w := kernel.GroupX(); w < blocks*heads; w += kernel.GridX() {
 		i0, h := (w/heads)*attnBQ, w%heads
@@ -394,18 +398,23 @@ func attentionBlockWide(out, q, kc, vc, table []uint32, dt, nq, heads, dim, pos,
 		kernel.Barrier()
 		nk := pos + min(nq, i0+attnBQ) // the block's last query sees positions 0..nk-1
 		for j0 := uint32(0); j0 < nk; j0 += attnWBK {
-			for e := t; e < attnWBK*attnWideDim; e += AttentionBlockWideThreads {
-				r, d := e/attnWideDim, e%attnWideDim
-				var kv0 float32
+			for e := t; e < attnWBK*attnWideDim>>sh; e += AttentionBlockWideThreads {
+				r, d := e>>(attnWideLog-sh), (e&(attnWideDim>>sh-1))<<sh
+				var x0, x1 float32
 				if j0+r < nk && d < dim {
 					var pg uint32
 					if page != 0 {
 						pg = min(table[toff+(j0+r)/page], pages-1)
 					}
 					at := kvRow(pg, h, j0+r, heads, ctx, page, dim) + d
-					kv0 = kernel.Float32frombits(bitsOf(kc[wordOf(at, dt)], dt, at))
+					w := kc[wordOf(at, dt)]
+					x0 = kernel.Float32frombits(bitsOf(w, dt, at))
+					x1 = kernel.Float32frombits(bitsOf(w, dt, at+1))
 				}
-				kv[r*attnWidePad+d] = kv0
+				kv[r*attnWidePad+d] = x0
+				if sh == 1 {
+					kv[r*attnWidePad+d+1] = x1
+				}
 			}
 			kernel.Barrier()
 			var s00, s01, s10, s11 float32
@@ -424,18 +433,23 @@ func attentionBlockWide(out, q, kc, vc, table []uint32, dt, nq, heads, dim, pos,
 			kernel.Barrier()
 			// The values replace the keys while 16 threads take the
 			// softmax of the scores.
-			for e := t; e < attnWBK*attnWideDim; e += AttentionBlockWideThreads {
-				r, d := e/attnWideDim, e%attnWideDim
-				var vv float32
+			for e := t; e < attnWBK*attnWideDim>>sh; e += AttentionBlockWideThreads {
+				r, d := e>>(attnWideLog-sh), (e&(attnWideDim>>sh-1))<<sh
+				var x0, x1 float32
 				if j0+r < nk && d < dim {
 					var pg uint32
 					if page != 0 {
 						pg = min(table[toff+(j0+r)/page], pages-1)
 					}
 					at := kvRow(pg, h, j0+r, heads, ctx, page, dim) + d
-					vv = kernel.Float32frombits(bitsOf(vc[wordOf(at, dt)], dt, at))
+					w := vc[wordOf(at, dt)]
+					x0 = kernel.Float32frombits(bitsOf(w, dt, at))
+					x1 = kernel.Float32frombits(bitsOf(w, dt, at+1))
 				}
-				kv[r*attnWidePad+d] = vv
+				kv[r*attnWidePad+d] = x0
+				if sh == 1 {
+					kv[r*attnWidePad+d+1] = x1
+				}
 			}
 			if t < attnBQ {
 				mx := ms[t]
