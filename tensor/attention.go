@@ -60,9 +60,10 @@ func AppendKV(cache, x *Tensor, pos int) error {
 // softmax(scale·q·k). The result is [nq heads dim], contiguous. Prefill is
 // pos 0 and nq the prompt's length; decode is nq 1. The kernel is
 // FlashAttention's online softmax over tiles of keys: no score matrix is
-// stored: a prefill (16 queries or more, dim ≤ 64) takes them in blocks of
-// 16 sharing each staged tile of keys; a decode step splits long caches
-// into ranges (flash-decoding). dim is at most 256. q and the caches share
+// stored: a prefill (16 queries or more, dim ≤ 128, where the device's
+// groups have the shared memory: 14 KiB for dim ≤ 64, 27 KiB above) takes
+// them in blocks of 16 sharing each staged tile of keys; a decode step
+// splits long caches into ranges (flash-decoding). dim is at most 256. q and the caches share
 // a float dtype, the result's; scores, softmax and sums are float32.
 func Attention(q, k, v *Tensor, pos int, scale float32) (*Tensor, error) {
 	const op = "attention"
@@ -93,6 +94,35 @@ func Attention(q, k, v *Tensor, pos int, scale float32) (*Tensor, error) {
 	if pos < 0 || pos+nq > ctx {
 		return nil, invalid(op+" "+shapes, "positions %d..%d outside the cache's %d", pos, pos+nq-1, ctx)
 	}
+	return attend(op, q, kvSource{k: k, v: v, heads: heads, ctx: ctx, dim: dim}, pos, scale)
+}
+
+// kvSource is where attention reads keys and values: contiguous caches
+// [heads ctx dim] (table nil), or page pools [pages heads page dim] through
+// table, an Int32 block table of ctx/page entries.
+type kvSource struct {
+	k, v, table     *Tensor
+	heads, ctx, dim int
+	page, pages     int
+}
+
+// tableArgs is the kernels' table buffer and their ctx, page, pages and
+// toff scalars for src; for contiguous caches the table is any buffer of the
+// launch (the kernels do not read it) and page is 0.
+func (src kvSource) tableArgs() (gpu.Arg, []gpu.Arg) {
+	u := func(x int) gpu.Arg { return gpu.U32(uint32(x)) }
+	if src.table == nil {
+		return gpu.Buf(src.k.st.buf), []gpu.Arg{u(src.ctx), u(0), u(0), u(0)}
+	}
+	return gpu.Buf(src.table.st.buf), []gpu.Arg{u(src.ctx), u(src.page), u(src.pages), u(src.table.offset)}
+}
+
+// attend launches attention of the checked queries q over src: the block
+// kernels for a prefill whose head dimension they take and whose shared
+// memory the device has, else the per-query kernel, split for decode.
+func attend(op string, q *Tensor, src kvSource, pos int, scale float32) (*Tensor, error) {
+	heads, dim := src.heads, src.dim
+	nq := q.shape[0]
 	ds := q.st.ds
 	out, err := empty(ds, op, q.dtype, q.shape)
 	if err != nil {
@@ -103,18 +133,24 @@ func Attention(q, k, v *Tensor, pos int, scale float32) (*Tensor, error) {
 	}
 	u := func(x int) gpu.Arg { return gpu.U32(uint32(x)) }
 	dt := u(int(q.dtype))
-	if nq >= ops.AttentionBlockQueries && dim <= ops.AttentionBlockDim { // a prefill: blocks of queries
-		args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(q.st.buf), gpu.Buf(k.st.buf), gpu.Buf(v.st.buf), dt,
-			u(nq), u(heads), u(dim), u(pos), u(ctx), u(q.offset), u(q.strides[0]), u(q.strides[1]), u(q.strides[2]), gpu.F32(scale)}
+	table, paging := src.tableArgs()
+	uses := []*storage{out.st, q.st, src.k.st, src.v.st}
+	if src.table != nil {
+		uses = append(uses, src.table.st)
+	}
+	if kernel, threads := attentionBlockKernel(nq, dim, ds.info().SharedMemPerBlock); kernel != "" { // a prefill: blocks of queries
+		args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(q.st.buf), gpu.Buf(src.k.st.buf), gpu.Buf(src.v.st.buf), table,
+			dt, u(nq), u(heads), u(dim), u(pos)}
+		args = append(args, paging...)
+		args = append(args, u(q.offset), u(q.strides[0]), u(q.strides[1]), u(q.strides[2]), gpu.F32(scale))
 		blocks := (nq + ops.AttentionBlockQueries - 1) / ops.AttentionBlockQueries
-		if err := ds.launchGroups("attentionBlock", ops.AttentionBlockThreads, blocks*heads, []*storage{out.st, q.st, k.st, v.st}, args...); err != nil {
+		if err := ds.launchGroups(kernel, threads, blocks*heads, uses, args...); err != nil {
 			_ = out.Close()
 			return nil, wrap(err, op)
 		}
 		return out, nil
 	}
 	splits, kchunk := ds.attentionSplits(nq*heads, pos+nq)
-	uses := []*storage{out.st, q.st, k.st, v.st}
 	part, stats := out, out // not written with one split
 	odt := dt
 	if splits > 1 {
@@ -131,9 +167,10 @@ func Attention(q, k, v *Tensor, pos int, scale float32) (*Tensor, error) {
 		uses = append(uses, part.st, stats.st)
 		odt = u(int(Float32))
 	}
-	args := []gpu.Arg{gpu.Buf(part.st.buf), gpu.Buf(stats.st.buf), gpu.Buf(q.st.buf), gpu.Buf(k.st.buf), gpu.Buf(v.st.buf), dt, odt,
-		u(nq), u(heads), u(dim), u(pos), u(ctx), u(q.offset), u(q.strides[0]), u(q.strides[1]), u(q.strides[2]),
-		u(kchunk), u(splits), gpu.F32(scale)}
+	args := []gpu.Arg{gpu.Buf(part.st.buf), gpu.Buf(stats.st.buf), gpu.Buf(q.st.buf), gpu.Buf(src.k.st.buf), gpu.Buf(src.v.st.buf), table,
+		dt, odt, u(nq), u(heads), u(dim), u(pos)}
+	args = append(args, paging...)
+	args = append(args, u(q.offset), u(q.strides[0]), u(q.strides[1]), u(q.strides[2]), u(kchunk), u(splits), gpu.F32(scale))
 	if err := ds.launch("attention", true, nq*heads*splits, uses, args...); err != nil {
 		_ = out.Close()
 		return nil, wrap(err, op)
@@ -147,6 +184,26 @@ func Attention(q, k, v *Tensor, pos int, scale float32) (*Tensor, error) {
 		}
 	}
 	return out, nil
+}
+
+// attentionBlockKernel is the block kernel that takes a prefill of nq
+// queries of head dimension dim on a device whose groups have shared bytes
+// of shared memory (0: not reported), and its group size; "" when none
+// does (fewer queries than a block, a head dimension past
+// ops.AttentionBlockWideDim, or less shared memory than the kernel's): the per-query kernel takes it. Head dimensions up to
+// ops.AttentionBlockDim take the smaller kernel (under 16 KiB of shared
+// memory), the rest up to ops.AttentionBlockWideDim the wide one.
+func attentionBlockKernel(nq, dim, shared int) (string, int) {
+	switch {
+	case nq < ops.AttentionBlockQueries || dim > ops.AttentionBlockWideDim:
+		return "", 0
+	case dim <= ops.AttentionBlockDim:
+		return "attentionBlock", ops.AttentionBlockThreads
+	}
+	if shared > 0 && shared < ops.AttentionBlockWideShared {
+		return "", 0
+	}
+	return "attentionBlockWide", ops.AttentionBlockWideThreads
 }
 
 // attentionSplits is how many ranges of positions attention cuts a query's

@@ -8,6 +8,7 @@ import (
 
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/tensor/internal/ops"
 	"github.com/stretchr/testify/require"
 )
 
@@ -168,7 +169,11 @@ func TestAttention(t *testing.T) {
 			{name: "prefill of 200, one head", heads: 1, dim: 4, ctx: 201, prompt: 200, steps: 1},
 			// Blocks of queries past position 0 (a second prompt chunk), a partial last block.
 			{name: "prompt 40 then chunks of 21", heads: 3, dim: 64, ctx: 90, prompt: 40, steps: 2, chunk: 21},
-			{name: "chunks of 16, head dimension 65 (no blocks)", heads: 2, dim: 65, ctx: 60, prompt: 20, steps: 2, chunk: 16},
+			{name: "chunks of 16, head dimension 65 (wide blocks)", heads: 2, dim: 65, ctx: 60, prompt: 20, steps: 2, chunk: 16},
+			// The wide block kernel: head dimension 128, keys across tiles, a partial last block.
+			{name: "head dimension 128, prompt 45 + 1", heads: 2, dim: 128, ctx: 50, prompt: 45, steps: 1},
+			{name: "odd head dimension 97, chunks of 17", heads: 1, dim: 97, ctx: 60, prompt: 19, steps: 2, chunk: 17},
+			{name: "head dimension 129 (no blocks)", heads: 1, dim: 129, ctx: 20, prompt: 17, steps: 1},
 		}
 		for _, d := range computeDTypes {
 			for _, tc := range tests {
@@ -254,6 +259,37 @@ func TestAttentionSplits(t *testing.T) {
 				require.Greater(t, splits, 1, "%+v", tc)
 			}
 		}
+	})
+}
+
+// TestAttentionBlockKernel: prefills take the block kernel their head
+// dimension needs, when the device's groups have its shared memory.
+func TestAttentionBlockKernel(t *testing.T) {
+	tests := []struct {
+		nq, dim, shared int
+		want            string
+	}{
+		{nq: 15, dim: 64, shared: 48 << 10, want: ""},                     // fewer queries than a block
+		{nq: 16, dim: 64, shared: 16 << 10, want: "attentionBlock"},       // WebGPU's default limit
+		{nq: 4096, dim: 65, shared: 32 << 10, want: "attentionBlockWide"}, // llvmpipe's GLES
+		{nq: 4096, dim: 128, shared: 48 << 10, want: "attentionBlockWide"},
+		{nq: 4096, dim: 128, shared: 0, want: "attentionBlockWide"}, // not reported
+		{nq: 4096, dim: 128, shared: 16 << 10, want: ""},
+		{nq: 4096, dim: 129, shared: 48 << 10, want: ""},
+	}
+	for _, tc := range tests {
+		got, threads := attentionBlockKernel(tc.nq, tc.dim, tc.shared)
+		require.Equal(t, tc.want, got, "%+v", tc)
+		require.Equal(t, got == "", threads == 0, "%+v", tc)
+		if got != "" {
+			require.GreaterOrEqual(t, threads, tc.dim, "%+v: a thread per dimension", tc)
+		}
+	}
+	require.LessOrEqual(t, ops.AttentionBlockWideShared, 32<<10, "the wide kernel within 32 KiB")
+	forEachDevice(t, func(t *testing.T, dev *gpu.Device) {
+		shared := stateOf(dev).info().SharedMemPerBlock
+		name, _ := attentionBlockKernel(4096, 128, shared)
+		t.Logf("shared memory per group %d: head dimension 128 takes %q", shared, name)
 	})
 }
 

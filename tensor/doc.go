@@ -71,6 +71,11 @@
 // computes causal attention of new queries over the cache, FlashAttention's
 // online softmax over tiles of keys, the score matrix never stored: prefill
 // is many queries at position 0, decode one query at the cache's length.
+// A paged KV cache (vLLM's layout) keeps many sequences' positions in one
+// page pool [pages heads page dim] per layer, each sequence's pages listed
+// by its Int32 block table: AppendPagedKV scatters new positions into the
+// pool and PagedAttention reads them through the table, with Attention's
+// kernels.
 //
 // # Devices and launches
 //

@@ -6,6 +6,17 @@ import "github.com/anygpu/gpu/kernel"
 // size of its shared query and accumulator rows.
 const AttentionMaxHeadDim = 256
 
+// kvRow is the element offset of key (or value) j of head h in a KV cache:
+// a contiguous [heads, ctx, dim] cache when page is 0, else a page pool
+// [pages, heads, page, dim] in which position j lies in page pg (the
+// sequence's block table's entry j/page) at row j%page.
+func kvRow(pg, h, j, heads, ctx, page, dim uint32) uint32 {
+	if page == 0 {
+		return (h*ctx + j) * dim
+	}
+	return ((pg*heads+h)*page + j%page) * dim
+}
+
 // attnNone stands for -∞ in attention's running maximum: the dialects that
 // assume no infinities must never see one.
 const attnNone = -3.0e38
@@ -16,7 +27,9 @@ const attnNone = -3.0e38
 // nq of head h < heads is q[qoff + i·qi + h·qh + d·qd] (d < dim); it sits at
 // position pos+i and attends to the cache's positions 0..pos+i, key j of
 // head h being kc[(h·ctx + j)·dim + d] (kc, vc contiguous [heads, ctx,
-// dim]). out is contiguous [nq, heads, dim]: Σ_j softmax_j(scale·q·k_j)·v_j.
+// dim]), or, with page > 0, of page pools [pages, heads, page, dim]: kvRow's
+// row in page table[toff + j/page] (an entry past the pool reads its last
+// page). out is contiguous [nq, heads, dim]: Σ_j softmax_j(scale·q·k_j)·v_j.
 // A group takes (query, head, split) triples grid-stride; it has at most
 // rowGroup threads, and dim ≤ AttentionMaxHeadDim.
 //
@@ -30,11 +43,12 @@ const attnNone = -3.0e38
 // splits > 1), stats float32.
 //
 //gpu:kernel
-func attention(out []uint32, stats []float32, q, kc, vc []uint32, dt, odt, nq, heads, dim, pos, ctx, qoff, qi, qh, qd, kchunk, splits uint32, scale float32) {
+func attention(out []uint32, stats []float32, q, kc, vc, table []uint32, dt, odt, nq, heads, dim, pos, ctx, page, pages, toff, qoff, qi, qh, qd, kchunk, splits uint32, scale float32) {
 	qs := kernel.Shared[[AttentionMaxHeadDim]float32]()
 	acc := kernel.Shared[[AttentionMaxHeadDim]float32]()
 	ps := kernel.Shared[[rowGroup]float32]()
 	red := kernel.Shared[[rowGroup]float32]()
+	rows := kernel.Shared[[rowGroup]uint32]() // the tile's keys' rows, paged
 	t, b := kernel.ThreadX(), kernel.GroupSizeX()
 	for w := kernel.GroupX(); w < nq*heads*splits; w += kernel.GridX() {
 		split := w % splits
@@ -48,13 +62,16 @@ func attention(out []uint32, stats []float32, q, kc, vc []uint32, dt, odt, nq, h
 		m := float32(attnNone)               // the running maximum, the same in every thread
 		var l float32                        // the running sum of e^(s-m)
 		nk := min(pos+i+1, (split+1)*kchunk) // this split's end
-		kbase := h * ctx * dim
 		for j0 := split * kchunk; j0 < nk; j0 += b {
 			j := j0 + t
 			s := float32(attnNone)
 			if j < nk {
 				var dot float32
-				row := kbase + j*dim
+				row := (h*ctx + j) * dim
+				if page != 0 {
+					row = kvRow(min(table[toff+j/page], pages-1), h, j, heads, ctx, page, dim)
+					rows[t] = row
+				}
 				for d := uint32(0); d < dim; d++ {
 					at := row + d
 					dot += qs[d] * kernel.Float32frombits(bitsOf(kc[wordOf(at, dt)], dt, at))
@@ -90,10 +107,17 @@ func attention(out []uint32, stats []float32, q, kc, vc []uint32, dt, odt, nq, h
 			cnt := min(b, nk-j0)
 			for d := t; d < dim; d += b {
 				v := acc[d] * alpha
-				vrow := kbase + j0*dim + d
-				for jj := uint32(0); jj < cnt; jj++ {
-					at := vrow + jj*dim
-					v += ps[jj] * kernel.Float32frombits(bitsOf(vc[wordOf(at, dt)], dt, at))
+				if page == 0 {
+					vrow := (h*ctx+j0)*dim + d
+					for jj := uint32(0); jj < cnt; jj++ {
+						at := vrow + jj*dim
+						v += ps[jj] * kernel.Float32frombits(bitsOf(vc[wordOf(at, dt)], dt, at))
+					}
+				} else {
+					for jj := uint32(0); jj < cnt; jj++ {
+						at := rows[jj] + d
+						v += ps[jj] * kernel.Float32frombits(bitsOf(vc[wordOf(at, dt)], dt, at))
+					}
 				}
 				acc[d] = v
 			}
@@ -190,7 +214,7 @@ const (
 // dtype code dt.
 //
 //gpu:kernel
-func attentionBlock(out, q, kc, vc []uint32, dt, nq, heads, dim, pos, ctx, qoff, qi, qh, qd uint32, scale float32) {
+func attentionBlock(out, q, kc, vc, table []uint32, dt, nq, heads, dim, pos, ctx, page, pages, toff, qoff, qi, qh, qd uint32, scale float32) {
 	qs := kernel.Shared[[attnBQ * attnPad]float32]()
 	ks := kernel.Shared[[attnBK * attnPad]float32]()
 	vs := kernel.Shared[[attnBK * AttentionBlockDim]float32]()
@@ -218,13 +242,16 @@ func attentionBlock(out, q, kc, vc []uint32, dt, nq, heads, dim, pos, ctx, qoff,
 		var acc [attnBQ]float32
 		kernel.Barrier()
 		nk := pos + min(nq, i0+attnBQ) // the block's last query sees positions 0..nk-1
-		kbase := h * ctx * dim
 		for j0 := uint32(0); j0 < nk; j0 += attnBK {
 			for e := t; e < attnBK*AttentionBlockDim; e += AttentionBlockThreads {
 				r, d := e/AttentionBlockDim, e%AttentionBlockDim
 				var kv, vv float32
 				if j0+r < nk && d < dim {
-					at := kbase + (j0+r)*dim + d
+					var pg uint32
+					if page != 0 {
+						pg = min(table[toff+(j0+r)/page], pages-1)
+					}
+					at := kvRow(pg, h, j0+r, heads, ctx, page, dim) + d
 					kv = kernel.Float32frombits(bitsOf(kc[wordOf(at, dt)], dt, at))
 					vv = kernel.Float32frombits(bitsOf(vc[wordOf(at, dt)], dt, at))
 				}
@@ -309,5 +336,234 @@ func attentionBlock(out, q, kc, vc []uint32, dt, nq, heads, dim, pos, ctx, qoff,
 			}
 		}
 		kernel.Barrier()
+	}
+}
+
+// attentionBlockWide's tiling, for head dimensions up to attnWideDim: a group
+// of AttentionBlockWideThreads threads takes attnBQ queries of one head and
+// walks their keys in tiles of attnWBK, staging a tile's keys and then, in
+// the same shared array, its values. Each thread computes 2×2 scores of a
+// tile (queries 2·(t/16) and the next, keys t%16 and t%16+16) and holds the
+// sums of 8 queries (8·(t/64) ..) at 2 dimensions (t%64 and t%64+64), so
+// that a shared-memory read feeds 1 to 1.6 multiply-adds, not 0.5.
+// AttentionBlockWideShared is its shared memory in bytes, within the 32
+// KiB every backend here gives a group (CUDA: 48 KiB without opting in,
+// llvmpipe's GLES 32 KiB).
+const (
+	AttentionBlockWideThreads = 128         // the group size attentionBlockWide must be launched with
+	AttentionBlockWideDim     = attnWideDim // the largest head dimension it takes
+	// AttentionBlockWideShared is attentionBlockWide's shared memory in bytes.
+	AttentionBlockWideShared = 4 * (attnBQ*attnWidePad + attnWBK*attnWidePad + attnBQ*attnWBK + 3*attnBQ)
+	attnWideDim              = 128
+	attnWidePad              = attnWideDim + 1 // staged rows' stride: the 16 keys a warp reads at one d lie in 16 banks
+	attnWBK                  = 32
+	attnWideLog              = 7 // log₂ attnWideDim
+)
+
+// attentionBlockWide is attentionBlock for head dimensions up to
+// AttentionBlockWideDim, in groups of exactly AttentionBlockWideThreads
+// threads: the same inputs and result.
+//
+//gpu:kernel
+func attentionBlockWide(out, q, kc, vc, table []uint32, dt, nq, heads, dim, pos, ctx, page, pages, toff, qoff, qi, qh, qd uint32, scale float32) {
+	qs := kernel.Shared[[attnBQ * attnWidePad]float32]()
+	kv := kernel.Shared[[attnWBK * attnWidePad]float32]() // a tile's keys, then its values
+	ps := kernel.Shared[[attnBQ * attnWBK]float32]()
+	ms := kernel.Shared[[attnBQ]float32]()
+	ls := kernel.Shared[[attnBQ]float32]()
+	al := kernel.Shared[[attnBQ]float32]()
+	t := kernel.ThreadX()
+	sr, sc := (t/16)*2, t%16 // the thread's scores: queries sr, sr+1; keys sc, sc+16
+	vd, vq := t%64, (t/64)*8 // its sums: dimensions vd, vd+64; queries vq..vq+7
+	// A thread stages 2 elements of a key or value row from one word where
+	// 16-bit rows start on words (sh 1), else 1.
+	sh := pairedRows(dt, dim) - 1
+	blocks := (nq + attnBQ - 1) / attnBQ
+	for w := kernel.GroupX(); w < blocks*heads; w += kernel.GridX() {
+		i0, h := (w/heads)*attnBQ, w%heads
+		for e := t; e < attnBQ*attnWideDim; e += AttentionBlockWideThreads {
+			r, d := e/attnWideDim, e%attnWideDim
+			var v float32
+			if i0+r < nq && d < dim {
+				at := qoff + (i0+r)*qi + h*qh + d*qd
+				v = kernel.Float32frombits(bitsOf(q[wordOf(at, dt)], dt, at)) * scale
+			}
+			qs[r*attnWidePad+d] = v
+		}
+		if t < attnBQ {
+			ms[t] = attnNone
+			ls[t] = 0
+		}
+		var acc [16]float32 // acc[2r], acc[2r+1]: query vq+r at dimensions vd, vd+64
+		kernel.Barrier()
+		nk := pos + min(nq, i0+attnBQ) // the block's last query sees positions 0..nk-1
+		for j0 := uint32(0); j0 < nk; j0 += attnWBK {
+			for e := t; e < attnWBK*attnWideDim>>sh; e += AttentionBlockWideThreads {
+				r, d := e>>(attnWideLog-sh), (e&(attnWideDim>>sh-1))<<sh
+				var x0, x1 float32
+				if j0+r < nk && d < dim {
+					var pg uint32
+					if page != 0 {
+						pg = min(table[toff+(j0+r)/page], pages-1)
+					}
+					at := kvRow(pg, h, j0+r, heads, ctx, page, dim) + d
+					w := kc[wordOf(at, dt)]
+					x0 = kernel.Float32frombits(bitsOf(w, dt, at))
+					x1 = kernel.Float32frombits(bitsOf(w, dt, at+1))
+				}
+				kv[r*attnWidePad+d] = x0
+				if sh == 1 {
+					kv[r*attnWidePad+d+1] = x1
+				}
+			}
+			kernel.Barrier()
+			var s00, s01, s10, s11 float32
+			for d := uint32(0); d < dim; d++ {
+				q0, q1 := qs[sr*attnWidePad+d], qs[(sr+1)*attnWidePad+d]
+				k0, k1 := kv[sc*attnWidePad+d], kv[(sc+16)*attnWidePad+d]
+				s00 += q0 * k0
+				s01 += q0 * k1
+				s10 += q1 * k0
+				s11 += q1 * k1
+			}
+			ps[sr*attnWBK+sc] = attnMasked(s00, j0+sc, pos+i0+sr, i0+sr < nq)
+			ps[sr*attnWBK+sc+16] = attnMasked(s01, j0+sc+16, pos+i0+sr, i0+sr < nq)
+			ps[(sr+1)*attnWBK+sc] = attnMasked(s10, j0+sc, pos+i0+sr+1, i0+sr+1 < nq)
+			ps[(sr+1)*attnWBK+sc+16] = attnMasked(s11, j0+sc+16, pos+i0+sr+1, i0+sr+1 < nq)
+			kernel.Barrier()
+			// The values replace the keys while 16 threads take the
+			// softmax of the scores.
+			for e := t; e < attnWBK*attnWideDim>>sh; e += AttentionBlockWideThreads {
+				r, d := e>>(attnWideLog-sh), (e&(attnWideDim>>sh-1))<<sh
+				var x0, x1 float32
+				if j0+r < nk && d < dim {
+					var pg uint32
+					if page != 0 {
+						pg = min(table[toff+(j0+r)/page], pages-1)
+					}
+					at := kvRow(pg, h, j0+r, heads, ctx, page, dim) + d
+					w := vc[wordOf(at, dt)]
+					x0 = kernel.Float32frombits(bitsOf(w, dt, at))
+					x1 = kernel.Float32frombits(bitsOf(w, dt, at+1))
+				}
+				kv[r*attnWidePad+d] = x0
+				if sh == 1 {
+					kv[r*attnWidePad+d+1] = x1
+				}
+			}
+			if t < attnBQ {
+				mx := ms[t]
+				for c := 0; c < attnWBK; c++ {
+					mx = max(mx, ps[t*attnWBK+uint32(c)])
+				}
+				alpha := kernel.Exp(ms[t] - mx)
+				var sum float32
+				for c := 0; c < attnWBK; c++ {
+					var p float32
+					if j0+uint32(c) <= pos+i0+t && i0+t < nq {
+						p = kernel.Exp(ps[t*attnWBK+uint32(c)] - mx)
+					}
+					ps[t*attnWBK+uint32(c)] = p
+					sum += p
+				}
+				ls[t] = ls[t]*alpha + sum
+				ms[t] = mx
+				al[t] = alpha
+			}
+			kernel.Barrier()
+			for r := 0; r < 8; r++ {
+				a := al[vq+uint32(r)]
+				acc[2*r] *= a
+				acc[2*r+1] *= a
+			}
+			for c := uint32(0); c < attnWBK; c++ {
+				v0, v1 := kv[c*attnWidePad+vd], kv[c*attnWidePad+vd+64]
+				for r := 0; r < 8; r++ {
+					p := ps[(vq+uint32(r))*attnWBK+c]
+					acc[2*r] += p * v0
+					acc[2*r+1] += p * v1
+				}
+			}
+			kernel.Barrier()
+		}
+		// The block's rows staged in qs (done with), then written out.
+		for r := 0; r < 8; r++ {
+			row := vq + uint32(r)
+			if i0+row < nq {
+				inv := 1 / ls[row]
+				qs[row*attnWidePad+vd] = acc[2*r] * inv
+				qs[row*attnWidePad+vd+64] = acc[2*r+1] * inv
+			}
+		}
+		kernel.Barrier()
+		if pairedRows(dt, dim) == 1 {
+			for e := t; e < attnBQ*dim; e += AttentionBlockWideThreads {
+				r, d := e/dim, e%dim
+				if i0+r < nq {
+					o := ((i0+r)*heads+h)*dim + d
+					if dt == DTFloat32 {
+						out[o] = kernel.Float32bits(qs[r*attnWidePad+d])
+					} else {
+						kernel.AtomicAnd(&out[o/2], otherHalf(o))
+						kernel.AtomicOr(&out[o/2], halfBits(qs[r*attnWidePad+d], dt, o))
+					}
+				}
+			}
+		} else { // 16-bit rows that start on a word (dim even): a word per thread
+			half := dim / 2
+			for e := t; e < attnBQ*half; e += AttentionBlockWideThreads {
+				r, d := e/half, (e%half)*2
+				if i0+r < nq {
+					o := ((i0+r)*heads+h)*dim + d
+					out[o/2] = encode16(qs[r*attnWidePad+d], dt) | encode16(qs[r*attnWidePad+d+1], dt)<<16
+				}
+			}
+		}
+		kernel.Barrier()
+	}
+}
+
+// attnMasked is the score s of key j for a query at position qpos, or
+// attnNone where the query may not see the key (causal) or is not one
+// (!real).
+func attnMasked(s float32, j, qpos uint32, real bool) float32 {
+	if j <= qpos && real {
+		return s
+	}
+	return attnNone
+}
+
+// appendPaged writes x, keys or values [n, heads, dim] for positions
+// pos..pos+n-1 (x[xoff + i·xi + h·xh + d·xd]), into a page pool [pages,
+// heads, page, dim] through a sequence's block table: position j goes to row
+// j%page of page table[toff + j/page]. An entry outside 0..pages-1 (the
+// table is int32) writes nothing. pool and x are of dtype code dt; the
+// elements are copied bit for bit. Threads take x's elements grid-stride.
+//
+//gpu:kernel
+func appendPaged(pool, x, table []uint32, dt, n, heads, dim, pos, page, pages, toff, xoff, xi, xh, xd uint32) {
+	total := n * heads * dim
+	if total == 0 {
+		return
+	}
+	step := kernel.GroupSizeX() * kernel.GridX()
+	for e := kernel.GroupX()*kernel.GroupSizeX() + kernel.ThreadX(); e < total; e += step {
+		d, h, i := e%dim, (e/dim)%heads, e/(dim*heads)
+		j := pos + i
+		pg := table[toff+j/page]
+		if pg < pages {
+			src := xoff + i*xi + h*xh + d*xd
+			at := kvRow(pg, h, j, heads, 0, page, dim) + d
+			if dt == DTFloat32 {
+				pool[at] = x[src]
+			} else {
+				bits := (x[src/2] >> ((src % 2) * 16)) & 0xffff
+				kernel.AtomicAnd(&pool[at/2], otherHalf(at))
+				kernel.AtomicOr(&pool[at/2], bits<<((at%2)*16))
+			}
+		}
+		if last(e, step, total) {
+			break
+		}
 	}
 }
