@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -203,6 +204,66 @@ func softmaxRow(row []float64) []float64 {
 		out[i] /= s
 	}
 	return out
+}
+
+// TestArgMaxLongRows covers ArgMax's two passes (a few long rows cut into
+// chunks, as a decode step's logits are): the maximum in the first, a
+// middle and the last chunk, ties across chunks (the first wins), a
+// transposed view, and rows enough for one pass beside them.
+func TestArgMaxLongRows(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, dev *gpu.Device) {
+		ctx := context.Background()
+		for _, d := range computeDTypes {
+			for _, tc := range []struct {
+				rows, cols int
+				at         []int // per row, the columns holding the maximum (ties)
+			}{
+				{1, 50257, []int{50256}},
+				{1, 50257, []int{0}},
+				{1, 1000, []int{999, 130}},
+				{2, 4099, []int{4000, 64, 4098}},
+				{3, 777, []int{1, 776}},
+				{40, 300, []int{299}},
+			} {
+				t.Run(fmt.Sprintf("%s/%dx%d", d, tc.rows, tc.cols), func(t *testing.T) {
+					h := make([]float32, tc.rows*tc.cols)
+					want := make([]int32, tc.rows)
+					for r := range tc.rows {
+						for c := range tc.cols {
+							h[r*tc.cols+c] = float32((r*7+c*13)%97) / 100
+						}
+						first := tc.cols
+						for i, c := range tc.at {
+							c = (c + r*3) % tc.cols
+							h[r*tc.cols+c] = 2
+							if i == 0 || c < first {
+								first = c
+							}
+						}
+						want[r] = int32(first)
+					}
+					x, err := FromFloat32(ctx, dev, d, h, tc.rows, tc.cols)
+					require.NoError(t, err)
+					defer x.Close()
+					for _, view := range []string{"rows", "transposed"} {
+						v, axis := x, 1
+						if view == "transposed" {
+							v, err = x.Transpose(0, 1)
+							require.NoError(t, err)
+							defer v.Close()
+							axis = 0
+						}
+						am, err := ArgMax(v, axis)
+						require.NoError(t, err)
+						idx, err := ToHost[int32](ctx, am)
+						require.NoError(t, err)
+						require.NoError(t, am.Close())
+						require.Equal(t, want, idx, view)
+					}
+				})
+			}
+		}
+	})
 }
 
 func TestSoftmax(t *testing.T) {

@@ -109,6 +109,94 @@ func argmaxRows(out []int32, x []uint32, rows, cols, dt, xoff, s0, s1, s2, s3, s
 	}
 }
 
+// argmaxSplit is argmaxRows' first pass for a few long rows (a decode
+// step's logits: one row of 50257): row r's columns are cut into chunks of
+// chunk, item p = r·chunks + c takes chunk c, and a group writes its item's
+// largest element to part[2p] (float32 bits) and its index to part[2p+1],
+// the first of equal ones. Many groups share a row, so a row no longer waits
+// on one group's threads reading it a few hundred elements each.
+//
+//gpu:kernel
+func argmaxSplit(part []int32, x []uint32, rows, cols, chunk, chunks, dt, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32) {
+	sv := kernel.Shared[[rowGroup]float32]()
+	si := kernel.Shared[[rowGroup]uint32]()
+	t, b := kernel.ThreadX(), kernel.GroupSizeX()
+	rr := rank6(1, s0, s1, s2, s3)
+	for p := kernel.GroupX(); p < rows*chunks; p += kernel.GridX() {
+		r, c0 := p/chunks, (p%chunks)*chunk
+		c1 := min(cols, c0+chunk)
+		base := xoff + offset6(r, rr, s0, s1, s2, s3, s4, 0, t0, t1, t2, t3, t4)
+		at0 := base + c0*cstride
+		best := kernel.Float32frombits(bitsOf(x[wordOf(at0, dt)], dt, at0))
+		bi := c0
+		for c := c0 + t; c < c1; c += b {
+			at := base + c*cstride
+			v := kernel.Float32frombits(bitsOf(x[wordOf(at, dt)], dt, at))
+			if v > best {
+				best = v
+				bi = c
+			}
+		}
+		sv[t] = best
+		si[t] = bi
+		kernel.Barrier()
+		for h := uint32(rowGroup / 2); h > 0; h /= 2 {
+			if t < h && t+h < b {
+				v, i := sv[t+h], si[t+h]
+				if v > sv[t] || (v == sv[t] && i < si[t]) {
+					sv[t] = v
+					si[t] = i
+				}
+			}
+			kernel.Barrier()
+		}
+		if t == 0 {
+			part[2*p] = int32(kernel.Float32bits(sv[0]))
+			part[2*p+1] = int32(si[0])
+		}
+		kernel.Barrier()
+	}
+}
+
+// argmaxJoin is argmaxSplit's second pass: out[r] is the index of the
+// largest of row r's chunks partial maxima, the first of equal ones.
+//
+//gpu:kernel
+func argmaxJoin(out, part []int32, rows, chunks uint32) {
+	sv := kernel.Shared[[rowGroup]float32]()
+	si := kernel.Shared[[rowGroup]uint32]()
+	t, b := kernel.ThreadX(), kernel.GroupSizeX()
+	for r := kernel.GroupX(); r < rows; r += kernel.GridX() {
+		q := 2 * r * chunks
+		best := kernel.Float32frombits(uint32(part[q]))
+		bi := uint32(part[q+1])
+		for c := t; c < chunks; c += b {
+			v, i := kernel.Float32frombits(uint32(part[q+2*c])), uint32(part[q+2*c+1])
+			if v > best || (v == best && i < bi) {
+				best = v
+				bi = i
+			}
+		}
+		sv[t] = best
+		si[t] = bi
+		kernel.Barrier()
+		for h := uint32(rowGroup / 2); h > 0; h /= 2 {
+			if t < h && t+h < b {
+				v, i := sv[t+h], si[t+h]
+				if v > sv[t] || (v == sv[t] && i < si[t]) {
+					sv[t] = v
+					si[t] = i
+				}
+			}
+			kernel.Barrier()
+		}
+		if t == 0 {
+			out[r] = int32(si[0])
+		}
+		kernel.Barrier()
+	}
+}
+
 // softmaxRows writes row r's softmax to y[r·cols ...]: e^(x-max) over the
 // row's sum of them.
 //
