@@ -24,7 +24,7 @@ const (
 // MatMul describes a (batched) matrix product computed by a vendor library,
 // such as cuBLASLt on CUDA, with tensor cores where the device has them:
 //
-//	C = Alpha · op(A) · op(B) + Beta · C
+//	C = Alpha · op(A) · op(B) + Beta · C (+ Bias, in every row of C)
 //
 // for each of Batch matrices. Matrices are row-major: element (i, j) of a
 // matrix with leading dimension ld lies ld·i + j elements after its start.
@@ -55,6 +55,13 @@ type MatMul struct {
 	// (0 for B shares one B across the batch).
 	Batch                     int
 	StrideA, StrideB, StrideC int64
+
+	// Bias, when not nil, holds N elements of type Out from BiasOffset
+	// (bytes) that are added to every row of every C after the product is
+	// scaled (a linear layer's bias, without a launch of its own). A backend
+	// whose library cannot add one answers NotSupported.
+	Bias       *Buffer
+	BiasOffset int64
 }
 
 // MatMul enqueues m on the stream. It is an error of category NotSupported
@@ -180,6 +187,21 @@ func (s *Stream) matMulArgs(op string, m *MatMul) (backend.MatMulArgs, error) {
 	if batch > 1 && m.StrideC == 0 && m.M > 0 && m.N > 0 {
 		return bad("StrideC is 0 with Batch %d: every product would write the same C", batch)
 	}
+	var bias backend.Buffer
+	if m.Bias != nil {
+		if err := s.own(op, "Bias", m.Bias); err != nil {
+			return backend.MatMulArgs{}, err
+		}
+		if m.BiasOffset < 0 || m.BiasOffset%out.Size() != 0 {
+			return bad("Bias offset %d is negative or not a multiple of the element size %d", m.BiasOffset, out.Size())
+		}
+		if err := checkRange(m.BiasOffset, int64(m.N)*out.Size(), m.Bias.size); err != nil {
+			return bad("Bias (%d elements of %v): %v", m.N, out, err)
+		}
+		bias = m.Bias.impl
+	} else if m.BiasOffset != 0 {
+		return bad("BiasOffset %d without a Bias", m.BiasOffset)
+	}
 	return backend.MatMulArgs{
 		M: m.M, N: m.N, K: m.K,
 		A: m.A.impl, B: m.B.impl, C: m.C.impl,
@@ -188,5 +210,6 @@ func (s *Stream) matMulArgs(op string, m *MatMul) (backend.MatMulArgs, error) {
 		TransA: m.TransA, TransB: m.TransB,
 		In: in, Out: out, Alpha: alpha, Beta: beta,
 		Batch: batch, StrideA: m.StrideA, StrideB: m.StrideB, StrideC: m.StrideC,
+		Bias: bias, BiasOffset: m.BiasOffset,
 	}, nil
 }

@@ -88,6 +88,11 @@ func TestMatMulChecks(t *testing.T) {
 		{"batch overruns", func(m *gpu.MatMul) { m.Batch = 2; m.StrideC = 8 }, "batch 2"},
 		{"batch writing one C", func(m *gpu.MatMul) { m.Batch = 2; m.StrideA, m.StrideB = 0, 0 }, "StrideC is 0"},
 		{"float16 C too small for float32", func(m *gpu.MatMul) { m.In = gpu.MatMulFloat16; m.Out = gpu.MatMulFloat32; m.C = small }, "C (2×4"},
+		{"bias", func(m *gpu.MatMul) { m.Bias = b }, ""},
+		{"bias too short", func(m *gpu.MatMul) { m.Bias = small }, "Bias (4 elements of float32)"},
+		{"bias overrunning", func(m *gpu.MatMul) { m.Bias, m.BiasOffset = b, 36 }, "Bias (4 elements"},
+		{"misaligned bias", func(m *gpu.MatMul) { m.Bias, m.BiasOffset = b, 2 }, "Bias offset 2"},
+		{"bias offset without a bias", func(m *gpu.MatMul) { m.BiasOffset = 4 }, "BiasOffset 4 without a Bias"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := base
@@ -111,6 +116,7 @@ func TestMatMulChecks(t *testing.T) {
 			require.Equal(t, float32(1), g.Alpha, "zero Alpha and Beta mean a plain product")
 			require.Equal(t, gpu.MatMulFloat32, g.Out)
 			require.Equal(t, 4, g.LDC)
+			require.Equal(t, m.Bias != nil, g.Bias != nil, "the bias reaches the backend")
 			if m.TransB {
 				require.Equal(t, 3, g.LDB)
 			} else {

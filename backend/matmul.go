@@ -46,11 +46,13 @@ func (t MatMulType) String() string {
 }
 
 // MatMulArgs is a checked, row-major, batched matrix product
-// C = Alpha·op(A)·op(B) + Beta·C (see the root package's MatMul). The root
+// C = Alpha·op(A)·op(B) + Beta·C (+ Bias in every row, when Bias is not nil:
+// see the root package's MatMul). The root
 // guarantees: M, N > 0 and K ≥ 0; A, B and C open buffers of the stream's
 // device; every leading dimension at least its stored row length; offsets
 // multiples of the element size; every matrix of the batch within its
-// buffer; Batch ≥ 1; Out filled in.
+// buffer; Batch ≥ 1; Out filled in; a Bias's N elements of type Out within
+// it.
 type MatMulArgs struct {
 	M, N, K                   int
 	A, B, C                   Buffer
@@ -61,4 +63,6 @@ type MatMulArgs struct {
 	Alpha, Beta               float32
 	Batch                     int
 	StrideA, StrideB, StrideC int64 // elements between matrices of the batch
+	Bias                      Buffer // nil, or N elements of type Out added to every row of every C
+	BiasOffset                int64  // bytes
 }

@@ -48,6 +48,7 @@ type libraryKey struct {
 	dtype          DType
 	transA, transB bool
 	batched        bool
+	bias           bool // the library adds the bias (MatMul.Bias)
 }
 
 // libraryProduct computes out = a·b (+ bias, packed) through the device's
@@ -63,7 +64,11 @@ func (ds *deviceState) libraryProduct(op string, out, a, b, bias *Tensor, av, bv
 	if !okA || !okB {
 		return false, nil
 	}
-	key := libraryKey{dtype: a.dtype, transA: transA, transB: transB, batched: batch > 1}
+	// A packed bias of the product's dtype goes to the library, which adds
+	// it as it writes C (no launch of its own); another is copied into C
+	// first, which the product then adds to (Beta 1).
+	epilogue := bias != nil && bias.dtype == a.dtype && bias.IsContiguous() && bias.Len() == n
+	key := libraryKey{dtype: a.dtype, transA: transA, transB: transB, batched: batch > 1, bias: epilogue}
 	ds.mu.Lock()
 	absent := ds.noLibrary[key]
 	ds.mu.Unlock()
@@ -82,7 +87,10 @@ func (ds *deviceState) libraryProduct(op string, out, a, b, bias *Tensor, av, bv
 		Batch: batch, StrideA: int64(av.bstride), StrideB: int64(bv.bstride), StrideC: int64(m) * int64(n),
 	}
 	uses := []*storage{out.st, a.st, b.st}
-	if bias != nil { // C starts as the bias in every row: C = a·b + C
+	if epilogue {
+		mm.Bias, mm.BiasOffset = bias.st.buf, int64(bias.offset)*size
+		uses = append(uses, bias.st)
+	} else if bias != nil { // C starts as the bias in every row: C = a·b + C
 		row, err := bias.Reshape(1, n)
 		if err != nil {
 			return false, err

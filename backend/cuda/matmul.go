@@ -61,6 +61,8 @@ type matMulKey struct {
 	batch                     int
 	strideA, strideB, strideC int64
 	alignA, alignB, alignC    uint32
+	bias                      bool   // CUBLASLT_EPILOGUE_BIAS
+	alignBias                 uint32 // the bias pointer's alignment (the heuristic reads it)
 }
 
 // matMulPlan is the cuBLASLt side of one key: the descriptor, the layouts
@@ -70,6 +72,11 @@ type matMulPlan struct {
 	desc       cublaslt.MatmulDesc
 	la, lb, lc cublaslt.MatrixLayout
 	algo       cublaslt.Algo
+
+	// biasMu serialises setting the descriptor's bias pointer and the
+	// cublasLtMatmul that reads it: the device's streams share plans, and
+	// the pointer is the descriptor's, read when the product is enqueued.
+	biasMu sync.Mutex
 }
 
 // matMulTypes is how cuBLASLt computes one pair of MatMul types.
@@ -183,6 +190,15 @@ func (s *stream) MatMul(m backend.MatMulArgs) error {
 			return err
 		}
 	}
+	var pbias cu.DevicePtr
+	if m.Bias != nil {
+		if m.In == backend.MatMulInt8 {
+			return notSupported(op, "add the bias with a kernel of your own, or "+fallbackHint,
+				"the bias epilogue is not offered for int8 products")
+		}
+		pbias = m.Bias.(*buffer).ptr + cu.DevicePtr(m.BiasOffset)
+		key.bias, key.alignBias = true, alignment(uint64(pbias), 0, 1)
+	}
 	lib, err := cublaslt.Load()
 	if err != nil {
 		return errors.Wrap(err, Name, op)
@@ -199,7 +215,7 @@ func (s *stream) MatMul(m backend.MatMulArgs) error {
 	if err != nil {
 		return err
 	}
-	h, p, transient, err := d.matMulPlan(lib, &key, ty, op)
+	h, p, transient, err := d.matMulPlan(lib, &key, ty, uint64(pbias), op)
 	if err != nil {
 		return err
 	}
@@ -213,6 +229,13 @@ func (s *stream) MatMul(m backend.MatMulArgs) error {
 		Alpha: unsafe.Pointer(&s.mm.scalar[0]), Beta: unsafe.Pointer(&s.mm.scalar[1]),
 		A: uint64(pb), LA: p.la, B: uint64(pa), LB: p.lb, C: uint64(pc), LC: p.lc, D: uint64(pc), LD: p.lc,
 		Algo: &p.algo, Workspace: uint64(work), WorkspaceSize: matMulWorkspaceBytes, Stream: uintptr(s.h),
+	}
+	if key.bias {
+		p.biasMu.Lock()
+		defer p.biasMu.Unlock()
+		if st := lib.MatmulDescSetPointer(p.desc, cublaslt.DescBiasPointer, uint64(pbias)); st != cublaslt.StatusSuccess {
+			return nativeErr(lib, st, op, "cublasLtMatmulDescSetAttribute(BIAS_POINTER)")
+		}
 	}
 	if st := lib.Matmul(h, a); st != cublaslt.StatusSuccess {
 		return nativeErr(lib, st, op, "cublasLtMatmul")
@@ -329,7 +352,7 @@ func (s *stream) closeMatMul() {
 // creating the handle and the plan on first use. transient is true for a
 // plan the cache had no room for: the caller destroys it after the product.
 // The context is current.
-func (d *device) matMulPlan(lib *cublaslt.Lib, key *matMulKey, ty matMulTypes, op string) (h cublaslt.Handle, p *matMulPlan, transient bool, err error) {
+func (d *device) matMulPlan(lib *cublaslt.Lib, key *matMulKey, ty matMulTypes, bias uint64, op string) (h cublaslt.Handle, p *matMulPlan, transient bool, err error) {
 	mm := &d.mm
 	mm.mu.Lock()
 	defer mm.mu.Unlock()
@@ -344,7 +367,7 @@ func (d *device) matMulPlan(lib *cublaslt.Lib, key *matMulKey, ty matMulTypes, o
 	if p := mm.plans[*key]; p != nil {
 		return mm.handle, p, false, nil
 	}
-	p, err = newMatMulPlan(lib, mm.handle, key, ty, op)
+	p, err = newMatMulPlan(lib, mm.handle, key, ty, bias, op)
 	if err != nil {
 		return 0, nil, false, err
 	}
@@ -377,7 +400,7 @@ func (mm *matMulState) closeLocked() {
 // newMatMulPlan builds the descriptor and layouts of key and asks the
 // heuristic for the best algorithm that fits the workspace and the operands'
 // alignment.
-func newMatMulPlan(lib *cublaslt.Lib, h cublaslt.Handle, k *matMulKey, ty matMulTypes, op string) (*matMulPlan, error) {
+func newMatMulPlan(lib *cublaslt.Lib, h cublaslt.Handle, k *matMulKey, ty matMulTypes, bias uint64, op string) (*matMulPlan, error) {
 	p := &matMulPlan{}
 	fail := func(st cublaslt.Status, call string) (*matMulPlan, error) {
 		p.destroy(lib)
@@ -393,6 +416,14 @@ func newMatMulPlan(lib *cublaslt.Lib, h cublaslt.Handle, k *matMulKey, ty matMul
 	}
 	if st = lib.MatmulDescSetInt32(p.desc, cublaslt.DescTransB, int32(operation(k.transA))); st != cublaslt.StatusSuccess {
 		return fail(st, "cublasLtMatmulDescSetAttribute(TRANSB)")
+	}
+	if k.bias { // one element per row of cuBLASLt's D, which is a column of the MatMul's C
+		if st = lib.MatmulDescSetInt32(p.desc, cublaslt.DescEpilogue, int32(cublaslt.EpilogueBias)); st != cublaslt.StatusSuccess {
+			return fail(st, "cublasLtMatmulDescSetAttribute(EPILOGUE)")
+		}
+		if st = lib.MatmulDescSetPointer(p.desc, cublaslt.DescBiasPointer, bias); st != cublaslt.StatusSuccess {
+			return fail(st, "cublasLtMatmulDescSetAttribute(BIAS_POINTER)")
+		}
 	}
 	// Stored shapes, row-major: A is M×K (K×M with TransA), B is K×N (N×K
 	// with TransB), C is M×N; read column-major, each is its transpose.

@@ -277,6 +277,8 @@ func TestMatMulErrors(t *testing.T) {
 			cat: errors.NotSupported, msg: []string{"LDA is 9"}},
 		{name: "int8 misaligned", c: mmCase{name: "i8", m: 8, n: 8, k: 8, in: gpu.MatMulInt8, transB: true, offB: 2},
 			cat: errors.NotSupported, msg: []string{"B is 2-byte aligned"}},
+		{name: "int8 with a bias", c: mmCase{name: "i8 bias", m: 8, n: 8, k: 8, in: gpu.MatMulInt8, transB: true, bias: true},
+			cat: errors.NotSupported, msg: []string{"cuda: matmul 8×8×8 int8: ", "bias epilogue"}},
 		{name: "int8 transposes without a kernel", c: mmCase{name: "i8 NN", m: 8, n: 8, k: 8, in: gpu.MatMulInt8},
 			env: map[string]string{"FAKECUBLASLT_INT8_TN": "1"}, loaded: true,
 			cat: errors.NotSupported, msg: []string{"found no algorithm", "TransB"}},

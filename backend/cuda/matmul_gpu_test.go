@@ -72,6 +72,12 @@ var gpuCases = []gpuCase{
 	{mmCase: mmCase{name: "batch int8 shared B", m: 64, n: 32, k: 64, in: gpu.MatMulInt8, transB: true, batch: 4, shareB: true}},
 	{mmCase: mmCase{name: "batch bfloat16 folded into one product", m: 77, n: 256, k: 128, in: gpu.MatMulBFloat16, batch: 8, shareB: true, tight: true, transB: true}},
 	{mmCase: mmCase{name: "attention-like scores", m: 128, n: 128, k: 64, in: gpu.MatMulBFloat16, transB: true, batch: 12, alpha: 0.125}},
+	{mmCase: mmCase{name: "float32 bias", m: 67, n: 45, k: 129, in: gpu.MatMulFloat32, bias: true, offBias: 3}},
+	{mmCase: mmCase{name: "bfloat16 linear layer with bias, one row", m: 1, n: 2304, k: 768, in: gpu.MatMulBFloat16, transB: true, bias: true}},
+	{mmCase: mmCase{name: "float16 bias, alpha beta", m: 96, n: 72, k: 200, in: gpu.MatMulFloat16, transB: true, alpha: 0.5, beta: 1, bias: true, offBias: 8}},
+	{mmCase: mmCase{name: "bfloat16 to float32 with bias", m: 64, n: 136, k: 64, in: gpu.MatMulBFloat16, out: gpu.MatMulFloat32, transB: true, bias: true}},
+	{mmCase: mmCase{name: "batch bfloat16 folded, with bias", m: 33, n: 256, k: 128, in: gpu.MatMulBFloat16, batch: 4, shareB: true, tight: true, transB: true, bias: true}},
+	{mmCase: mmCase{name: "batch float32 with bias", m: 40, n: 24, k: 56, in: gpu.MatMulFloat32, batch: 3, padB: 2, bias: true}},
 }
 
 // TestMatMulGPU checks every case against the CPU reference, padding and

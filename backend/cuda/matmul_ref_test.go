@@ -33,6 +33,8 @@ type mmCase struct {
 	shareB         bool // StrideB 0: one B for the whole batch
 	tight          bool // the matrices of A and C follow one another (stride rows·ld)
 	alpha, beta    float32
+	bias           bool // a Bias vector of N elements of the output type
+	offBias        int  // elements before the bias
 }
 
 // outType is the case's output type, defaults filled.
@@ -176,6 +178,7 @@ func toBFloat16(x float32) uint16 {
 type mmRun struct {
 	c       mmCase
 	a, b, o *mmOperand // o is C
+	bias    *mmOperand // nil without a bias
 	mm      gpu.MatMul
 	bufs    []*gpu.Buffer
 }
@@ -197,10 +200,16 @@ func prepare(t testing.TB, dev *gpu.Device, c mmCase, small bool, seed uint64) *
 		b: newOperand(c.in, bRows, bCols, c.padB, c.offB, batch, c.shareB, c.tight),
 		o: newOperand(c.outType(), c.m, c.n, c.padC, c.offC, batch, false, c.tight),
 	}
+	if c.bias {
+		r.bias = newOperand(c.outType(), 1, c.n, 0, c.offBias, 1, true, false)
+	}
 	rng := rand.New(rand.NewPCG(seed, 7))
 	r.a.fill(rng, small)
 	r.b.fill(rng, small)
 	r.o.fill(rng, small)
+	if r.bias != nil {
+		r.bias.fill(rng, small)
+	}
 	ctx := context.Background()
 	upload := func(o *mmOperand) *gpu.Buffer {
 		buf, err := gpu.FromSlice(ctx, dev, o.bytes())
@@ -214,6 +223,9 @@ func prepare(t testing.TB, dev *gpu.Device, c mmCase, small bool, seed uint64) *
 		Alpha: c.alpha, Beta: c.beta, Batch: c.batch, StrideA: int64(r.a.stride), StrideB: int64(r.b.stride), StrideC: int64(r.o.stride)}
 	if batch == 1 {
 		r.mm.StrideA, r.mm.StrideB, r.mm.StrideC = 0, 0, 0
+	}
+	if r.bias != nil {
+		r.mm.Bias, r.mm.BiasOffset = upload(r.bias), int64(c.offBias)*c.outType().Size()
 	}
 	t.Cleanup(r.close)
 	return r
@@ -272,8 +284,14 @@ func (r *mmRun) want() (want, tol []float64) {
 				if beta != 0 {
 					v += beta * old
 				}
+				extra := 0.0
+				if r.bias != nil { // added in float32 before the output's rounding
+					bv := r.bias.vals[r.bias.at(0, 0, j)]
+					v += bv
+					extra = (math.Abs(v) + math.Abs(bv)) / (1 << 23)
+				}
 				want[at] = v
-				tol[at] = outEps*math.Abs(v) + accEps*(math.Abs(alpha)*mag+math.Abs(beta*old)) + 1e-7
+				tol[at] = outEps*math.Abs(v) + accEps*(math.Abs(alpha)*mag+math.Abs(beta*old)) + extra + 1e-7
 			}
 		}
 	}

@@ -206,6 +206,12 @@ func (l *Lib) MatmulDescSetInt32(d MatmulDesc, a MatmulDescAttribute, v int32) S
 	return l.call(symMatmulDescSetAttribute, uintptr(d), uintptr(a), uintptr(unsafe.Pointer(&v)), 4)
 }
 
+// MatmulDescSetPointer is cublasLtMatmulDescSetAttribute of a pointer
+// (DescBiasPointer: a device address).
+func (l *Lib) MatmulDescSetPointer(d MatmulDesc, a MatmulDescAttribute, p uint64) Status {
+	return l.call(symMatmulDescSetAttribute, uintptr(d), uintptr(a), uintptr(unsafe.Pointer(&p)), 8)
+}
+
 // MatmulDescDestroy is cublasLtMatmulDescDestroy.
 func (l *Lib) MatmulDescDestroy(d MatmulDesc) Status { return l.call(symMatmulDescDestroy, uintptr(d)) }
 

@@ -63,6 +63,21 @@ const (
 	DescPointerMode MatmulDescAttribute = 2 // CUBLASLT_MATMUL_DESC_POINTER_MODE (int32)
 	DescTransA      MatmulDescAttribute = 3 // CUBLASLT_MATMUL_DESC_TRANSA (int32 cublasOperation_t)
 	DescTransB      MatmulDescAttribute = 4 // CUBLASLT_MATMUL_DESC_TRANSB (int32 cublasOperation_t)
+	DescEpilogue    MatmulDescAttribute = 7 // CUBLASLT_MATMUL_DESC_EPILOGUE (uint32 cublasLtEpilogue_t)
+	DescBiasPointer MatmulDescAttribute = 8 // CUBLASLT_MATMUL_DESC_BIAS_POINTER (const void *, device memory)
+)
+
+// Epilogue is a cublasLtEpilogue_t: what cublasLtMatmul applies to the
+// product before it writes D.
+type Epilogue uint32
+
+// cublasLtEpilogue_t values the binding sets.
+const (
+	EpilogueDefault Epilogue = 1 // CUBLASLT_EPILOGUE_DEFAULT: D as computed
+	// EpilogueBias is CUBLASLT_EPILOGUE_BIAS: adds the vector at
+	// DescBiasPointer (one element per row of D, of D's type unless
+	// CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE says otherwise) to every column.
+	EpilogueBias Epilogue = 4
 )
 
 // LayoutAttribute is a cublasLtMatrixLayoutAttribute_t.

@@ -6,7 +6,9 @@
 // the type pairs the backend uses (float32, float16 and bfloat16 in, the same
 // or float32 out, with float32 scalars; int8 in, int32 out, with int32
 // scalars), batched through the layouts' BATCH_COUNT and
-// STRIDED_BATCH_OFFSET. So a test can check both the calls and the numbers.
+// STRIDED_BATCH_OFFSET, with CUBLASLT_EPILOGUE_BIAS's vector (of D's type,
+// one element per row of D) added when the descriptor asks for it. So a test
+// can check both the calls and the numbers.
 //
 // It reports version $FAKECUBLASLT_VERSION (default 130000). Descriptors,
 // layouts and preferences keep the attributes set on them; setting one the
@@ -94,7 +96,7 @@ static void flog(const char *fmt, ...) {
 enum { R32F = 0, R16F = 2, R8I = 3, R32I = 10, R16BF = 14 };
 enum { OK = 0, INVALID = 7, NOTSUP = 15 };
 
-typedef struct { int compute, scale, pmode, ta, tb; } fdesc;
+typedef struct { int compute, scale, pmode, ta, tb, epilogue; const void *bias; } fdesc;
 typedef struct { int type; unsigned long long rows, cols; long long ld; int batch; long long stride; } flayout;
 typedef struct { unsigned long long ws; unsigned align[4]; } fpref;
 typedef struct { uint64_t data[8]; } falgo;
@@ -134,6 +136,7 @@ int cublasLtMatmulDescCreate(fdesc **d, int compute, int scale) {
 
 int cublasLtMatmulDescSetAttribute(fdesc *d, int attr, const void *buf, size_t n) {
 	int v;
+	if (attr == 8) { if (n != 8) return INVALID; memcpy(&d->bias, buf, 8); return OK; }
 	if (n != 4) return INVALID;
 	memcpy(&v, buf, 4);
 	switch (attr) {
@@ -142,6 +145,7 @@ int cublasLtMatmulDescSetAttribute(fdesc *d, int attr, const void *buf, size_t n
 	case 2: d->pmode = v; return OK;
 	case 3: if (v < 0 || v > 1) return INVALID; d->ta = v; return OK;
 	case 4: if (v < 0 || v > 1) return INVALID; d->tb = v; return OK;
+	case 7: if (v != 1 && v != 4) return INVALID; d->epilogue = v; return OK;
 	}
 	return INVALID;
 }
@@ -278,6 +282,7 @@ int cublasLtMatmul(void *h, fdesc *d, const void *alpha, const void *A, flayout 
 	unsigned long long kb = d->tb ? lb->cols : lb->rows, n = d->tb ? lb->rows : lb->cols;
 	if (k != kb || lc->rows != m || lc->cols != n || ld->rows != m || ld->cols != n) return INVALID;
 	if (la->batch != lc->batch || lb->batch != lc->batch || ld->batch != lc->batch) return INVALID;
+	if (d->epilogue == 4 && !d->bias) return INVALID;
 	double al, be;
 	if (d->scale == R32I) { int32_t x, y; memcpy(&x, alpha, 4); memcpy(&y, beta, 4); al = x; be = y; }
 	else { float x, y; memcpy(&x, alpha, 4); memcpy(&y, beta, 4); al = x; be = y; }
@@ -293,6 +298,10 @@ int cublasLtMatmul(void *h, fdesc *d, const void *alpha, const void *A, flayout 
 				if (d->compute == 68) acc = (float)acc;
 				double v = al * acc;
 				if (be != 0) v += be * get(lc, C, b, i, j);
+				if (d->epilogue == 4) {
+					flayout vec = *ld; vec.ld = 1; vec.stride = 0;
+					v += get(&vec, d->bias, 0, i, 0);
+				}
 				put(ld, D, b, i, j, v);
 			}
 	return OK;
