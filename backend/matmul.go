@@ -62,7 +62,7 @@ type MatMulArgs struct {
 	In, Out                   MatMulType
 	Alpha, Beta               float32
 	Batch                     int
-	StrideA, StrideB, StrideC int64 // elements between matrices of the batch
+	StrideA, StrideB, StrideC int64  // elements between matrices of the batch
 	Bias                      Buffer // nil, or N elements of type Out added to every row of every C
 	BiasOffset                int64  // bytes
 }
