@@ -43,9 +43,9 @@ func libraryDType(t gpu.MatMulType) DType {
 }
 
 // hostLibrary is a matrix library on the host: it reads the operands back,
-// computes C = Alpha·op(A)·op(B) + Beta·C in float64 by the gpu.MatMul
-// definition (row-major, leading dimensions, batch strides; C not read
-// when Beta is 0) and writes C.
+// computes C = Alpha·op(A)·op(B) + Beta·C (+ Bias in every row) in float64
+// by the gpu.MatMul definition (row-major, leading dimensions, batch strides;
+// C not read when Beta is 0) and writes C.
 func hostLibrary(s *gpu.Stream, m gpu.MatMul) error {
 	in, out := libraryDType(m.In), libraryDType(m.Out)
 	if m.Out == 0 {
@@ -72,6 +72,13 @@ func hostLibrary(s *gpu.Stream, m gpu.MatMul) error {
 	if err != nil {
 		return err
 	}
+	var bias []float32
+	if m.Bias != nil {
+		if bias, err = load(m.Bias, out); err != nil {
+			return err
+		}
+		bias = bias[int(m.BiasOffset)/out.Size():]
+	}
 	lda, ldb, ldc := m.LDA, m.LDB, m.LDC
 	ao, bo, co := int(m.AOffset)/in.Size(), int(m.BOffset)/in.Size(), int(m.COffset)/out.Size()
 	for bi := range max(m.Batch, 1) {
@@ -94,7 +101,11 @@ func hostLibrary(s *gpu.Stream, m gpu.MatMul) error {
 				if m.Beta != 0 {
 					old = float64(m.Beta) * float64(c[ci])
 				}
-				c[ci] = float32(float64(m.Alpha)*s + old)
+				v := float64(m.Alpha)*s + old
+				if bias != nil {
+					v += float64(bias[j])
+				}
+				c[ci] = float32(v)
 			}
 		}
 	}
