@@ -61,6 +61,12 @@
 // 0, C is not read (as in BLAS), so NaN or garbage in C does not reach the
 // result. With k = 0, C = beta·C.
 //
+// Beside OpSgemm's own 128×128 tiles, three variants with its parameters and
+// results tile C differently (OpSgemm128x64, OpSgemm64x64, OpSgemm32x32:
+// SgemmVariants): ChooseSgemm picks the entry point and geometry of a launch
+// from the device's DeviceInfo and the matrix shape. Package kernels/sgemm
+// launches that choice, or the device's matrix library where it has one.
+//
 // # Bad arguments
 //
 // CheckLaunch does the checks of a launch that need the op's semantics: that
@@ -122,7 +128,8 @@ const (
 )
 
 // Params declares each built-in op's parameters in order: the signature every
-// dialect implements and that launches are checked against. Treat it as
+// dialect implements and that launches are checked against, for the ops and
+// for sgemm's variants (SgemmKernels), which take sgemm's. Treat it as
 // read-only; Source hands out a copy.
 var Params = map[string][]backend.ArgKind{
 	OpFill:      {buf, u32, f32},
@@ -135,6 +142,11 @@ var Params = map[string][]backend.ArgKind{
 	OpDot:       {buf, buf, buf, u32},
 	OpTranspose: {buf, buf, u32, u32},
 	OpSgemm:     {buf, buf, buf, u32, u32, u32, f32, f32},
+
+	// sgemm's variants (ChooseSgemm), with its parameters.
+	OpSgemm128x64: {buf, buf, buf, u32, u32, u32, f32, f32},
+	OpSgemm64x64:  {buf, buf, buf, u32, u32, u32, f32, f32},
+	OpSgemm32x32:  {buf, buf, buf, u32, u32, u32, f32, f32},
 }
 
 var opOrder = []string{
@@ -192,7 +204,7 @@ func CheckLaunch(op string, grid backend.Dim3, args []backend.Arg) error {
 		errs = append(errs, need(0, "out", 1, uint64(max(grid.X, 0))), need(1, "x", 1, u(3)), need(2, "y", 1, u(3)))
 	case OpTranspose:
 		errs = append(errs, need(0, "out", u(3), u(2)), need(1, "in", u(2), u(3)))
-	case OpSgemm:
+	case OpSgemm, OpSgemm128x64, OpSgemm64x64, OpSgemm32x32:
 		m, n, k := u(3), u(4), u(5)
 		errs = append(errs, need(0, "c", m, n), need(1, "a", m, k), need(2, "b", k, n))
 	}

@@ -1,0 +1,186 @@
+// Package sgemm launches the built-in sgemm (package kernels) on a device:
+// C = alpha·A·B + beta·C for row-major float32 matrices, through the
+// device's matrix library where its streams answer Stream.MatMul in exact
+// float32 (cuBLASLt on CUDA: no TF32), else through the built-in kernel and
+// geometry that kernels.ChooseSgemm picks from the device's DeviceInfo and
+// the matrix shape.
+//
+// It lives beside package kernels rather than in it because it needs the
+// root package (gpu.Stream), whose own tests import package kernels.
+package sgemm
+
+import (
+	"context"
+	"math"
+	"sync"
+
+	"github.com/anygpu/gpu"
+	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/kernels"
+)
+
+// The answers a device's library gave, remembered per Launcher.
+const (
+	libraryUntried = iota // no product has gone to the library yet
+	libraryUsed           // the library multiplies float32 on this device
+	libraryAbsent         // Stream.MatMul said NotSupported: the kernels do
+)
+
+// Launcher runs sgemm on one device. The first product that may go to the
+// device's library asks Stream.MatMul; an answer of category NotSupported is
+// remembered, and from then on every product runs a built-in kernel. A
+// Launcher is safe for concurrent use.
+type Launcher struct {
+	dev *gpu.Device
+
+	mu      sync.Mutex
+	mod     *gpu.Module // kernels.Source() compiled for dev: given, or compiled on first need
+	own     bool        // mod was compiled here, and Close closes it
+	kernels map[string]*gpu.Kernel
+	library int // libraryUntried, libraryUsed or libraryAbsent
+
+	// matMul is Stream.MatMul; tests put a stand-in here.
+	matMul func(*gpu.Stream, gpu.MatMul) error
+}
+
+// New returns a Launcher for dev. mod is kernels.Source() compiled for dev,
+// or nil: then the Launcher compiles it when a product first needs a kernel
+// (on a device whose library takes every product, never).
+func New(dev *gpu.Device, mod *gpu.Module) (*Launcher, error) {
+	if dev == nil {
+		return nil, errors.E(errors.InvalidArgument, "", "sgemm.New", "nil device")
+	}
+	return &Launcher{dev: dev, mod: mod, kernels: map[string]*gpu.Kernel{}, matMul: (*gpu.Stream).MatMul}, nil
+}
+
+// Close closes the module the Launcher compiled itself (not one given to
+// New). The Launcher is unusable afterwards.
+func (l *Launcher) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var err error
+	if l.own && l.mod != nil {
+		err = l.mod.Close()
+	}
+	l.mod, l.own, l.kernels = nil, false, nil
+	return err
+}
+
+// UsesLibrary reports whether the device's library has taken a product:
+// false before the first product, and for good once the library answered
+// NotSupported.
+func (l *Launcher) UsesLibrary() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.library == libraryUsed
+}
+
+// Sgemm enqueues C = alpha·A(m×k)·B(k×n) + beta·C(m×n) on st, all matrices
+// row-major and packed, with the semantics of kernels.OpSgemm: C is not
+// read when beta is 0, and k = 0 gives beta·C. The product goes to the
+// device's library unless the library said NotSupported before, or alpha
+// and beta are both 0, or k is 0 (the library's MatMul reads those
+// differently); otherwise to the kernel kernels.ChooseSgemm picks. Errors:
+// InvalidArgument for a stream or buffer of another device, a nil buffer,
+// a negative size or one beyond 2³²-1, or a buffer too small for its
+// matrix; the stream's and the compiler's errors as they come.
+func (l *Launcher) Sgemm(st *gpu.Stream, c, a, b *gpu.Buffer, m, n, k int, alpha, beta float32) error {
+	if err := l.check(st, c, a, b, m, n, k); err != nil {
+		return err
+	}
+	if m == 0 || n == 0 {
+		return nil
+	}
+	if k > 0 && (alpha != 0 || beta != 0) && l.tryLibrary() {
+		err := l.matMul(st, gpu.MatMul{M: m, N: n, K: k, A: a, B: b, C: c, In: gpu.MatMulFloat32, Alpha: alpha, Beta: beta})
+		if errors.CategoryOf(err) != errors.NotSupported {
+			if err == nil {
+				l.setLibrary(libraryUsed)
+			}
+			return err
+		}
+		l.setLibrary(libraryAbsent)
+	}
+	plan := kernels.ChooseSgemm(l.dev.Info(), m, n, k)
+	kern, err := l.kernel(plan.Kernel)
+	if err != nil {
+		return err
+	}
+	u := func(v int) gpu.Arg { return gpu.U32(uint32(v)) }
+	return st.Launch(kern, plan.Grid, plan.Block, gpu.Buf(c), gpu.Buf(a), gpu.Buf(b), u(m), u(n), u(k), gpu.F32(alpha), gpu.F32(beta))
+}
+
+// check validates Sgemm's arguments.
+func (l *Launcher) check(st *gpu.Stream, c, a, b *gpu.Buffer, m, n, k int) error {
+	bad := func(format string, args ...any) error {
+		return errors.E(errors.InvalidArgument, l.dev.Backend(), "sgemm", format, args...)
+	}
+	if st == nil || st.Device() != l.dev {
+		return bad("the stream is not of the launcher's device %s", l.dev)
+	}
+	for _, s := range []struct {
+		name string
+		v    int
+	}{{"m", m}, {"n", n}, {"k", k}} {
+		if s.v < 0 || s.v > math.MaxUint32 {
+			return bad("%s = %d is outside 0..2³²-1", s.name, s.v)
+		}
+	}
+	for _, op := range []struct {
+		name       string
+		buf        *gpu.Buffer
+		rows, cols int
+	}{{"c", c, m, n}, {"a", a, m, k}, {"b", b, k, n}} {
+		if op.buf == nil {
+			return bad("buffer %s is nil", op.name)
+		}
+		if op.buf.Device() != l.dev {
+			return bad("buffer %s is not of the launcher's device %s", op.name, l.dev)
+		}
+		if have := op.buf.Size() / 4; op.rows > 0 && int64(op.cols) > have/int64(op.rows) {
+			return bad("buffer %s holds %d float32s, need %d×%d", op.name, have, op.rows, op.cols)
+		}
+	}
+	return nil
+}
+
+// tryLibrary reports whether a product may go to the library: it has not
+// said NotSupported.
+func (l *Launcher) tryLibrary() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.library != libraryAbsent
+}
+
+// setLibrary records the library's answer.
+func (l *Launcher) setLibrary(state int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.library = state
+}
+
+// kernel returns the built-in entry point name, compiling the built-ins
+// first where no module was given.
+func (l *Launcher) kernel(name string) (*gpu.Kernel, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.kernels == nil {
+		return nil, errors.E(errors.InvalidArgument, l.dev.Backend(), "sgemm", "the launcher is closed")
+	}
+	if k, ok := l.kernels[name]; ok {
+		return k, nil
+	}
+	if l.mod == nil {
+		mod, err := l.dev.Compile(context.Background(), kernels.Source())
+		if err != nil {
+			return nil, errors.Wrap(err, l.dev.Backend(), "sgemm: compile the built-in kernels")
+		}
+		l.mod, l.own = mod, true
+	}
+	k, err := l.mod.Kernel(name)
+	if err != nil {
+		return nil, err
+	}
+	l.kernels[name] = k
+	return k, nil
+}
