@@ -10,7 +10,7 @@ import "github.com/anygpu/gpu/backend"
 // would index out of range and panic. The check costs a few comparisons per
 // group.
 func guardGo(op string, k backend.GoKernel) backend.GoKernel {
-	kinds := Params[op]
+	kinds, _ := paramsOf(op)
 	return func(g backend.Group, args []backend.Arg) {
 		if g.Size.X <= 0 || g.Size.Y < 0 || g.Size.Z < 0 || g.ID.X < 0 || len(args) != len(kinds) {
 			return

@@ -62,10 +62,11 @@
 // result. With k = 0, C = beta·C.
 //
 // Beside OpSgemm's own 128×128 tiles, three variants with its parameters and
-// results tile C differently (OpSgemm128x64, OpSgemm64x64, OpSgemm32x32:
-// SgemmVariants): ChooseSgemm picks the entry point and geometry of a launch
-// from the device's DeviceInfo and the matrix shape. Package kernels/sgemm
-// launches that choice, or the device's matrix library where it has one.
+// results tile C differently (OpSgemm128x64, OpSgemm64x64, OpSgemm32x32, in
+// a Source of their own, SgemmSource): ChooseSgemm picks the entry point and
+// geometry of a launch from the device's DeviceInfo and the matrix shape.
+// Package kernels/sgemm launches that choice, or the device's matrix library
+// where it has one.
 //
 // # Bad arguments
 //
@@ -128,9 +129,9 @@ const (
 )
 
 // Params declares each built-in op's parameters in order: the signature every
-// dialect implements and that launches are checked against, for the ops and
-// for sgemm's variants (SgemmKernels), which take sgemm's. Treat it as
-// read-only; Source hands out a copy.
+// dialect implements and that launches are checked against. Treat it as
+// read-only; Source hands out a copy. (sgemm's variants, in SgemmSource,
+// take OpSgemm's.)
 var Params = map[string][]backend.ArgKind{
 	OpFill:      {buf, u32, f32},
 	OpCopy:      {buf, buf, u32},
@@ -142,11 +143,6 @@ var Params = map[string][]backend.ArgKind{
 	OpDot:       {buf, buf, buf, u32},
 	OpTranspose: {buf, buf, u32, u32},
 	OpSgemm:     {buf, buf, buf, u32, u32, u32, f32, f32},
-
-	// sgemm's variants (ChooseSgemm), with its parameters.
-	OpSgemm128x64: {buf, buf, buf, u32, u32, u32, f32, f32},
-	OpSgemm64x64:  {buf, buf, buf, u32, u32, u32, f32, f32},
-	OpSgemm32x32:  {buf, buf, buf, u32, u32, u32, f32, f32},
 }
 
 var opOrder = []string{
@@ -158,7 +154,7 @@ var opOrder = []string{
 func Ops() []string { return slices.Clone(opOrder) }
 
 // CheckLaunch reports whether args is a valid argument list for the built-in
-// op launched over grid: the count and kinds match Params, no buffer is nil,
+// op (or sgemm variant) launched over grid: the count and kinds match Params, no buffer is nil,
 // and every buffer holds the float32s the sizes imply (a reduction's out holds
 // one per group of grid.X). It returns nil or an error of category
 // InvalidArgument that says what is wrong.
@@ -166,7 +162,7 @@ func CheckLaunch(op string, grid backend.Dim3, args []backend.Arg) error {
 	bad := func(format string, a ...any) error {
 		return errors.E(errors.InvalidArgument, "", "kernels."+op, format, a...)
 	}
-	kinds, ok := Params[op]
+	kinds, ok := paramsOf(op)
 	if !ok {
 		return errors.E(errors.InvalidArgument, "", "kernels", "unknown built-in op %q", op)
 	}
@@ -216,10 +212,21 @@ func CheckLaunch(op string, grid backend.Dim3, args []backend.Arg) error {
 	return nil
 }
 
+// paramsOf returns the parameters of a built-in op or sgemm variant (which
+// takes OpSgemm's), and whether op is one.
+func paramsOf(op string) ([]backend.ArgKind, bool) {
+	if isSgemmVariant(op) {
+		op = OpSgemm
+	}
+	kinds, ok := Params[op]
+	return kinds, ok
+}
+
 // signature formats op's parameter list: "axpy(buffer, buffer, u32, f32)".
 func signature(op string) string {
 	s := op + "("
-	for i, k := range Params[op] {
+	kinds, _ := paramsOf(op)
+	for i, k := range kinds {
 		if i > 0 {
 			s += ", "
 		}

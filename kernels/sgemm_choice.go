@@ -6,11 +6,12 @@ import (
 	"github.com/anygpu/gpu/backend"
 )
 
-// The entry points of sgemm's tiled variants. Each has OpSgemm's parameters
-// and computes what OpSgemm computes (the same results within float
-// rounding, for any grid and block); they differ in the tile of C a group
-// takes, and so in the group size, the shared memory and the number of
-// groups a matrix gives. ChooseSgemm picks one per launch.
+// The entry points of sgemm's tiled variants, in SgemmSource (not Source).
+// Each has OpSgemm's parameters and computes what OpSgemm computes (the same
+// results within float rounding, for any grid and block); they differ in the
+// tile of C a group takes, and so in the group size, the shared memory and
+// the number of groups a matrix gives. ChooseSgemm picks one, or OpSgemm,
+// per launch.
 const (
 	OpSgemm128x64 = "sgemm128x64" // 128×64 tiles, 8×4 results per thread, 256 threads, 24 KiB shared
 	OpSgemm64x64  = "sgemm64x64"  // 64×64 tiles, 4×4 per thread, 256 threads, 16 KiB shared
@@ -48,8 +49,9 @@ var sgemmVariants = []SgemmVariant{
 	{Kernel: OpSgemm32x32, TileM: 32, TileN: 32, Block: backend.Dim3{X: 8, Y: 8, Z: 1}, SharedBytes: 4 << 10},
 }
 
-// SgemmVariants returns sgemm's tiled kernels (OpSgemm's own 128×128 tiles
-// first, then its variants), largest tile first.
+// SgemmVariants returns sgemm's tiled kernels, largest tile first: OpSgemm's
+// own 128×128 tiles (an entry point of Source), then its variants (entry
+// points of SgemmSource).
 func SgemmVariants() []SgemmVariant { return slices.Clone(sgemmVariants) }
 
 // SgemmKernels returns the entry points that compute sgemm: OpSgemm and its
@@ -62,8 +64,11 @@ func SgemmKernels() []string {
 	return names
 }
 
-// isSgemmKernel reports whether name is OpSgemm or one of its variants.
-func isSgemmKernel(name string) bool { return slices.Contains(SgemmKernels(), name) }
+// isSgemmVariant reports whether name is one of OpSgemm's variants (an entry
+// point of SgemmSource).
+func isSgemmVariant(name string) bool {
+	return name != OpSgemm && slices.Contains(SgemmKernels(), name)
+}
 
 // assumedShared is the shared memory per group taken for a device that does
 // not report it: what OpSgemm's 128×128 tiles have always assumed, and what

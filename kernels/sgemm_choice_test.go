@@ -78,7 +78,7 @@ func TestChooseSgemm(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got := ChooseSgemm(tc.info, tc.m, tc.n, tc.k)
 			assert.Equal(t, tc.want, got)
-			assert.Contains(t, Params, got.Kernel, "an entry point of Source")
+			assert.Contains(t, SgemmKernels(), got.Kernel)
 		})
 	}
 }
@@ -112,16 +112,53 @@ func TestChooseSgemmFills(t *testing.T) {
 	}
 }
 
+// TestSgemmSource: SgemmSource holds the variants (not OpSgemm) in every
+// dialect, with OpSgemm's parameters, and Source does not hold them.
+func TestSgemmSource(t *testing.T) {
+	src, builtins := SgemmSource(), Source()
+	require.Equal(t, SgemmSourceName, src.Name)
+	variants := SgemmKernels()[1:]
+	require.Len(t, src.Params, len(variants))
+	require.Len(t, src.Go, len(variants))
+	require.Len(t, src.SPIRVKernels, len(variants))
+	for _, v := range variants {
+		assert.Equal(t, Params[OpSgemm], src.Params[v], v)
+		assert.NotNil(t, src.Go[v], v)
+		assert.NotEmpty(t, src.SPIRVKernels[v], v)
+		for dialect, text := range map[string]string{"CUDA": src.CUDA, "WGSL": src.WGSL, "GLSL": src.GLSL, "GLSLES": src.GLSLES, "MSL": src.MSL} {
+			assert.Contains(t, text, v, dialect)
+		}
+		assert.NotContains(t, builtins.Params, v)
+		assert.NotContains(t, builtins.CUDA, v+"(")
+		// CheckLaunch knows the variants as OpSgemm.
+		b := func(n int) backend.Arg { return bufArg(&hostBuf{mem: make([]byte, 4*n)}) }
+		args := []backend.Arg{b(6), b(8), b(12), u32Arg(2), u32Arg(3), u32Arg(4), f32Arg(1), f32Arg(0)}
+		assert.NoError(t, CheckLaunch(v, backend.Dim3{X: 1}, args), v)
+		args[2] = b(11)
+		err := CheckLaunch(v, backend.Dim3{X: 1}, args)
+		if assert.Error(t, err, v) {
+			assert.Contains(t, err.Error(), "buffer b holds 11")
+		}
+	}
+	// Each call hands out its own maps.
+	src.Params[variants[0]][0] = backend.ArgF64
+	again := SgemmSource()
+	assert.Equal(t, backend.ArgBuffer, again.Params[variants[0]][0])
+}
+
 // TestSgemmVariantsMatchKernels: the table's threads and shared memory are
 // those of the generated kernels (the CUDA text: the group size the tiled
 // path tests for, and the __shared__ arrays).
 func TestSgemmVariantsMatchKernels(t *testing.T) {
-	src := Source().CUDA
 	threads := regexp.MustCompile(`if \(nt != (\d+)u\)`)
 	shared := regexp.MustCompile(`__shared__ float4 \w+((?:\[\d+\])+);`)
 	dims := regexp.MustCompile(`\d+`)
 	for _, v := range SgemmVariants() {
 		t.Run(v.Kernel, func(t *testing.T) {
+			src := SgemmSource().CUDA
+			if v.Kernel == OpSgemm {
+				src = Source().CUDA
+			}
 			start := strings.Index(src, " "+v.Kernel+"(float* c")
 			require.Positive(t, start, "the CUDA text declares %s", v.Kernel)
 			body := src[start:]
@@ -142,7 +179,6 @@ func TestSgemmVariantsMatchKernels(t *testing.T) {
 				bytes += n
 			}
 			assert.Equal(t, v.SharedBytes, bytes)
-			assert.Equal(t, Params[OpSgemm], Params[v.Kernel], "OpSgemm's parameters")
 		})
 	}
 	assert.Equal(t, []string{OpSgemm, OpSgemm128x64, OpSgemm64x64, OpSgemm32x32}, SgemmKernels())
@@ -156,7 +192,10 @@ func TestSgemmVariantsMatchKernels(t *testing.T) {
 func TestSgemmVariantsGo(t *testing.T) {
 	shapes := [][3]int{{1, 1, 1}, {17, 31, 13}, {33, 70, 45}, {130, 67, 35}, {65, 132, 20}, {5, 8, 0}, {129, 129, 17}}
 	for _, v := range SgemmVariants() {
-		k := generated().Go[v.Kernel]
+		k := generated().Go[v.Kernel] // OpSgemm's generated Go, not the CPU's hand-tuned one
+		if v.Kernel != OpSgemm {
+			k = SgemmSource().Go[v.Kernel]
+		}
 		require.NotNil(t, k, v.Kernel)
 		for _, s := range shapes {
 			for _, blk := range []backend.Dim3{v.Block, {X: 8, Y: 4, Z: 1}} {

@@ -562,6 +562,7 @@ func (r *runner) sgemm() (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	r.release = append(r.release, func() { _ = l.Close() })
 	m := r.sz.SgemmN
 	a, b := floats(seedA, m*m, -1, 1), floats(seedB, m*m, -1, 1)
 	ba, err := r.upload(a)

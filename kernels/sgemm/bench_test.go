@@ -59,13 +59,9 @@ func BenchmarkSgemm(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			mod, err := dev.Compile(ctx, kernels.Source())
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer mod.Close()
+			mods := compileBoth(b, dev)
 			for _, s := range sizes {
-				b.Run(fmt.Sprintf("%dx%dx%d", s[0], s[1], s[2]), func(b *testing.B) { benchShape(b, dev, mod, s[0], s[1], s[2]) })
+				b.Run(fmt.Sprintf("%dx%dx%d", s[0], s[1], s[2]), func(b *testing.B) { benchShape(b, dev, mods, s[0], s[1], s[2]) })
 			}
 		})
 	}
@@ -103,7 +99,7 @@ func benchSizes(info gpu.DeviceInfo) ([][3]int, error) {
 }
 
 // benchShape times every way of one m×n×k product on dev.
-func benchShape(b *testing.B, dev *gpu.Device, mod *gpu.Module, m, n, k int) {
+func benchShape(b *testing.B, dev *gpu.Device, mods modules, m, n, k int) {
 	ctx := context.Background()
 	alloc := func(count int) *gpu.Buffer {
 		buf, err := gpu.AllocSlice[float32](dev, count)
@@ -120,7 +116,7 @@ func benchShape(b *testing.B, dev *gpu.Device, mod *gpu.Module, m, n, k int) {
 	st := dev.DefaultStream()
 	args := []gpu.Arg{gpu.Buf(c), gpu.Buf(a), gpu.Buf(bb), gpu.U32(uint32(m)), gpu.U32(uint32(n)), gpu.U32(uint32(k)), gpu.F32(1), gpu.F32(0)}
 	launch := func(l kernels.SgemmLaunch) func() error {
-		kern, err := mod.Kernel(l.Kernel)
+		kern, err := mods.kernel(l.Kernel)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -138,10 +134,11 @@ func benchShape(b *testing.B, dev *gpu.Device, mod *gpu.Module, m, n, k int) {
 	}
 	chosen := kernels.ChooseSgemm(dev.Info(), m, n, k)
 	ways = append(ways, way{"chosen=" + chosen.Kernel, launch(chosen)})
-	l, err := sgemm.New(dev, mod)
+	l, err := sgemm.New(dev, mods.builtins)
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.Cleanup(func() { _ = l.Close() })
 	ways = append(ways, way{"launcher", func() error { return l.Sgemm(st, c, a, bb, m, n, k, 1, 0) }})
 	flops := 2 * float64(m) * float64(n) * float64(k)
 	for _, w := range ways {

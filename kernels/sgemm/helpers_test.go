@@ -12,6 +12,7 @@ import (
 	"github.com/anygpu/gpu"
 	_ "github.com/anygpu/gpu/backend/all"
 	"github.com/anygpu/gpu/backend/opengl"
+	"github.com/anygpu/gpu/kernels"
 )
 
 // target is a device the tests run on: a backend, and for OpenGL the client
@@ -100,4 +101,33 @@ func floats(rng *rand.Rand, n int, lo, hi float32) []float32 {
 		x[i] = lo + (hi-lo)*rng.Float32()
 	}
 	return x
+}
+
+// modules are the built-ins (OpSgemm) and sgemm's variants compiled for
+// one device.
+type modules struct{ builtins, variants *gpu.Module }
+
+// compileBoth compiles kernels.Source and kernels.SgemmSource for dev,
+// closed with the test.
+func compileBoth(t testing.TB, dev *gpu.Device) modules {
+	t.Helper()
+	var m modules
+	for _, c := range []struct {
+		mod **gpu.Module
+		src gpu.Source
+	}{{&m.builtins, kernels.Source()}, {&m.variants, kernels.SgemmSource()}} {
+		mod, err := dev.Compile(context.Background(), c.src)
+		require.NoError(t, err, c.src.Name)
+		t.Cleanup(func() { _ = mod.Close() })
+		*c.mod = mod
+	}
+	return m
+}
+
+// kernel returns the sgemm entry point name from the module that has it.
+func (m modules) kernel(name string) (*gpu.Kernel, error) {
+	if name == kernels.OpSgemm {
+		return m.builtins.Kernel(name)
+	}
+	return m.variants.Kernel(name)
 }

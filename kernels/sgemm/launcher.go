@@ -11,6 +11,7 @@ package sgemm
 
 import (
 	"context"
+	stderrors "errors"
 	"math"
 	"sync"
 
@@ -33,37 +34,43 @@ const (
 type Launcher struct {
 	dev *gpu.Device
 
-	mu      sync.Mutex
-	mod     *gpu.Module // kernels.Source() compiled for dev: given, or compiled on first need
-	own     bool        // mod was compiled here, and Close closes it
-	kernels map[string]*gpu.Kernel
-	library int // libraryUntried, libraryUsed or libraryAbsent
+	mu       sync.Mutex
+	builtins *gpu.Module // kernels.Source() compiled for dev (OpSgemm): given, or compiled on first need
+	own      bool        // builtins was compiled here, and Close closes it
+	variants *gpu.Module // kernels.SgemmSource() compiled for dev, on first need
+	kernels  map[string]*gpu.Kernel
+	library  int // libraryUntried, libraryUsed or libraryAbsent
 
 	// matMul is Stream.MatMul; tests put a stand-in here.
 	matMul func(*gpu.Stream, gpu.MatMul) error
 }
 
-// New returns a Launcher for dev. mod is kernels.Source() compiled for dev,
-// or nil: then the Launcher compiles it when a product first needs a kernel
-// (on a device whose library takes every product, never).
-func New(dev *gpu.Device, mod *gpu.Module) (*Launcher, error) {
+// New returns a Launcher for dev. builtins is kernels.Source() compiled for
+// dev, or nil: then the Launcher compiles it when a product first needs
+// OpSgemm. sgemm's variants (kernels.SgemmSource) it compiles itself when a
+// product first needs one. On a device whose library takes every product it
+// compiles nothing.
+func New(dev *gpu.Device, builtins *gpu.Module) (*Launcher, error) {
 	if dev == nil {
 		return nil, errors.E(errors.InvalidArgument, "", "sgemm.New", "nil device")
 	}
-	return &Launcher{dev: dev, mod: mod, kernels: map[string]*gpu.Kernel{}, matMul: (*gpu.Stream).MatMul}, nil
+	return &Launcher{dev: dev, builtins: builtins, kernels: map[string]*gpu.Kernel{}, matMul: (*gpu.Stream).MatMul}, nil
 }
 
-// Close closes the module the Launcher compiled itself (not one given to
+// Close closes the modules the Launcher compiled itself (not one given to
 // New). The Launcher is unusable afterwards.
 func (l *Launcher) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var err error
-	if l.own && l.mod != nil {
-		err = l.mod.Close()
+	var errs []error
+	if l.own && l.builtins != nil {
+		errs = append(errs, l.builtins.Close())
 	}
-	l.mod, l.own, l.kernels = nil, false, nil
-	return err
+	if l.variants != nil {
+		errs = append(errs, l.variants.Close())
+	}
+	l.builtins, l.variants, l.own, l.kernels = nil, nil, false, nil
+	return stderrors.Join(errs...)
 }
 
 // UsesLibrary reports whether the device's library has taken a product:
@@ -159,8 +166,8 @@ func (l *Launcher) setLibrary(state int) {
 	l.library = state
 }
 
-// kernel returns the built-in entry point name, compiling the built-ins
-// first where no module was given.
+// kernel returns the entry point name: OpSgemm from the built-ins, a
+// variant from kernels.SgemmSource, each module compiled on first need.
 func (l *Launcher) kernel(name string) (*gpu.Kernel, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -170,14 +177,22 @@ func (l *Launcher) kernel(name string) (*gpu.Kernel, error) {
 	if k, ok := l.kernels[name]; ok {
 		return k, nil
 	}
-	if l.mod == nil {
-		mod, err := l.dev.Compile(context.Background(), kernels.Source())
-		if err != nil {
-			return nil, errors.Wrap(err, l.dev.Backend(), "sgemm: compile the built-in kernels")
-		}
-		l.mod, l.own = mod, true
+	mod, src := &l.variants, kernels.SgemmSource
+	if name == kernels.OpSgemm {
+		mod, src = &l.builtins, kernels.Source
 	}
-	k, err := l.mod.Kernel(name)
+	if *mod == nil {
+		source := src()
+		m, err := l.dev.Compile(context.Background(), source)
+		if err != nil {
+			return nil, errors.Wrap(err, l.dev.Backend(), "sgemm: compile "+source.Name)
+		}
+		*mod = m
+		if name == kernels.OpSgemm {
+			l.own = true
+		}
+	}
+	k, err := (*mod).Kernel(name)
 	if err != nil {
 		return nil, err
 	}

@@ -28,12 +28,10 @@ func TestVariantsOnEveryBackend(t *testing.T) {
 	for _, tg := range targets {
 		t.Run(tg.name, func(t *testing.T) {
 			dev := open(t, tg)
-			mod, err := dev.Compile(context.Background(), kernels.Source())
-			require.NoError(t, err)
-			t.Cleanup(func() { _ = mod.Close() })
+			mods := compileBoth(t, dev)
 			st := dev.DefaultStream()
 			for _, v := range kernels.SgemmVariants() {
-				kern, err := mod.Kernel(v.Kernel)
+				kern, err := mods.kernel(v.Kernel)
 				require.NoError(t, err)
 				for _, s := range variantShapes {
 					m, n, k := s[0], s[1], s[2]

@@ -1,4 +1,4 @@
-package ops
+package sgemmops
 
 import "github.com/anygpu/gpu/kernel"
 
