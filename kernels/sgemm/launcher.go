@@ -20,17 +20,27 @@ import (
 	"github.com/anygpu/gpu/kernels"
 )
 
-// The answers a device's library gave, remembered per Launcher.
+// The answers a device's library gave, remembered per Launcher and
+// alignment class.
 const (
-	libraryUntried = iota // no product has gone to the library yet
-	libraryUsed           // the library multiplies float32 on this device
-	libraryAbsent         // Stream.MatMul said NotSupported: the kernels do
+	libraryUntried = iota // no product of the class has gone to the library yet
+	libraryUsed           // the library multiplied a product of the class
+	libraryAbsent         // Stream.MatMul said NotSupported for the class: the kernels take it
 )
 
-// Launcher runs sgemm on one device. The first product that may go to the
-// device's library asks Stream.MatMul; an answer of category NotSupported is
-// remembered, and from then on every product runs a built-in kernel. A
-// Launcher is safe for concurrent use.
+// alignment is a product's alignment class: whether k and n are multiples
+// of 4, that is whether the rows of A, and of B and C, start 16 bytes
+// apart. A library may have kernels for one class and not another (cuBLASLt
+// answers NotSupported when its heuristic finds no algorithm for the
+// alignments), so its answers are remembered per class.
+type alignment struct{ k4, n4 bool }
+
+// Launcher runs sgemm on one device. The first product of an alignment
+// class (k and n multiples of 4 or not) that may go to the device's library
+// asks Stream.MatMul; an answer of category NotSupported is remembered, and
+// from then on every product of the class runs a built-in kernel: a device
+// without a library costs at most one refused call per class. A Launcher is
+// safe for concurrent use.
 type Launcher struct {
 	dev *gpu.Device
 
@@ -39,7 +49,7 @@ type Launcher struct {
 	own      bool        // builtins was compiled here, and Close closes it
 	variants *gpu.Module // kernels.SgemmSource() compiled for dev, on first need
 	kernels  map[string]*gpu.Kernel
-	library  int // libraryUntried, libraryUsed or libraryAbsent
+	library  map[alignment]int // libraryUntried (absent from the map), libraryUsed or libraryAbsent
 
 	// matMul is Stream.MatMul; tests put a stand-in here.
 	matMul func(*gpu.Stream, gpu.MatMul) error
@@ -54,7 +64,8 @@ func New(dev *gpu.Device, builtins *gpu.Module) (*Launcher, error) {
 	if dev == nil {
 		return nil, errors.E(errors.InvalidArgument, "", "sgemm.New", "nil device")
 	}
-	return &Launcher{dev: dev, builtins: builtins, kernels: map[string]*gpu.Kernel{}, matMul: (*gpu.Stream).MatMul}, nil
+	return &Launcher{dev: dev, builtins: builtins, kernels: map[string]*gpu.Kernel{}, library: map[alignment]int{},
+		matMul: (*gpu.Stream).MatMul}, nil
 }
 
 // Close closes the modules the Launcher compiled itself (not one given to
@@ -69,25 +80,29 @@ func (l *Launcher) Close() error {
 	if l.variants != nil {
 		errs = append(errs, l.variants.Close())
 	}
-	l.builtins, l.variants, l.own, l.kernels = nil, nil, false, nil
+	l.builtins, l.variants, l.own, l.kernels, l.library = nil, nil, false, nil, nil
 	return stderrors.Join(errs...)
 }
 
-// UsesLibrary reports whether the device's library has taken a product:
-// false before the first product, and for good once the library answered
-// NotSupported.
+// UsesLibrary reports whether the device's library has taken a product.
 func (l *Launcher) UsesLibrary() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.library == libraryUsed
+	for _, state := range l.library {
+		if state == libraryUsed {
+			return true
+		}
+	}
+	return false
 }
 
 // Sgemm enqueues C = alpha·A(m×k)·B(k×n) + beta·C(m×n) on st, all matrices
 // row-major and packed, with the semantics of kernels.OpSgemm: C is not
 // read when beta is 0, and k = 0 gives beta·C. The product goes to the
-// device's library unless the library said NotSupported before, or alpha
-// and beta are both 0, or k is 0 (the library's MatMul reads those
-// differently); otherwise to the kernel kernels.ChooseSgemm picks. Errors:
+// device's library unless the library said NotSupported before to a
+// product of its alignment class, or alpha and beta are both 0, or k is 0
+// (the library's MatMul reads those differently); otherwise to the kernel
+// kernels.ChooseSgemm picks. Errors:
 // InvalidArgument for a stream or buffer of another device, a nil buffer,
 // a negative size or one beyond 2³²-1, or a buffer too small for its
 // matrix; the stream's and the compiler's errors as they come.
@@ -98,15 +113,16 @@ func (l *Launcher) Sgemm(st *gpu.Stream, c, a, b *gpu.Buffer, m, n, k int, alpha
 	if m == 0 || n == 0 {
 		return nil
 	}
-	if k > 0 && (alpha != 0 || beta != 0) && l.tryLibrary() {
+	class := alignment{k4: k%4 == 0, n4: n%4 == 0}
+	if k > 0 && (alpha != 0 || beta != 0) && l.tryLibrary(class) {
 		err := l.matMul(st, gpu.MatMul{M: m, N: n, K: k, A: a, B: b, C: c, In: gpu.MatMulFloat32, Alpha: alpha, Beta: beta})
 		if errors.CategoryOf(err) != errors.NotSupported {
 			if err == nil {
-				l.setLibrary(libraryUsed)
+				l.setLibrary(class, libraryUsed)
 			}
 			return err
 		}
-		l.setLibrary(libraryAbsent)
+		l.setLibrary(class, libraryAbsent)
 	}
 	plan := kernels.ChooseSgemm(l.dev.Info(), m, n, k)
 	kern, err := l.kernel(plan.Kernel)
@@ -121,6 +137,12 @@ func (l *Launcher) Sgemm(st *gpu.Stream, c, a, b *gpu.Buffer, m, n, k int, alpha
 func (l *Launcher) check(st *gpu.Stream, c, a, b *gpu.Buffer, m, n, k int) error {
 	bad := func(format string, args ...any) error {
 		return errors.E(errors.InvalidArgument, l.dev.Backend(), "sgemm", format, args...)
+	}
+	l.mu.Lock()
+	closed := l.kernels == nil
+	l.mu.Unlock()
+	if closed {
+		return bad("the launcher is closed")
 	}
 	if st == nil || st.Device() != l.dev {
 		return bad("the stream is not of the launcher's device %s", l.dev)
@@ -151,19 +173,22 @@ func (l *Launcher) check(st *gpu.Stream, c, a, b *gpu.Buffer, m, n, k int) error
 	return nil
 }
 
-// tryLibrary reports whether a product may go to the library: it has not
-// said NotSupported.
-func (l *Launcher) tryLibrary() bool {
+// tryLibrary reports whether a product of a class may go to the library:
+// it has not said NotSupported to the class.
+func (l *Launcher) tryLibrary(class alignment) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.library != libraryAbsent
+	return l.library[class] != libraryAbsent
 }
 
-// setLibrary records the library's answer.
-func (l *Launcher) setLibrary(state int) {
+// setLibrary records the library's answer for a class. A closed Launcher
+// records nothing.
+func (l *Launcher) setLibrary(class alignment, state int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.library = state
+	if l.library != nil {
+		l.library[class] = state
+	}
 }
 
 // kernel returns the entry point name: OpSgemm from the built-ins, a

@@ -116,6 +116,38 @@ func TestLauncherLibrary(t *testing.T) {
 	}
 }
 
+// TestLauncherLibraryPerAlignment: a library that refuses one alignment
+// class keeps the others: its NotSupported for k = 7 sends later k = 7
+// products to the kernel without asking, while k = 8 still goes to it.
+func TestLauncherLibraryPerAlignment(t *testing.T) {
+	dev := open(t, targets[0])
+	st := dev.DefaultStream()
+	l, err := sgemm.New(dev, nil)
+	require.NoError(t, err)
+	defer l.Close()
+	var asked []int // k of each product the library was asked for
+	sgemm.SetMatMul(l, func(s *gpu.Stream, mm gpu.MatMul) error {
+		asked = append(asked, mm.K)
+		if mm.K%4 != 0 {
+			return errors.E(errors.NotSupported, "cpu", "matmul", "no algorithm for these alignments")
+		}
+		return nil
+	})
+	const m, n = 9, 8
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, k := range []int{7, 7, 8, 7, 8} {
+		a, b, c := ints(rng, m*k, -3, 3), ints(rng, k*n, -3, 3), ints(rng, m*n, -5, 5)
+		bc := upload(t, dev, c)
+		require.NoError(t, l.Sgemm(st, bc, upload(t, dev, a), upload(t, dev, b), m, n, k, 1, 0))
+		require.NoError(t, st.Synchronize(context.Background()))
+		if k == 7 { // the kernel computed it
+			require.NoError(t, kernels.CompareF32(download(t, bc, m*n), kernels.RefSgemm(c, a, b, m, n, k, 1, 0), 0, 0))
+		}
+	}
+	assert.Equal(t, []int{7, 8, 8}, asked)
+	assert.True(t, l.UsesLibrary())
+}
+
 // TestLauncherBadArguments: every bad argument is an InvalidArgument error
 // that says what is wrong, and nothing is launched.
 func TestLauncherBadArguments(t *testing.T) {
@@ -155,4 +187,8 @@ func TestLauncherBadArguments(t *testing.T) {
 	_, err = sgemm.New(nil, nil)
 	require.Error(t, err)
 	assert.Equal(t, errors.InvalidArgument, errors.CategoryOf(err))
+	require.NoError(t, l.Close())
+	err = l.Sgemm(st, big, big, big, 2, 2, 2, 1, 0)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the launcher is closed")
 }
