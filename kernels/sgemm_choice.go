@@ -97,9 +97,10 @@ type SgemmLaunch struct {
 //     byte staged, but a compute unit without a group does nothing. When no
 //     tile gives every unit a group, the candidate with the most tiles (the
 //     smallest tile) wins.
-//   - A device that can run none of them (fewer than 64 threads per group)
-//     gets OpSgemm's one-element-per-thread path, in the largest square
-//     group it allows.
+//   - A device that can run none of them (fewer than 64 threads per group,
+//     or less than 4 KiB of shared memory) gets OpSgemm's
+//     one-element-per-thread path, in the largest square group up to 8×8 it
+//     allows.
 //
 // The grid is one group per tile, each dimension cut to MaxGridDim where the
 // device reports one (the kernels stride over the rest). k does not change
@@ -161,9 +162,11 @@ func sgemmLaunch(info backend.DeviceInfo, v SgemmVariant, m, n int) SgemmLaunch 
 }
 
 // sgemmSimple is OpSgemm's one-element-per-thread path in the largest
-// square group (a power of two on a side) that the device allows.
+// square group (a power of two on a side, at most 8×8: 16×16 would be the
+// tiled path's 256 threads, which need its shared memory) that the device
+// allows.
 func sgemmSimple(info backend.DeviceInfo, m, n int) SgemmLaunch {
-	side := 16
+	side := 8
 	for side > 1 {
 		mt, d := info.MaxThreadsPerBlock, info.MaxBlockDim
 		if (mt <= 0 || side*side <= mt) && (d.X <= 0 || side <= d.X) && (d.Y <= 0 || side <= d.Y) {

@@ -70,6 +70,8 @@ func TestChooseSgemm(t *testing.T) {
 		{"32 threads", tiny, 70, 30, 9, SgemmLaunch{OpSgemm, d2(8, 18), d2(4, 4)}},
 		// Block Y limited to 8: 16×16 groups are out, 8×8 fits.
 		{"block y 8", tall, 512, 512, 8, SgemmLaunch{OpSgemm32x32, d2(16, 16), d2(8, 8)}},
+		// 2 KiB of shared memory: no tiled path, the simple one in 8×8.
+		{"2 KiB shared", backend.DeviceInfo{Type: backend.TypeIntegratedGPU, SharedMemPerBlock: 2 << 10}, 20, 20, 20, SgemmLaunch{OpSgemm, d2(3, 3), d2(8, 8)}},
 		{"grid cut", grid2, 4096, 4096, 16, SgemmLaunch{OpSgemm, d2(5, 3), d2(16, 16)}},
 		// Empty and negative sizes: one group that finds nothing to do.
 		{"empty", h200, 0, 0, 0, SgemmLaunch{OpSgemm, d2(1, 1), d2(16, 16)}},
