@@ -154,9 +154,9 @@ var opOrder = []string{
 func Ops() []string { return slices.Clone(opOrder) }
 
 // CheckLaunch reports whether args is a valid argument list for the built-in
-// op (or sgemm variant) launched over grid: the count and kinds match Params, no buffer is nil,
-// and every buffer holds the float32s the sizes imply (a reduction's out holds
-// one per group of grid.X). It returns nil or an error of category
+// op (or sgemm variant) launched over grid: the count and kinds match Params,
+// no buffer is nil, and every buffer holds the float32s the sizes imply (a
+// reduction's out holds one per group of grid.X). It returns nil or an error of category
 // InvalidArgument that says what is wrong.
 func CheckLaunch(op string, grid backend.Dim3, args []backend.Arg) error {
 	bad := func(format string, a ...any) error {

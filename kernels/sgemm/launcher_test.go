@@ -2,6 +2,7 @@ package sgemm_test
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
@@ -38,6 +39,20 @@ func TestLauncherOnEveryBackend(t *testing.T) {
 					want := kernels.RefSgemm(c, a, b, m, n, k, ab[0], ab[1])
 					require.NoError(t, kernels.CompareF32(download(t, bc, m*n), want, 0, 0), "%dx%dx%d alpha %g beta %g", m, n, k, ab[0], ab[1])
 				}
+			}
+			// Floats of either sign, 512 deep: exact float32 products are
+			// within the conformance suite's tolerance (about 1e-4 here);
+			// TF32 inputs (10-bit mantissas, as a library may use for
+			// float32) would miss it by up to 85 times (most elements out).
+			const m, n, k = 128, 200, 512
+			rng := rand.New(rand.NewPCG(5, 6))
+			a, b := floats(rng, m*k, -1, 1), floats(rng, k*n, -1, 1)
+			bc := upload(t, dev, make([]float32, m*n))
+			require.NoError(t, l.Sgemm(st, bc, upload(t, dev, a), upload(t, dev, b), m, n, k, 1, 0))
+			got, want := download(t, bc, m*n), kernels.RefSgemm(make([]float32, m*n), a, b, m, n, k, 1, 0)
+			tol := kernels.ReductionTolerance(k)*math.Sqrt(k) + 1e-6
+			for i := range got {
+				require.InDelta(t, want[i], got[i], tol, "C[%d] of %dx%dx%d (library used: %v)", i, m, n, k, l.UsesLibrary())
 			}
 		})
 	}
