@@ -102,10 +102,10 @@ func (l *Launcher) UsesLibrary() bool {
 // device's library unless the library said NotSupported before to a
 // product of its alignment class, or alpha and beta are both 0, or k is 0
 // (the library's MatMul reads those differently); otherwise to the kernel
-// kernels.ChooseSgemm picks. Errors:
-// InvalidArgument for a stream or buffer of another device, a nil buffer,
-// a negative size or one beyond 2³²-1, or a buffer too small for its
-// matrix; the stream's and the compiler's errors as they come.
+// kernels.ChooseSgemm picks. Errors: InvalidArgument for a closed Launcher,
+// a stream or buffer of another device, a nil buffer, a negative size or
+// one beyond 2³²-1, or a buffer too small for its matrix; the library's,
+// the stream's and the compiler's errors as they come.
 func (l *Launcher) Sgemm(st *gpu.Stream, c, a, b *gpu.Buffer, m, n, k int, alpha, beta float32) error {
 	if err := l.check(st, c, a, b, m, n, k); err != nil {
 		return err
