@@ -12,16 +12,30 @@ import (
 	"github.com/anygpu/gpu/nvrtc"
 )
 
-// TestCUDASyntax compiles the built-ins' CUDA C++ with the installed NVRTC
+// TestCUDASyntax compiles the built-ins' CUDA C++, and sgemm's variants',
+// with the installed NVRTC
 // (where there is one), then as device code with clang,
 // against the CUDA emitter's stand-in for the CUDA headers (no toolkit
 // needed), with every warning an error, as the emitter's own tests check its
 // output. NVRTC compiles it on a CUDA machine; here nothing can run it. It
 // skips when clang is not installed.
 func TestCUDASyntax(t *testing.T) {
-	src := Source().CUDA
+	for _, tc := range []struct {
+		src     string
+		entries []string
+	}{
+		{Source().CUDA, Ops()},
+		{SgemmSource().CUDA, SgemmKernels()[1:]},
+	} {
+		checkCUDA(t, tc.src, tc.entries)
+	}
+}
+
+// checkCUDA checks one CUDA text as TestCUDASyntax says, and that it
+// declares the entry points.
+func checkCUDA(t *testing.T, src string, entries []string) {
 	require.NotEmpty(t, src)
-	for _, op := range Ops() {
+	for _, op := range entries {
 		require.Regexp(t, `extern "C" __global__ void\s+(__launch_bounds__\(\d+\)\s+)?`+op+`\(`, src, "entry point %s", op)
 	}
 	if err := nvrtc.Available(); err == nil {

@@ -372,12 +372,18 @@ type sgemmCase struct {
 	block       backend.Dim3
 }
 
-// runSgemm launches sgemm and returns C, its initial contents and the inputs.
+// runSgemm launches sgemm (the CPU's hand-tuned kernel) and returns C.
 func runSgemm(c sgemmCase, grid backend.Dim3, a, b, c0 []float32, parallel bool) ([]float32, error) {
+	return runSgemmKernel(goSgemm, c, grid, a, b, c0, parallel)
+}
+
+// runSgemmKernel launches k, a Go kernel with sgemm's parameters, and
+// returns C.
+func runSgemmKernel(k backend.GoKernel, c sgemmCase, grid backend.Dim3, a, b, c0 []float32, parallel bool) ([]float32, error) {
 	ba, _ := newBuf(a)
 	bb, _ := newBuf(b)
 	bc, fc := newBuf(c0)
-	launch(goSgemm, grid, c.block, []backend.Arg{
+	launch(k, grid, c.block, []backend.Arg{
 		bufArg(bc), bufArg(ba), bufArg(bb),
 		u32Arg(c.m), u32Arg(c.n), u32Arg(c.k), f32Arg(c.alpha), f32Arg(c.beta),
 	}, parallel)

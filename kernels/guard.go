@@ -10,7 +10,7 @@ import "github.com/anygpu/gpu/backend"
 // would index out of range and panic. The check costs a few comparisons per
 // group.
 func guardGo(op string, k backend.GoKernel) backend.GoKernel {
-	kinds := Params[op]
+	kinds, _ := paramsOf(op)
 	return func(g backend.Group, args []backend.Arg) {
 		if g.Size.X <= 0 || g.Size.Y < 0 || g.Size.Z < 0 || g.ID.X < 0 || len(args) != len(kinds) {
 			return
@@ -57,7 +57,7 @@ func launchFits(op string, g backend.Group, args []backend.Arg) bool {
 		return b.holds(0, 1, uint64(g.ID.X)+1) && b.holds(1, 1, n) && b.holds(2, 1, n)
 	case OpTranspose:
 		return b.holds(0, u(3), u(2)) && b.holds(1, u(2), u(3))
-	case OpSgemm:
+	case OpSgemm, OpSgemm128x64, OpSgemm64x64, OpSgemm32x32:
 		m, n, k := u(3), u(4), u(5)
 		return b.holds(0, m, n) && b.holds(1, m, k) && b.holds(2, k, n)
 	}

@@ -142,5 +142,3 @@ func randInts(rng *rand.Rand, n, lo, hi int) []float32 {
 	}
 	return x
 }
-
-func ceilDiv(a, b int) int { return (a + b - 1) / b }

@@ -61,6 +61,13 @@
 // 0, C is not read (as in BLAS), so NaN or garbage in C does not reach the
 // result. With k = 0, C = beta·C.
 //
+// Beside OpSgemm's own 128×128 tiles, three variants with its parameters and
+// results tile C differently (OpSgemm128x64, OpSgemm64x64, OpSgemm32x32, in
+// a Source of their own, SgemmSource): ChooseSgemm picks the entry point and
+// geometry of a launch from the device's DeviceInfo and the matrix shape.
+// Package kernels/sgemm launches that choice, or the device's matrix library
+// where it has one.
+//
 // # Bad arguments
 //
 // CheckLaunch does the checks of a launch that need the op's semantics: that
@@ -123,7 +130,8 @@ const (
 
 // Params declares each built-in op's parameters in order: the signature every
 // dialect implements and that launches are checked against. Treat it as
-// read-only; Source hands out a copy.
+// read-only; Source hands out a copy. (sgemm's variants, in SgemmSource,
+// take OpSgemm's.)
 var Params = map[string][]backend.ArgKind{
 	OpFill:      {buf, u32, f32},
 	OpCopy:      {buf, buf, u32},
@@ -146,15 +154,15 @@ var opOrder = []string{
 func Ops() []string { return slices.Clone(opOrder) }
 
 // CheckLaunch reports whether args is a valid argument list for the built-in
-// op launched over grid: the count and kinds match Params, no buffer is nil,
-// and every buffer holds the float32s the sizes imply (a reduction's out holds
-// one per group of grid.X). It returns nil or an error of category
+// op (or sgemm variant) launched over grid: the count and kinds match Params,
+// no buffer is nil, and every buffer holds the float32s the sizes imply (a
+// reduction's out holds one per group of grid.X). It returns nil or an error of category
 // InvalidArgument that says what is wrong.
 func CheckLaunch(op string, grid backend.Dim3, args []backend.Arg) error {
 	bad := func(format string, a ...any) error {
 		return errors.E(errors.InvalidArgument, "", "kernels."+op, format, a...)
 	}
-	kinds, ok := Params[op]
+	kinds, ok := paramsOf(op)
 	if !ok {
 		return errors.E(errors.InvalidArgument, "", "kernels", "unknown built-in op %q", op)
 	}
@@ -192,7 +200,7 @@ func CheckLaunch(op string, grid backend.Dim3, args []backend.Arg) error {
 		errs = append(errs, need(0, "out", 1, uint64(max(grid.X, 0))), need(1, "x", 1, u(3)), need(2, "y", 1, u(3)))
 	case OpTranspose:
 		errs = append(errs, need(0, "out", u(3), u(2)), need(1, "in", u(2), u(3)))
-	case OpSgemm:
+	case OpSgemm, OpSgemm128x64, OpSgemm64x64, OpSgemm32x32:
 		m, n, k := u(3), u(4), u(5)
 		errs = append(errs, need(0, "c", m, n), need(1, "a", m, k), need(2, "b", k, n))
 	}
@@ -204,10 +212,21 @@ func CheckLaunch(op string, grid backend.Dim3, args []backend.Arg) error {
 	return nil
 }
 
+// paramsOf returns the parameters of a built-in op or sgemm variant (which
+// takes OpSgemm's), and whether op is one.
+func paramsOf(op string) ([]backend.ArgKind, bool) {
+	if isSgemmVariant(op) {
+		op = OpSgemm
+	}
+	kinds, ok := Params[op]
+	return kinds, ok
+}
+
 // signature formats op's parameter list: "axpy(buffer, buffer, u32, f32)".
 func signature(op string) string {
 	s := op + "("
-	for i, k := range Params[op] {
+	kinds, _ := paramsOf(op)
+	for i, k := range kinds {
 		if i > 0 {
 			s += ", "
 		}

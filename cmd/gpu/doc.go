@@ -63,7 +63,10 @@
 //	                  (one group per 256 elements where the unit count is unknown:
 //	                  WebGPU reports 1)
 //	reduce_gbps       two-pass reduce_sum over 64 Mi float32: 4 bytes per element / time of both passes
-//	sgemm_tflops      sgemm n×n×n in 16×16 tiles, alpha 1, beta 0: 2·n³ / kernel time;
+//	sgemm_tflops      sgemm n×n×n, alpha 1, beta 0, as package kernels/sgemm runs it (the
+//	                  device's matrix library where Stream.MatMul has one: cuBLASLt in
+//	                  exact FP32 on CUDA; else the built-in kernel and geometry that
+//	                  kernels.ChooseSgemm picks): 2·n³ / device time;
 //	                  n = 4096, or 2048 on CPU, software and simulated devices
 //	                  (4096³ would take minutes there); the n used is reported
 //	alloc_free_us     Device.Alloc(1 MiB) + Buffer.Close + Pool().Trim(): every

@@ -10,6 +10,7 @@ import (
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/kernels"
+	"github.com/anygpu/gpu/kernels/sgemm"
 )
 
 // The metric names gpu bench reports, in the order they are measured and
@@ -547,14 +548,21 @@ func (r *runner) reduce() (float64, error) {
 
 // --- sgemm ---
 
-// sgemm: one sgemm launch C = A·B (alpha 1, beta 0) of SgemmN³ in 16×16
-// tiles, timed on the device; 2·n³ flops. Sampled elements of C are checked
-// against kernels.RefSgemm of their row and column.
+// sgemm: one sgemm C = A·B (alpha 1, beta 0) of SgemmN³ as package
+// kernels/sgemm launches it (the device's matrix library where its streams
+// answer Stream.MatMul, cuBLASLt in exact FP32 on CUDA; else the built-in
+// kernel and geometry kernels.ChooseSgemm picks from the DeviceInfo), timed
+// on the device; 2·n³ flops. Sampled elements of C are checked against
+// kernels.RefSgemm of their row and column.
 func (r *runner) sgemm() (float64, error) {
-	k, err := r.kernel(kernels.OpSgemm)
+	if _, err := r.kernel(kernels.OpSgemm); err != nil { // the built-ins compiled: r.mod
+		return 0, err
+	}
+	l, err := sgemm.New(r.dev, r.mod)
 	if err != nil {
 		return 0, err
 	}
+	r.release = append(r.release, func() { _ = l.Close() })
 	m := r.sz.SgemmN
 	a, b := floats(seedA, m*m, -1, 1), floats(seedB, m*m, -1, 1)
 	ba, err := r.upload(a)
@@ -569,16 +577,8 @@ func (r *runner) sgemm() (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	tile := 16
-	if mt := r.dev.Info().MaxThreadsPerBlock; mt > 0 && mt < tile*tile {
-		tile = 8
-	}
-	grid, block := gpu.D2((m+tile-1)/tile, (m+tile-1)/tile), gpu.D2(tile, tile)
-	um := gpu.U32(uint32(m))
 	d, err := repeat(r.ctx, r.sz.SgemmReps, func() (time.Duration, error) {
-		return r.timer.device(func() error {
-			return r.stream.Launch(k, grid, block, gpu.Buf(bc), gpu.Buf(ba), gpu.Buf(bb), um, um, um, gpu.F32(1), gpu.F32(0))
-		})
+		return r.timer.device(func() error { return l.Sgemm(r.stream, bc, ba, bb, m, m, m, 1, 0) })
 	})
 	if err != nil {
 		return 0, err

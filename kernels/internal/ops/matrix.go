@@ -106,7 +106,9 @@ func swizzle(q, kk uint32) uint32 {
 // time (16 consecutive k of a row across the threads), so any k works.
 // Blocks have at most 512 threads (//gpu:maxthreads: on CUDA that leaves
 // each thread 128 registers, two 256-thread groups per SM), as the
-// hand-written CUDA sgemm's __launch_bounds__(512).
+// hand-written CUDA sgemm's __launch_bounds__(512). Its variants in other
+// tiles (kernels.SgemmSource, chosen per launch by kernels.ChooseSgemm) are
+// in kernels/internal/sgemmops.
 //
 //gpu:kernel
 //gpu:maxthreads 512
