@@ -2,6 +2,8 @@ package tensor
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"testing"
 
 	"github.com/anygpu/gpu"
@@ -21,7 +23,9 @@ func benchDevices(b *testing.B, f func(b *testing.B, dev *gpu.Device)) {
 
 // BenchmarkOps times ops over 1M-element float32 and bfloat16 tensors (4
 // and 2 MiB each), each op synchronized, and reports bytes moved per
-// second.
+// second. ANYGPU_BENCH_OPS_SHAPE=ROWSxCOLS times another shape (the issue's
+// peers are 8192x4096: tensor/testdata/ops_peers.py --rows 8192 --cols
+// 4096 --dtype bfloat16).
 func BenchmarkOps(b *testing.B) {
 	benchDevices(b, func(b *testing.B, dev *gpu.Device) {
 		for _, d := range []DType{Float32, BFloat16} {
@@ -31,7 +35,12 @@ func BenchmarkOps(b *testing.B) {
 }
 
 func benchOps(b *testing.B, dev *gpu.Device, d DType) {
-	const rows, cols = 1024, 1024
+	rows, cols := 1024, 1024
+	if v := os.Getenv("ANYGPU_BENCH_OPS_SHAPE"); v != "" {
+		if _, err := fmt.Sscanf(v, "%dx%d", &rows, &cols); err != nil || rows <= 0 || cols <= 0 {
+			b.Fatalf("ANYGPU_BENCH_OPS_SHAPE=%q: want ROWSxCOLS", v)
+		}
+	}
 	ctx := context.Background()
 	x, err := Zeros(ctx, dev, d, rows, cols)
 	require.NoError(b, err)
@@ -44,7 +53,7 @@ func benchOps(b *testing.B, dev *gpu.Device, d DType) {
 	defer row.Close()
 	ops := []struct {
 		name  string
-		bytes int64
+		bytes int
 		f     func() (*Tensor, error)
 	}{
 		{"add", 12 * rows * cols, func() (*Tensor, error) { return Add(x, x) }},
@@ -57,7 +66,7 @@ func benchOps(b *testing.B, dev *gpu.Device, d DType) {
 	}
 	for _, op := range ops {
 		b.Run(op.name, func(b *testing.B) {
-			b.SetBytes(op.bytes * int64(d.Size()) / 4)
+			b.SetBytes(int64(op.bytes) * int64(d.Size()) / 4)
 			for b.Loop() {
 				y, err := op.f()
 				require.NoError(b, err)
