@@ -29,9 +29,10 @@ type MatMul struct {
 	M, N, K int
 	// LDA, LDB and LDC are the row strides of A, B and C in elements; 0
 	// means the row's length (K, N or, for a transposed B, K, and N). A
-	// stride longer than the row pads it (a stride of 4 more than a
-	// multiple of 32, such as 132 for 128 columns, keeps CUDA's tensor-core
-	// loads free of bank conflicts).
+	// stride longer than the row pads it: on CUDA's tensor cores, strides
+	// of 8 more than a multiple of 32 (136 for 128 columns) for A, C and a
+	// transposed B, and 4 more for a B that is not transposed, keep the
+	// loads free of shared-memory bank conflicts.
 	LDA, LDB, LDC int
 	// TransposeB says that b holds Bᵀ: N rows of K elements (keys, for
 	// Q·Kᵀ in attention).

@@ -190,7 +190,7 @@ fn ag_round_f16(x: f32) -> f32 {
 	let m = (a & 0x7fffffu) | 0x800000u;
 	let sh = 126u - e;
 	let q = (m + (1u << (sh - 1u)) - 1u + ((m >> sh) & 1u)) >> sh;
-	return bitcast<f32>(sign | bitcast<u32>(f32(q) * 5.9604644775390625e-8));
+	return bitcast<f32>(sign | bitcast<u32>(f32(q) * bitcast<f32>(0x33800000u)));
 }
 `},
 }
