@@ -158,7 +158,7 @@ __device__ void anygpu_mm_bf16t_16x32x32_32_36_36(float* c, const float* a, cons
 				const float2 lo = *reinterpret_cast<const float2*>(&c[(r0 + g) * 36u + n0 + f * 8u + 2u * t]), hi = *reinterpret_cast<const float2*>(&c[(r0 + g + 8u) * 36u + n0 + f * 8u + 2u * t]);
 				d[f][0] = lo.x; d[f][1] = lo.y; d[f][2] = hi.x; d[f][3] = hi.y;
 			}
-			#pragma unroll 2
+			#pragma unroll
 			for (unsigned k0 = 0; k0 < 32u; k0 += 16u) {
 				unsigned ar[4], br[1][2];
 				{ const float2 p = *reinterpret_cast<const float2*>(&a[(r0 + g) * 32u + k0 + 2u * t]); asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(ar[0]) : "f"(p.y), "f"(p.x)); }
@@ -212,7 +212,7 @@ __device__ void anygpu_mm_f16_16x16x16_16_16_16(float* c, const float* a, const 
 				const float2 lo = *reinterpret_cast<const float2*>(&c[(r0 + g) * 16u + n0 + f * 8u + 2u * t]), hi = *reinterpret_cast<const float2*>(&c[(r0 + g + 8u) * 16u + n0 + f * 8u + 2u * t]);
 				d[f][0] = lo.x; d[f][1] = lo.y; d[f][2] = hi.x; d[f][3] = hi.y;
 			}
-			#pragma unroll 2
+			#pragma unroll
 			for (unsigned k0 = 0; k0 < 16u; k0 += 16u) {
 				unsigned ar[4], br[1][2];
 				{ const float2 p = *reinterpret_cast<const float2*>(&a[(r0 + g) * 16u + k0 + 2u * t]); asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(ar[0]) : "f"(p.y), "f"(p.x)); }
@@ -266,7 +266,7 @@ __device__ void anygpu_mm_f16t_16x16x16_16_16_16(float* c, const float* a, const
 				const float2 lo = *reinterpret_cast<const float2*>(&c[(r0 + g) * 16u + n0 + f * 8u + 2u * t]), hi = *reinterpret_cast<const float2*>(&c[(r0 + g + 8u) * 16u + n0 + f * 8u + 2u * t]);
 				d[f][0] = lo.x; d[f][1] = lo.y; d[f][2] = hi.x; d[f][3] = hi.y;
 			}
-			#pragma unroll 2
+			#pragma unroll
 			for (unsigned k0 = 0; k0 < 16u; k0 += 16u) {
 				unsigned ar[4], br[1][2];
 				{ const float2 p = *reinterpret_cast<const float2*>(&a[(r0 + g) * 16u + k0 + 2u * t]); asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(ar[0]) : "f"(p.y), "f"(p.x)); }

@@ -106,7 +106,7 @@ __device__ void anygpu_mm_bf16_16x128x16_24_132_136(float* c, const float* a, co
 				const float2 lo = *reinterpret_cast<const float2*>(&c[(r0 + g) * 136u + n0 + f * 8u + 2u * t]), hi = *reinterpret_cast<const float2*>(&c[(r0 + g + 8u) * 136u + n0 + f * 8u + 2u * t]);
 				d[f][0] = lo.x; d[f][1] = lo.y; d[f][2] = hi.x; d[f][3] = hi.y;
 			}
-			#pragma unroll 2
+			#pragma unroll
 			for (unsigned k0 = 0; k0 < 16u; k0 += 16u) {
 				unsigned ar[4], br[4][2];
 				{ const float2 p = *reinterpret_cast<const float2*>(&a[(r0 + g) * 24u + k0 + 2u * t]); asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(ar[0]) : "f"(p.y), "f"(p.x)); }
@@ -160,7 +160,7 @@ __device__ void anygpu_mm_bf16t_16x16x128_136_136_24(float* c, const float* a, c
 				const float2 lo = *reinterpret_cast<const float2*>(&c[(r0 + g) * 24u + n0 + f * 8u + 2u * t]), hi = *reinterpret_cast<const float2*>(&c[(r0 + g + 8u) * 24u + n0 + f * 8u + 2u * t]);
 				d[f][0] = lo.x; d[f][1] = lo.y; d[f][2] = hi.x; d[f][3] = hi.y;
 			}
-			#pragma unroll 2
+			#pragma unroll
 			for (unsigned k0 = 0; k0 < 128u; k0 += 16u) {
 				unsigned ar[4], br[1][2];
 				{ const float2 p = *reinterpret_cast<const float2*>(&a[(r0 + g) * 136u + k0 + 2u * t]); asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(ar[0]) : "f"(p.y), "f"(p.x)); }
@@ -214,7 +214,7 @@ __device__ void anygpu_mm_f16_16x128x16_24_132_136(float* c, const float* a, con
 				const float2 lo = *reinterpret_cast<const float2*>(&c[(r0 + g) * 136u + n0 + f * 8u + 2u * t]), hi = *reinterpret_cast<const float2*>(&c[(r0 + g + 8u) * 136u + n0 + f * 8u + 2u * t]);
 				d[f][0] = lo.x; d[f][1] = lo.y; d[f][2] = hi.x; d[f][3] = hi.y;
 			}
-			#pragma unroll 2
+			#pragma unroll
 			for (unsigned k0 = 0; k0 < 16u; k0 += 16u) {
 				unsigned ar[4], br[4][2];
 				{ const float2 p = *reinterpret_cast<const float2*>(&a[(r0 + g) * 24u + k0 + 2u * t]); asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(ar[0]) : "f"(p.y), "f"(p.x)); }
@@ -268,7 +268,7 @@ __device__ void anygpu_mm_f16t_16x16x128_136_136_24(float* c, const float* a, co
 				const float2 lo = *reinterpret_cast<const float2*>(&c[(r0 + g) * 24u + n0 + f * 8u + 2u * t]), hi = *reinterpret_cast<const float2*>(&c[(r0 + g + 8u) * 24u + n0 + f * 8u + 2u * t]);
 				d[f][0] = lo.x; d[f][1] = lo.y; d[f][2] = hi.x; d[f][3] = hi.y;
 			}
-			#pragma unroll 2
+			#pragma unroll
 			for (unsigned k0 = 0; k0 < 128u; k0 += 16u) {
 				unsigned ar[4], br[1][2];
 				{ const float2 p = *reinterpret_cast<const float2*>(&a[(r0 + g) * 136u + k0 + 2u * t]); asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(ar[0]) : "f"(p.y), "f"(p.x)); }

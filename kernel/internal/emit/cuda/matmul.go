@@ -205,7 +205,11 @@ func (fe *funcEmitter) mmTensorCores(w func(int, string, ...any), s *ir.MatMulAd
 		w(4, "d[f][0] = c[o0]; d[f][1] = c[o0 + 1u]; d[f][2] = c[o1]; d[f][3] = c[o1 + 1u];")
 	}
 	w(3, "}")
-	w(3, "#pragma unroll 2")
+	if s.K <= 128 {
+		w(3, "#pragma unroll")
+	} else {
+		w(3, "#pragma unroll 4")
+	}
 	w(3, "for (unsigned k0 = 0; k0 < %du; k0 += 16u) {", s.K)
 	w(4, "unsigned ar[4], br[%d][2];", nt)
 	pack(4, "ar[0]", "a", s.LDA, fmt.Sprintf("(r0 + g) * %du + k0 + 2u * t", s.LDA))
