@@ -3,7 +3,7 @@ package ops
 import "github.com/anygpu/gpu/kernel"
 
 // attentionBlockMMA's tiling: a group of AttentionBlockMMAThreads threads
-// takes attnBQ consecutive queries of one head, staged with their head
+// takes attnMBQ consecutive queries of one head, staged with their head
 // dimension padded to attnMMADim, and walks their keys in tiles of attnMBK.
 // Per tile it stages the keys, computes the scores S = Q·Kᵀ with
 // kernel.MatMulAdd, takes the online softmax (16 threads), rescales the
@@ -14,20 +14,24 @@ import "github.com/anygpu/gpu/kernel"
 // into its rounding and the rounding of the remainder (two products), so
 // the result is as close as float32 arithmetic's; float32 tensors run in
 // float32 precision. Row strides are 8 more than a multiple of 32 (4 for
-// the values, which are not transposed), as MatMulAdd's tensor-core path
-// wants them.
+// the values, which are not transposed, and the small scores), as
+// MatMulAdd's tensor-core path wants them. Its shared memory,
+// AttentionBlockMMAShared, stays within 32 KiB: every backend compiles
+// every kernel of the package (OpenGL at once), and llvmpipe's and
+// lavapipe's groups have 32 KiB.
 const (
 	AttentionBlockMMAThreads = 128        // the group size attentionBlockMMA must be launched with
 	AttentionBlockMMADim     = attnMMADim // the largest head dimension it takes
-	AttentionBlockMMAQueries = attnBQ     // queries per group
+	AttentionBlockMMAQueries = attnMBQ    // queries per group
 	// AttentionBlockMMAShared is attentionBlockMMA's shared memory in bytes.
-	AttentionBlockMMAShared = 4 * (2*attnBQ*attnMLD + attnMBK*attnMLD + 2*attnBQ*attnMPLD + 3*attnBQ)
+	AttentionBlockMMAShared = 4 * (2*attnMBQ*attnMLD + attnMBK*attnMLD + 2*attnMBQ*attnMPLD + 3*attnMBQ)
 	attnMMADim              = 128
 	attnMMALog              = 7 // log₂ attnMMADim
 	attnMBK                 = 16
 	attnMLD                 = attnMMADim + 8 // q, k and o rows' stride
 	attnMVLD                = attnMMADim + 4 // v rows' stride
-	attnMPLD                = attnMBK + 8    // scores' stride
+	attnMPLD                = attnMBK + 4    // scores' stride
+	attnMBQ                 = 16
 )
 
 // attentionBlockMMA is attentionBlockWide on kernel.MatMulAdd, for head
@@ -37,22 +41,22 @@ const (
 //
 //gpu:kernel
 func attentionBlockMMA(out, q, kc, vc, table []uint32, dt, nq, heads, dim, pos, ctx, page, pages, toff, qoff, qi, qh, qd uint32, scale float32) {
-	qs := kernel.Shared[[attnBQ * attnMLD]float32]()
-	kv := kernel.Shared[[attnMBK * attnMLD]float32]() // a tile's keys, then its values
-	ps := kernel.Shared[[attnBQ * attnMPLD]float32]() // scores, then P's rounding
-	pl := kernel.Shared[[attnBQ * attnMPLD]float32]() // the rest of P
-	os := kernel.Shared[[attnBQ * attnMLD]float32]()
-	ms := kernel.Shared[[attnBQ]float32]()
-	ls := kernel.Shared[[attnBQ]float32]()
-	al := kernel.Shared[[attnBQ]float32]()
+	qs := kernel.Shared[[attnMBQ * attnMLD]float32]()
+	kv := kernel.Shared[[attnMBK * attnMLD]float32]()  // a tile's keys, then its values
+	ps := kernel.Shared[[attnMBQ * attnMPLD]float32]() // scores, then P's rounding
+	pl := kernel.Shared[[attnMBQ * attnMPLD]float32]() // the rest of P
+	os := kernel.Shared[[attnMBQ * attnMLD]float32]()
+	ms := kernel.Shared[[attnMBQ]float32]()
+	ls := kernel.Shared[[attnMBQ]float32]()
+	al := kernel.Shared[[attnMBQ]float32]()
 	t := kernel.ThreadX()
 	// A thread stages 2 elements of a key or value row from one word where
 	// 16-bit rows start on words (sh 1), else 1.
 	sh := pairedRows(dt, dim) - 1
-	blocks := (nq + attnBQ - 1) / attnBQ
+	blocks := (nq + attnMBQ - 1) / attnMBQ
 	for w := kernel.GroupX(); w < blocks*heads; w += kernel.GridX() {
-		i0, h := (w/heads)*attnBQ, w%heads
-		for e := t; e < attnBQ*attnMMADim; e += AttentionBlockMMAThreads {
+		i0, h := (w/heads)*attnMBQ, w%heads
+		for e := t; e < attnMBQ*attnMMADim; e += AttentionBlockMMAThreads {
 			r, d := e>>attnMMALog, e&(attnMMADim-1)
 			var v float32
 			if i0+r < nq && d < dim {
@@ -62,11 +66,11 @@ func attentionBlockMMA(out, q, kc, vc, table []uint32, dt, nq, heads, dim, pos, 
 			qs[r*attnMLD+d] = v
 			os[r*attnMLD+d] = 0
 		}
-		if t < attnBQ {
+		if t < attnMBQ {
 			ms[t] = attnNone
 			ls[t] = 0
 		}
-		nk := pos + min(nq, i0+attnBQ) // the block's last query sees positions 0..nk-1
+		nk := pos + min(nq, i0+attnMBQ) // the block's last query sees positions 0..nk-1
 		for j0 := uint32(0); j0 < nk; j0 += attnMBK {
 			for e := t; e < attnMBK*attnMMADim>>sh; e += AttentionBlockMMAThreads {
 				r, d := e>>(attnMMALog-sh), (e&(attnMMADim>>sh-1))<<sh
@@ -86,20 +90,20 @@ func attentionBlockMMA(out, q, kc, vc, table []uint32, dt, nq, heads, dim, pos, 
 					kv[r*attnMLD+d+1] = x1
 				}
 			}
-			if t < attnBQ*attnMBK/8 {
+			if t < attnMBQ*attnMBK/8 {
 				for c := uint32(0); c < 8; c++ {
 					e := t*8 + c
 					ps[(e/attnMBK)*attnMPLD+e%attnMBK] = 0
 				}
 			}
 			if dt == DTBFloat16 {
-				kernel.MatMulAdd(ps, qs, kv, kernel.MatMul{M: attnBQ, N: attnMBK, K: attnMMADim, LDA: attnMLD, LDB: attnMLD, LDC: attnMPLD,
+				kernel.MatMulAdd(ps, qs, kv, kernel.MatMul{M: attnMBQ, N: attnMBK, K: attnMMADim, LDA: attnMLD, LDB: attnMLD, LDC: attnMPLD,
 					TransposeB: true, Precision: kernel.PrecisionBFloat16})
 			} else if dt == DTFloat16 {
-				kernel.MatMulAdd(ps, qs, kv, kernel.MatMul{M: attnBQ, N: attnMBK, K: attnMMADim, LDA: attnMLD, LDB: attnMLD, LDC: attnMPLD,
+				kernel.MatMulAdd(ps, qs, kv, kernel.MatMul{M: attnMBQ, N: attnMBK, K: attnMMADim, LDA: attnMLD, LDB: attnMLD, LDC: attnMPLD,
 					TransposeB: true, Precision: kernel.PrecisionFloat16})
 			} else {
-				kernel.MatMulAdd(ps, qs, kv, kernel.MatMul{M: attnBQ, N: attnMBK, K: attnMMADim, LDA: attnMLD, LDB: attnMLD, LDC: attnMPLD,
+				kernel.MatMulAdd(ps, qs, kv, kernel.MatMul{M: attnMBQ, N: attnMBK, K: attnMMADim, LDA: attnMLD, LDB: attnMLD, LDC: attnMPLD,
 					TransposeB: true})
 			}
 			// The values replace the keys while 16 threads take the
@@ -122,7 +126,7 @@ func attentionBlockMMA(out, q, kc, vc, table []uint32, dt, nq, heads, dim, pos, 
 					kv[r*attnMVLD+d+1] = x1
 				}
 			}
-			if t < attnBQ {
+			if t < attnMBQ {
 				qpos, real := pos+i0+t, i0+t < nq
 				mx := ms[t]
 				for c := uint32(0); c < attnMBK; c++ {
@@ -150,26 +154,26 @@ func attentionBlockMMA(out, q, kc, vc, table []uint32, dt, nq, heads, dim, pos, 
 				al[t] = alpha
 			}
 			kernel.Barrier()
-			for e := t; e < attnBQ*attnMMADim; e += AttentionBlockMMAThreads {
+			for e := t; e < attnMBQ*attnMMADim; e += AttentionBlockMMAThreads {
 				r, d := e>>attnMMALog, e&(attnMMADim-1)
 				os[r*attnMLD+d] *= al[r]
 			}
 			if dt == DTBFloat16 {
-				kernel.MatMulAdd(os, ps, kv, kernel.MatMul{M: attnBQ, N: attnMMADim, K: attnMBK, LDA: attnMPLD, LDB: attnMVLD, LDC: attnMLD,
+				kernel.MatMulAdd(os, ps, kv, kernel.MatMul{M: attnMBQ, N: attnMMADim, K: attnMBK, LDA: attnMPLD, LDB: attnMVLD, LDC: attnMLD,
 					Precision: kernel.PrecisionBFloat16})
-				kernel.MatMulAdd(os, pl, kv, kernel.MatMul{M: attnBQ, N: attnMMADim, K: attnMBK, LDA: attnMPLD, LDB: attnMVLD, LDC: attnMLD,
+				kernel.MatMulAdd(os, pl, kv, kernel.MatMul{M: attnMBQ, N: attnMMADim, K: attnMBK, LDA: attnMPLD, LDB: attnMVLD, LDC: attnMLD,
 					Precision: kernel.PrecisionBFloat16})
 			} else if dt == DTFloat16 {
-				kernel.MatMulAdd(os, ps, kv, kernel.MatMul{M: attnBQ, N: attnMMADim, K: attnMBK, LDA: attnMPLD, LDB: attnMVLD, LDC: attnMLD,
+				kernel.MatMulAdd(os, ps, kv, kernel.MatMul{M: attnMBQ, N: attnMMADim, K: attnMBK, LDA: attnMPLD, LDB: attnMVLD, LDC: attnMLD,
 					Precision: kernel.PrecisionFloat16})
-				kernel.MatMulAdd(os, pl, kv, kernel.MatMul{M: attnBQ, N: attnMMADim, K: attnMBK, LDA: attnMPLD, LDB: attnMVLD, LDC: attnMLD,
+				kernel.MatMulAdd(os, pl, kv, kernel.MatMul{M: attnMBQ, N: attnMMADim, K: attnMBK, LDA: attnMPLD, LDB: attnMVLD, LDC: attnMLD,
 					Precision: kernel.PrecisionFloat16})
 			} else {
-				kernel.MatMulAdd(os, ps, kv, kernel.MatMul{M: attnBQ, N: attnMMADim, K: attnMBK, LDA: attnMPLD, LDB: attnMVLD, LDC: attnMLD})
+				kernel.MatMulAdd(os, ps, kv, kernel.MatMul{M: attnMBQ, N: attnMMADim, K: attnMBK, LDA: attnMPLD, LDB: attnMVLD, LDC: attnMLD})
 			}
 		}
 		if pairedRows(dt, dim) == 1 {
-			for e := t; e < attnBQ*dim; e += AttentionBlockMMAThreads {
+			for e := t; e < attnMBQ*dim; e += AttentionBlockMMAThreads {
 				r, d := e/dim, e%dim
 				if i0+r < nq {
 					o := ((i0+r)*heads+h)*dim + d
@@ -184,7 +188,7 @@ func attentionBlockMMA(out, q, kc, vc, table []uint32, dt, nq, heads, dim, pos, 
 			}
 		} else { // 16-bit rows that start on a word (dim even): a word per thread
 			half := dim / 2
-			for e := t; e < attnBQ*half; e += AttentionBlockMMAThreads {
+			for e := t; e < attnMBQ*half; e += AttentionBlockMMAThreads {
 				r, d := e/half, (e%half)*2
 				if i0+r < nq {
 					o := ((i0+r)*heads+h)*dim + d

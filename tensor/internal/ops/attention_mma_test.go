@@ -19,7 +19,7 @@ import (
 // attnCase is one prefill: nq queries of heads heads of dimension dim at
 // positions pos.., over a contiguous cache of ctx positions.
 type attnCase struct {
-	name                  string
+	name                string
 	heads, dim, nq, pos int
 }
 
