@@ -14,10 +14,10 @@ import "github.com/anygpu/gpu/kernel"
 // into its rounding and the rounding of the remainder (two products), so
 // the result is as close as float32 arithmetic's; float32 tensors run in
 // float32 precision. Row strides are 8 more than a multiple of 32 (4 for
-// the values, which are not transposed, and the small scores), as
-// MatMulAdd's tensor-core path wants them. Its shared memory,
-// AttentionBlockMMAShared, stays within 32 KiB: every backend compiles
-// every kernel of the package (OpenGL at once), and llvmpipe's and
+// the values, which are not transposed; 24 for the scores, as good for
+// their loads), as MatMulAdd's tensor-core path wants them. Its shared
+// memory, AttentionBlockMMAShared, stays within 32 KiB: every backend
+// compiles every kernel of the package (OpenGL at once), and llvmpipe's and
 // lavapipe's groups have 32 KiB.
 const (
 	AttentionBlockMMAThreads = 128        // the group size attentionBlockMMA must be launched with
@@ -30,7 +30,7 @@ const (
 	attnMBK                 = 16
 	attnMLD                 = attnMMADim + 8 // q, k and o rows' stride
 	attnMVLD                = attnMMADim + 4 // v rows' stride
-	attnMPLD                = attnMBK + 4    // scores' stride
+	attnMPLD                = attnMBK + 8    // scores' stride
 	attnMBQ                 = 16
 )
 
