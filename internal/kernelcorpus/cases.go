@@ -115,15 +115,16 @@ func identity(n int) []float32 {
 }
 
 // finiteEdges is the first n of xs of magnitude at most limit (their
-// rounding stays finite, so that a product with 0 is 0).
+// rounding stays finite, so that a product with 0 is 0), zeros after them
+// if there are fewer.
 func finiteEdges(xs []float32, limit float64, n int) []float32 {
-	var out []float32
+	out := make([]float32, 0, n)
 	for _, x := range xs {
 		if math.Abs(float64(x)) <= limit && len(out) < n {
 			out = append(out, x)
 		}
 	}
-	return out
+	return out[:n]
 }
 
 // bf16Edges are float32s where rounding to bfloat16 decides: ties to even
@@ -134,7 +135,7 @@ var bf16Edges = func() []float32 {
 		math.Float32frombits(0x3f808001), math.Float32frombits(0x3f807fff), math.Float32frombits(0x7f7f0000),
 		math.Float32frombits(0x00400000), 3.14159, -0.1}
 	r := rand.New(rand.NewPCG(62, 5))
-	for len(xs) < 512 {
+	for len(xs) < 520 {
 		e := r.IntN(80) - 40
 		xs = append(xs, float32(math.Ldexp(r.Float64()*2-1, e)))
 	}
