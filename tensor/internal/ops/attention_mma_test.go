@@ -99,8 +99,8 @@ func attentionReference(q, k, v []float64, c attnCase, ctx int, scale float64) [
 }
 
 // TestAttentionBlockMMA runs the MatMulAdd prefill kernel on every backend
-// here (the CPU's generated Go, Vulkan, OpenGL and WebGPU's portable
-// MatMulAdd) for each float dtype, and checks it against attention in
+// present (the CPU's generated Go; Vulkan, OpenGL, WebGPU and Metal's
+// portable MatMulAdd; CUDA's tensor cores) for each float dtype, and checks it against attention in
 // float64 from the same rounded inputs: within float32 error plus the
 // output's rounding to the dtype (P's split keeps the 16-bit products as
 // close as float32's).
@@ -115,7 +115,7 @@ func TestAttentionBlockMMA(t *testing.T) {
 		dt   uint32
 		rel  float64
 	}{{"float32", ops.DTFloat32, 1e-5}, {"bfloat16", ops.DTBFloat16, 1.0 / 256}, {"float16", ops.DTFloat16, 1.0 / 2048}}
-	for _, backend := range []string{"cpu", "vulkan", "opengl", "webgpu"} {
+	for _, backend := range []string{"cpu", "vulkan", "opengl", "webgpu", "cuda", "metal"} {
 		t.Run(backend, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
