@@ -46,7 +46,9 @@
 //     if/else, for (three-clause, condition only, infinite, and range over an
 //     integer), break and continue (with labels), return (early return from a
 //     kernel included), calls of helper functions declared in the same
-//     package, and Barrier().
+//     package, Barrier(), and MatMulAdd (a group's tile multiply-accumulate
+//     on shared float32 arrays: CUDA's tensor cores for bfloat16 and float16
+//     precision, a loop over the tile elsewhere).
 //   - Expressions: arithmetic, comparison, logical and bitwise operators on
 //     scalars, conversions between scalar types, indexing of buffers and
 //     arrays, the built-ins min, max and len (of arrays), and this package's

@@ -138,12 +138,17 @@ func attend(op string, q *Tensor, src kvSource, pos int, scale float32) (*Tensor
 	if src.table != nil {
 		uses = append(uses, src.table.st)
 	}
-	if kernel, threads := attentionBlockKernel(nq, dim, ds.info().SharedMemPerBlock); kernel != "" { // a prefill: blocks of queries
+	info := ds.info()
+	if kernel, threads := attentionBlockKernel(nq, dim, info.SharedMemPerBlock); kernel != "" { // a prefill: blocks of queries
+		queries := ops.AttentionBlockQueries
+		if attentionMMA(q.dtype, dim, info) {
+			kernel, threads, queries = "attentionBlockMMA", ops.AttentionBlockMMAThreads, ops.AttentionBlockMMAQueries
+		}
 		args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(q.st.buf), gpu.Buf(src.k.st.buf), gpu.Buf(src.v.st.buf), table,
 			dt, u(nq), u(heads), u(dim), u(pos)}
 		args = append(args, paging...)
 		args = append(args, u(q.offset), u(q.strides[0]), u(q.strides[1]), u(q.strides[2]), gpu.F32(scale))
-		blocks := (nq + ops.AttentionBlockQueries - 1) / ops.AttentionBlockQueries
+		blocks := (nq + queries - 1) / queries
 		if err := ds.launchGroups(kernel, threads, blocks*heads, uses, args...); err != nil {
 			_ = out.Close()
 			return nil, wrap(err, op)
@@ -204,6 +209,16 @@ func attentionBlockKernel(nq, dim, shared int) (string, int) {
 		return "", 0
 	}
 	return "attentionBlockWide", ops.AttentionBlockWideThreads
+}
+
+// attentionMMA reports whether a prefill of dtype and head dimension dim
+// that a block kernel takes runs attentionBlockMMA instead, whose products
+// are kernel.MatMulAdd: on CUDA (tensor cores) for the 16-bit dtypes, up to
+// its head dimension, where the device has its shared memory. It takes
+// blocks of ops.AttentionBlockMMAQueries queries.
+func attentionMMA(dtype DType, dim int, info gpu.DeviceInfo) bool {
+	return info.Backend == "cuda" && (dtype == BFloat16 || dtype == Float16) && dim <= ops.AttentionBlockMMADim &&
+		(info.SharedMemPerBlock == 0 || info.SharedMemPerBlock >= ops.AttentionBlockMMAShared)
 }
 
 // attentionSplits is how many ranges of positions attention cuts a query's

@@ -105,10 +105,48 @@ func zerosF32(n int) []float32 { return make([]float32, n) }
 func zerosI32(n int) []int32   { return make([]int32, n) }
 func zerosU32(n int) []uint32  { return make([]uint32, n) }
 
+// identity is the n×n identity matrix.
+func identity(n int) []float32 {
+	m := make([]float32, n*n)
+	for i := range n {
+		m[i*n+i] = 1
+	}
+	return m
+}
+
+// finiteEdges is the first n of xs of magnitude at most limit (their
+// rounding stays finite, so that a product with 0 is 0), zeros after them
+// if there are fewer.
+func finiteEdges(xs []float32, limit float64, n int) []float32 {
+	out := make([]float32, 0, n)
+	for _, x := range xs {
+		if math.Abs(float64(x)) <= limit && len(out) < n {
+			out = append(out, x)
+		}
+	}
+	return out[:n]
+}
+
+// bf16Edges are float32s where rounding to bfloat16 decides: ties to even
+// (down and up), just either side of a tie, a float32 subnormal, negative
+// zero; then a spread of magnitudes with random low bits.
+var bf16Edges = func() []float32 {
+	xs := []float32{0, float32(math.Copysign(0, -1)), 1, -2, 1 + 1.0/256, 1 + 3.0/256, -(1 + 5.0/256),
+		math.Float32frombits(0x3f808001), math.Float32frombits(0x3f807fff), math.Float32frombits(0x7f7f0000),
+		math.Float32frombits(0x00400000), 3.14159, -0.1}
+	r := rand.New(rand.NewPCG(62, 5))
+	for len(xs) < 520 {
+		e := r.IntN(80) - 40
+		xs = append(xs, float32(math.Ldexp(r.Float64()*2-1, e)))
+	}
+	return xs
+}()
+
 // Cases returns every case of the corpus, fresh (callers may keep the
 // slices). Each kernel of the corpus has at least one.
 func Cases() []Case {
-	const n = 1000 // not a multiple of any block: the guards matter
+	const n = 1000                   // not a multiple of any block: the guards matter
+	const mmM, mmN, mmK = 64, 96, 64 // the MatMul cases' sizes
 	g1 := func(n, b int) gpu.Dim3 { return gpu.D1((n + b - 1) / b) }
 	shifts := randU32(n, 11, 40) // counts past the width included
 	divisors := randI32(n, 12)
@@ -241,6 +279,24 @@ func Cases() []Case {
 			Args: []Arg{bU32(zerosU32(n / 2)), bU32(zerosU32(n / 2)), bU32(halves(randF32(n, 45, -40000, 40000))), sF32(1.7), sU32(n)}},
 		{Name: "half_row_sum", Kernel: "HalfRowSum", Grid: g1(rows, 32), Block: gpu.D1(32),
 			Args: []Arg{bF32(zerosF32(rows)), bF32(zerosF32(rows)), bU32(halves(randF32(rows*cols+1, 46, -4, 4))), sU32(rows), sU32(cols)}, ULP: 2, Abs: 1e-5},
+		// Matrix multiply-accumulate tiles: c (not zero) += a·b, 64×96 by k 64.
+		{Name: "matmul_f32", Kernel: "MatMulF32", Grid: gpu.D2(mmN/32, mmM/32), Block: gpu.D1(64),
+			Args: []Arg{bF32(randF32(mmM*mmN, 50, -1, 1)), bF32(randF32(mmM*mmK, 51, -1, 1)), bF32(randF32(mmK*mmN, 52, -1, 1)),
+				sU32(mmN), sU32(mmK)}, ULP: 64, Abs: 1e-4},
+		{Name: "matmul_bf16_transposed", Kernel: "MatMulBF16T", Grid: gpu.D2(mmN/32, mmM/16), Block: gpu.D1(128),
+			Args: []Arg{bF32(randF32(mmM*mmN, 53, -1, 1)), bF32(randF32(mmM*mmK, 54, -1, 1)), bF32(randF32(mmN*mmK, 55, -1, 1)),
+				sU32(mmN), sU32(mmK)}, ULP: 64, Abs: 1e-4},
+		{Name: "matmul_f16", Kernel: "MatMulF16", Grid: gpu.D2(mmN/16, mmM/16), Block: gpu.D1(96),
+			Args: []Arg{bF32(randF32(mmM*mmN, 56, -1, 1)), bF32(randF32(mmM*mmK, 57, -1, 1)), bF32(randF32(mmK*mmN, 58, -1, 1)),
+				sU32(mmN), sU32(mmK), sU32(0)}, ULP: 64, Abs: 1e-4},
+		{Name: "matmul_f16_transposed", Kernel: "MatMulF16", Grid: gpu.D2(mmN/16, mmM/16), Block: gpu.D1(32),
+			Args: []Arg{bF32(randF32(mmM*mmN, 59, -1, 1)), bF32(randF32(mmM*mmK, 60, -1, 1)), bF32(randF32(mmN*mmK, 61, -40000, 40000)),
+				sU32(mmN), sU32(mmK), sU32(1)}, ULP: 64, Abs: 1e-4},
+		// The operands' rounding, exactly: c = 0 + a·I is a rounded.
+		{Name: "matmul_f16_rounding", Kernel: "MatMulF16", Grid: gpu.D2(1, 1), Block: gpu.D1(64),
+			Args: []Arg{bF32(zerosF32(16 * 16)), bF32(finiteEdges(halfEdges, 65504, 16*16)), bF32(identity(16)), sU32(16), sU32(16), sU32(0)}},
+		{Name: "matmul_bf16_rounding", Kernel: "MatMulBF16T", Grid: gpu.D2(1, 1), Block: gpu.D1(64),
+			Args: []Arg{bF32(zerosF32(16 * 32)), bF32(finiteEdges(bf16Edges, 3e38, 16*32)), bF32(identity(32)), sU32(32), sU32(32)}},
 		{Name: "atomic_cas", Kernel: "AtomicCAS", Grid: g1(n, 64), Block: gpu.D1(64),
 			Args: []Arg{bU32([]uint32{5}), bU32(randU32(n, 41, 0)), bU32(zerosU32(n)), sU32(n)}},
 	}

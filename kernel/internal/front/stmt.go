@@ -454,6 +454,8 @@ func (f *fnLower) exprStmt(s *ast.ExprStmt) []ir.Stmt {
 		}
 		f.fn.Barriers = true
 		return []ir.Stmt{&ir.Barrier{Pos: f.pos(call)}}
+	case f.isKernelFunc(call.Fun, "MatMulAdd"):
+		return f.matMulAdd(call)
 	case f.isKernelFunc(call.Fun, "Store4"):
 		if !f.fn.Kernel {
 			f.errorf(call, "do it in the kernel", "kernel.Store4 in a helper is not allowed")

@@ -41,6 +41,8 @@ func TestTestdata(t *testing.T) {
 		{file: "helpers.go", funcs: []string{"sigmoid", "gelu", "activate", "dot4", "poly", "Activate", "Dot4"}},
 		{file: "wide.go", funcs: []string{"Axpy64", "Bits", "SumAtomic"},
 			features: map[string]ir.Features{"Axpy64": ir.Float64 | ir.Int64, "SumAtomic": ir.AtomicFloat}},
+		{file: "matmul.go", funcs: []string{"ScoresBF16", "AccumulateF16"}, barriers: []string{"ScoresBF16", "AccumulateF16"},
+			shared: map[string]int{"ScoresBF16": 3, "AccumulateF16": 3}},
 		{file: "scan.go", funcs: []string{"ScanBlock", "Softmax"}, barriers: []string{"ScanBlock", "Softmax"},
 			shared: map[string]int{"ScanBlock": 1, "Softmax": 1}},
 	}

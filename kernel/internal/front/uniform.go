@@ -363,6 +363,8 @@ func (c *barrierCheck) check(list []ir.Stmt) {
 			c.check(s.Body)
 		case *ir.Barrier:
 			c.sync(s.Pos, "Barrier")
+		case *ir.MatMulAdd:
+			c.sync(s.Pos, "MatMulAdd")
 		case *ir.Return:
 			c.subgroupOps(s.Value)
 			for _, e := range c.encl {
@@ -397,7 +399,11 @@ func (c *barrierCheck) sync(pos ir.Pos, what string) {
 				msg = fmt.Sprintf("kernel.%s inside the %s at %s, which some threads may leave early: %s", what, e.what, at(e.pos), e.why.name)
 			}
 			hint := "every thread of a group must reach the same Barrier: make the condition depend only on parameters, constants and group indices and sizes, or move the Barrier out"
-			if what != "Barrier" {
+			switch what {
+			case "Barrier":
+			case "MatMulAdd":
+				hint = "every thread of a group must call kernel.MatMulAdd together (as it does a Barrier): make the condition depend only on parameters, constants and group indices and sizes, or move the call out"
+			default:
 				hint = "every thread of a subgroup must call kernel." + what + " together, in control flow that is the same for the whole group (as for Barrier): compute the value under the condition and call it outside"
 			}
 			c.u.l.errs = append(c.u.l.errs, &Error{Pos: pos, Msg: msg, Hint: hint})

@@ -130,6 +130,8 @@ func (c *compiler) lstmt(s ir.Stmt) (lstmt, error) {
 		// Lanes run in step, statement by statement: every access before
 		// the barrier is done before any after it starts.
 		return nil, nil
+	case *ir.MatMulAdd:
+		return c.lmatMul(s)
 	case nil:
 		return nil, nil
 	}

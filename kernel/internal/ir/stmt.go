@@ -76,20 +76,49 @@ type Store4 struct {
 	Pos   Pos
 }
 
+// Precision is how a MatMulAdd rounds its operands.
+type Precision uint8
+
+// The precisions (kernel.PrecisionFloat32, ...).
+const (
+	PrecisionFloat32  Precision = iota // float32 operands, products and sums (no TF32)
+	PrecisionBFloat16                  // operands rounded to bfloat16 (nearest even); exact products; float32 sums
+	PrecisionFloat16                   // operands rounded to float16 (nearest even); exact products; float32 sums
+)
+
+// MatMulAdd is kernel.MatMulAdd: the group computes C += A·B on shared
+// arrays of F32 (one-dimensional), C M×N with row stride LDC, A M×K with
+// stride LDA, B K×N with stride LDB, or N×K (Bᵀ) when TransposeB. M, N and K
+// are positive multiples of 16; the strides are at least the rows' lengths
+// (the front end resolved the defaults) and the arrays long enough; C is
+// neither A nor B. Like a Barrier it is reached by every thread of a group
+// or by none, and it orders memory as a Barrier before and after it (the
+// front end sets Func.Barriers for it): on return C is the result in every
+// thread. The order of the float32 sums is the emitter's.
+type MatMulAdd struct {
+	C, A, B       *Ref
+	M, N, K       int
+	LDA, LDB, LDC int
+	TransposeB    bool
+	Precision     Precision
+	Pos           Pos
+}
+
 // Block is a nested block ({ ... } in the source), for scoping.
 type Block struct {
 	Body []Stmt
 	Pos  Pos
 }
 
-func (s *Decl) StmtPos() Pos     { return s.Pos }
-func (s *Assign) StmtPos() Pos   { return s.Pos }
-func (s *ExprStmt) StmtPos() Pos { return s.Pos }
-func (s *If) StmtPos() Pos       { return s.Pos }
-func (s *For) StmtPos() Pos      { return s.Pos }
-func (s *Break) StmtPos() Pos    { return s.Pos }
-func (s *Continue) StmtPos() Pos { return s.Pos }
-func (s *Return) StmtPos() Pos   { return s.Pos }
-func (s *Barrier) StmtPos() Pos  { return s.Pos }
-func (s *Store4) StmtPos() Pos   { return s.Pos }
-func (s *Block) StmtPos() Pos    { return s.Pos }
+func (s *Decl) StmtPos() Pos      { return s.Pos }
+func (s *Assign) StmtPos() Pos    { return s.Pos }
+func (s *ExprStmt) StmtPos() Pos  { return s.Pos }
+func (s *If) StmtPos() Pos        { return s.Pos }
+func (s *For) StmtPos() Pos       { return s.Pos }
+func (s *Break) StmtPos() Pos     { return s.Pos }
+func (s *Continue) StmtPos() Pos  { return s.Pos }
+func (s *Return) StmtPos() Pos    { return s.Pos }
+func (s *Barrier) StmtPos() Pos   { return s.Pos }
+func (s *Store4) StmtPos() Pos    { return s.Pos }
+func (s *Block) StmtPos() Pos     { return s.Pos }
+func (s *MatMulAdd) StmtPos() Pos { return s.Pos }

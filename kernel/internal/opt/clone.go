@@ -62,6 +62,18 @@ func (c *cloner) stmt(s ir.Stmt) ir.Stmt {
 		return &ir.Store4{Buf: buf, Index: c.expr(s.Index), Value: c.expr(s.Value), Pos: s.Pos}
 	case *ir.Block:
 		return &ir.Block{Body: c.stmts(s.Body), Pos: s.Pos}
+	case *ir.MatMulAdd:
+		m := *s
+		refs := []**ir.Ref{&m.C, &m.A, &m.B}
+		for _, r := range refs {
+			ref, ok := c.expr(*r).(*ir.Ref)
+			if !ok {
+				c.ok = false
+				return s
+			}
+			*r = ref
+		}
+		return &m
 	}
 	c.ok = false
 	return s

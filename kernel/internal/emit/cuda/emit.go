@@ -19,7 +19,8 @@ func Emit(m *ir.Module) (string, error) {
 	if m == nil {
 		return "", errors.E(errors.InvalidArgument, backendName, "emit", "nil module")
 	}
-	e := &emitter{helpers: make(helperSet, len(helperOrder)), funcNames: map[*ir.Func]string{}, taken: map[string]bool{}}
+	e := &emitter{helpers: make(helperSet, len(helperOrder)), funcNames: map[*ir.Func]string{}, taken: map[string]bool{},
+		mmFuncs: map[string]string{}}
 	if err := e.nameFuncs(m.Funcs); err != nil {
 		return "", err
 	}
@@ -32,6 +33,7 @@ func Emit(m *ir.Module) (string, error) {
 	var out strings.Builder
 	out.WriteString(header)
 	e.helpers.write(&out)
+	out.WriteString(mmFuncsText(e.mmFuncs))
 	out.WriteString(body.String())
 	return out.String(), nil
 }
@@ -41,6 +43,7 @@ type emitter struct {
 	helpers   helperSet
 	funcNames map[*ir.Func]string // every function's C++ name
 	taken     map[string]bool     // the module's function names, which locals avoid
+	mmFuncs   map[string]string   // the MatMulAdd functions by name (matmul.go)
 }
 
 // nameFuncs names the module's functions: kernels keep their Go names (the
@@ -107,6 +110,7 @@ func (e *emitter) function(b *strings.Builder, f *ir.Func) error {
 			bounds = "__launch_bounds__(" + itoa(f.MaxThreads) + ") "
 		}
 		b.WriteString("extern \"C\" __global__ void " + bounds + e.funcNames[f] + "(" + strings.Join(params, ", ") + ") {\n")
+		aligned := mmOperands(f)
 		for _, v := range f.Shared {
 			if v == nil || v.Class != ir.Shared {
 				return malformed(f.Pos, "shared list of %s holds a variable that is not shared", f.Name)
@@ -117,6 +121,10 @@ func (e *emitter) function(b *strings.Builder, f *ir.Func) error {
 			decl, err := declare(v.Type, fe.define(v), v.Pos)
 			if err != nil {
 				return err
+			}
+			if aligned[v] {
+				// MatMulAdd's tensor-core path loads float2s.
+				decl = "__align__(16) " + decl
 			}
 			b.WriteString("\t__shared__ " + decl + ";\n")
 		}

@@ -58,6 +58,8 @@ func (fe *funcEmitter) stmt(b *strings.Builder, s ir.Stmt, depth int) error {
 		line(b, depth, "__syncthreads();")
 	case *ir.Store4:
 		return fe.store4(b, s, depth)
+	case *ir.MatMulAdd:
+		return fe.matMul(b, s, depth)
 	case *ir.Block:
 		line(b, depth, "{")
 		if err := fe.block(b, s.Body, depth+1); err != nil {

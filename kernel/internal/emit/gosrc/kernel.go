@@ -390,9 +390,20 @@ func (f *fn) group(nodes []node) error {
 			if err := f.groupFor(n); err != nil {
 				return err
 			}
+		case *groupMatMul:
+			f.groupMatMul(n.s)
 		}
 	}
 	return nil
+}
+
+// groupMatMul emits a MatMulAdd as one call of package kernel's, the code a
+// plain Go call of the kernel runs, on the group's shared arrays.
+func (f *fn) groupMatMul(s *ir.MatMulAdd) {
+	k := f.e.kernelPkg()
+	prec := [...]string{"PrecisionFloat32", "PrecisionBFloat16", "PrecisionFloat16"}[s.Precision]
+	f.printf("%sMatMulAdd(&%s, &%s, &%s, %sMatMul{M: %d, N: %d, K: %d, LDA: %d, LDB: %d, LDC: %d, TransposeB: %t, Precision: %s%s})\n",
+		k, f.names[s.C.Var], f.names[s.A.Var], f.names[s.B.Var], k, s.M, s.N, s.K, s.LDA, s.LDB, s.LDC, s.TransposeB, k, prec)
 }
 
 func (f *fn) groupIf(n *groupIf) error {

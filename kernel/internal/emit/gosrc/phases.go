@@ -27,9 +27,14 @@ type groupFor struct {
 	body []node
 }
 
-func (*phase) isNode()    {}
-func (*groupIf) isNode()  {}
-func (*groupFor) isNode() {}
+// groupMatMul is a MatMulAdd: the group runs it once, between the phases
+// before and after it.
+type groupMatMul struct{ s *ir.MatMulAdd }
+
+func (*groupMatMul) isNode() {}
+func (*phase) isNode()       {}
+func (*groupIf) isNode()     {}
+func (*groupFor) isNode()    {}
 
 // splitter numbers phases and group loops as it builds the tree.
 type splitter struct{ phases, loops int }
@@ -59,6 +64,9 @@ func (sp *splitter) split(body []ir.Stmt) []node {
 			switch s := s.(type) {
 			case *ir.Barrier:
 				flush()
+			case *ir.MatMulAdd:
+				flush()
+				nodes = append(nodes, &groupMatMul{s: s})
 			case *ir.Block:
 				add(s.Body)
 			case *ir.If:

@@ -347,6 +347,8 @@ func (c *fctx) stmt(s ir.Stmt) {
 	case *ir.Barrier:
 		c.line("storageBarrier();")
 		c.line("workgroupBarrier();")
+	case *ir.MatMulAdd:
+		c.matMul(s)
 	case *ir.Store4:
 		if s.Buf == nil || s.Index == nil || s.Value == nil {
 			c.fail(s.Pos, "Store4 without its buffer, index or value")

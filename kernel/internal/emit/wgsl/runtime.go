@@ -158,6 +158,41 @@ fn ag_shr_u32(x: u32, s: u32) -> u32 {
 	return select(0u, x >> (s & 31u), s < 32u);
 }
 `},
+	{name: "ag_round_bf16", text: `// ag_round_bf16 is x rounded to the nearest bfloat16, ties to even (NaN kept).
+fn ag_round_bf16(x: f32) -> f32 {
+	let b = bitcast<u32>(x);
+	if ((b & 0x7fffffffu) > 0x7f800000u) {
+		return x;
+	}
+	return bitcast<f32>((b + 0x7fffu + ((b >> 16u) & 1u)) & 0xffff0000u);
+}
+`},
+	{name: "ag_round_f16", text: `// ag_round_f16 is x rounded to the nearest float16, ties to even, as a float32:
+// beyond 65504 by half a step or more an infinity, subnormal halves kept (multiples
+// of 2**-24), NaN kept.
+fn ag_round_f16(x: f32) -> f32 {
+	let b = bitcast<u32>(x);
+	let sign = b & 0x80000000u;
+	let a = b & 0x7fffffffu;
+	if (a > 0x7f800000u) {
+		return x;
+	}
+	if (a >= 0x477ff000u) {
+		return bitcast<f32>(sign | 0x7f800000u);
+	}
+	if (a >= 0x38800000u) {
+		return bitcast<f32>(sign | ((a + 0xfffu + ((a >> 13u) & 1u)) & 0xffffe000u));
+	}
+	let e = a >> 23u;
+	if (e < 102u) {
+		return bitcast<f32>(sign);
+	}
+	let m = (a & 0x7fffffu) | 0x800000u;
+	let sh = 126u - e;
+	let q = (m + (1u << (sh - 1u)) - 1u + ((m >> sh) & 1u)) >> sh;
+	return bitcast<f32>(sign | bitcast<u32>(f32(q) * bitcast<f32>(0x33800000u)));
+}
+`},
 }
 
 // runtimeIndex is runtimeHelpers by name.

@@ -10,6 +10,9 @@
 
 struct __attribute__((aligned(16))) float4 { float x, y, z, w; };
 __device__ float4 make_float4(float x, float y, float z, float w);
+#define __align__(n) __attribute__((aligned(n)))
+struct __attribute__((aligned(8))) float2 { float x, y; };
+__device__ float2 make_float2(float x, float y);
 
 __device__ void __syncthreads();
 __device__ unsigned __float_as_uint(float);
