@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"os"
 	"slices"
 
 	"github.com/anygpu/gpu"
@@ -211,13 +212,17 @@ func attentionBlockKernel(nq, dim, shared int) (string, int) {
 	return "attentionBlockWide", ops.AttentionBlockWideThreads
 }
 
+// EnvAttentionMMA set to "off" keeps 16-bit prefill attention on CUDA off
+// the tensor cores (attentionBlockMMA), on the float32 block kernels.
+const EnvAttentionMMA = "ANYGPU_TENSOR_ATTENTION_MMA"
+
 // attentionMMA reports whether a prefill of dtype and head dimension dim
 // that a block kernel takes runs attentionBlockMMA instead, whose products
 // are kernel.MatMulAdd: on CUDA (tensor cores) for the 16-bit dtypes, up to
 // its head dimension, where the device has its shared memory. It takes
 // blocks of ops.AttentionBlockMMAQueries queries.
 func attentionMMA(dtype DType, dim int, info gpu.DeviceInfo) bool {
-	return info.Backend == "cuda" && (dtype == BFloat16 || dtype == Float16) && dim <= ops.AttentionBlockMMADim &&
+	return info.Backend == "cuda" && os.Getenv(EnvAttentionMMA) != "off" && (dtype == BFloat16 || dtype == Float16) && dim <= ops.AttentionBlockMMADim &&
 		(info.SharedMemPerBlock == 0 || info.SharedMemPerBlock >= ops.AttentionBlockMMAShared)
 }
 
