@@ -285,10 +285,13 @@ func (r *mmRun) want() (want, tol []float64) {
 					v += beta * old
 				}
 				extra := 0.0
-				if r.bias != nil { // added in float32 before the output's rounding
+				if r.bias != nil {
+					// cuBLASLt rounds a 16-bit output's scaled product to the
+					// output type before it adds the bias (as PyTorch's addmm
+					// does): one more rounding, of the value before the bias.
 					bv := r.bias.vals[r.bias.at(0, 0, j)]
+					extra = outEps*math.Abs(v) + (math.Abs(v)+math.Abs(bv))/(1<<23)
 					v += bv
-					extra = (math.Abs(v) + math.Abs(bv)) / (1 << 23)
 				}
 				want[at] = v
 				tol[at] = outEps*math.Abs(v) + accEps*(math.Abs(alpha)*mag+math.Abs(beta*old)) + extra + 1e-7
