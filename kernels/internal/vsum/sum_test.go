@@ -145,6 +145,26 @@ func BenchmarkSum(b *testing.B) {
 	}
 }
 
+// BenchmarkDot is BenchmarkSum's counterpart for the dot products (the
+// bytes of both runs).
+func BenchmarkDot(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	x, y := randRun(rng, 64<<10), randRun(rng, 64<<10)
+	for name, l := range loops() {
+		f := l[1].(func(x0, x1, x2, x3, y0, y1, y2, y3 []float32) float32)
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(8 * len(x)))
+			q := len(x) / 4
+			for b.Loop() {
+				for lo := 0; lo < q; lo += BlockLen {
+					hi := min(lo+BlockLen, q)
+					f(x[lo:hi], x[q+lo:q+hi], x[2*q+lo:2*q+hi], x[3*q+lo:3*q+hi], y[lo:hi], y[q+lo:q+hi], y[2*q+lo:2*q+hi], y[3*q+lo:3*q+hi])
+				}
+			}
+		})
+	}
+}
+
 func TestPrefetch4(t *testing.T) {
 	x := make([]float32, 100)
 	require.NotPanics(t, func() {
