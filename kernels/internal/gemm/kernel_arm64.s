@@ -19,21 +19,21 @@
 // R3 to the next row (R4 bytes on). d0-d2 are the row's registers by number,
 // v0-v2 by name.
 #define STORE(d0, d1, d2, v0, v1, v2) \
-	FMULE(d0, d0, 29, 0);                    \
-	FMULE(d1, d1, 29, 0);                    \
-	FMULE(d2, d2, 29, 0);                    \
+	FMULE(d0, d0, 29, 0);         \
+	FMULE(d1, d1, 29, 0);         \
+	FMULE(d2, d2, 29, 0);         \
 	VST1.P [v0.S4, v1.S4, v2.S4], (R3)(R4)
 
 // UPDATE writes alpha·acc + beta·C (beta in V30.S[0]) to one row of C at R3
 // and steps R3 to the next row.
-#define UPDATE(d0, d1, d2, v0, v1, v2) \
-	FMULE(d0, d0, 29, 0);                     \
-	FMULE(d1, d1, 29, 0);                     \
-	FMULE(d2, d2, 29, 0);                     \
-	VLD1   (R3), [V24.S4, V25.S4, V26.S4];    \
-	FMLAE(d0, 24, 30, 0);                     \
-	FMLAE(d1, 25, 30, 0);                     \
-	FMLAE(d2, 26, 30, 0);                     \
+#define UPDATE(d0, d1, d2, v0, v1, v2)         \
+	FMULE(d0, d0, 29, 0);                  \
+	FMULE(d1, d1, 29, 0);                  \
+	FMULE(d2, d2, 29, 0);                  \
+	VLD1   (R3), [V24.S4, V25.S4, V26.S4]; \
+	FMLAE(d0, 24, 30, 0);                  \
+	FMLAE(d1, 25, 30, 0);                  \
+	FMLAE(d2, 26, 30, 0);                  \
 	VST1.P [v0.S4, v1.S4, v2.S4], (R3)(R4)
 
 // func kernelNEON(kc int, a, b, c *float32, ldc int, alpha, beta float32, loadC bool)
@@ -43,8 +43,9 @@ TEXT ·kernelNEON(SB), NOSPLIT, $0-49
 	MOVD b+16(FP), R2
 	MOVD c+24(FP), R3
 	MOVD ldc+32(FP), R4
-	LSL  $2, R4, R4
+	LSL  $2, R4, R4 // ldc in bytes
 
+	// The accumulators start at zero.
 	VEOR V0.B16, V0.B16, V0.B16
 	VEOR V1.B16, V1.B16, V1.B16
 	VEOR V2.B16, V2.B16, V2.B16
@@ -75,27 +76,35 @@ TEXT ·kernelNEON(SB), NOSPLIT, $0-49
 loop:
 	VLD1.P 32(R1), [V24.S4, V25.S4]
 	VLD1.P 48(R2), [V26.S4, V27.S4, V28.S4]
+	// row 0: += B·A[0] (V24.S[0])
 	FMLAE(0, 26, 24, 0)
 	FMLAE(1, 27, 24, 0)
 	FMLAE(2, 28, 24, 0)
+	// row 1: += B·A[1] (V24.S[1])
 	FMLAE(3, 26, 24, 1)
 	FMLAE(4, 27, 24, 1)
 	FMLAE(5, 28, 24, 1)
+	// row 2: += B·A[2] (V24.S[2])
 	FMLAE(6, 26, 24, 2)
 	FMLAE(7, 27, 24, 2)
 	FMLAE(8, 28, 24, 2)
+	// row 3: += B·A[3] (V24.S[3])
 	FMLAE(9, 26, 24, 3)
 	FMLAE(10, 27, 24, 3)
 	FMLAE(11, 28, 24, 3)
+	// row 4: += B·A[4] (V25.S[0])
 	FMLAE(12, 26, 25, 0)
 	FMLAE(13, 27, 25, 0)
 	FMLAE(14, 28, 25, 0)
+	// row 5: += B·A[5] (V25.S[1])
 	FMLAE(15, 26, 25, 1)
 	FMLAE(16, 27, 25, 1)
 	FMLAE(17, 28, 25, 1)
+	// row 6: += B·A[6] (V25.S[2])
 	FMLAE(18, 26, 25, 2)
 	FMLAE(19, 27, 25, 2)
 	FMLAE(20, 28, 25, 2)
+	// row 7: += B·A[7] (V25.S[3])
 	FMLAE(21, 26, 25, 3)
 	FMLAE(22, 27, 25, 3)
 	FMLAE(23, 28, 25, 3)

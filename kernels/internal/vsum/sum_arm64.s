@@ -15,27 +15,27 @@
 
 // HSUM leaves in F0 the sum of V0-V15: the sixteen accumulators are added in
 // a tree, then the four lanes of V0 pairwise.
-#define HSUM \
-	FADD4S(0, 0, 1);   \
-	FADD4S(2, 2, 3);   \
-	FADD4S(4, 4, 5);   \
-	FADD4S(6, 6, 7);   \
-	FADD4S(8, 8, 9);   \
+#define HSUM                \
+	FADD4S(0, 0, 1);    \
+	FADD4S(2, 2, 3);    \
+	FADD4S(4, 4, 5);    \
+	FADD4S(6, 6, 7);    \
+	FADD4S(8, 8, 9);    \
 	FADD4S(10, 10, 11); \
 	FADD4S(12, 12, 13); \
 	FADD4S(14, 14, 15); \
-	FADD4S(0, 0, 2);   \
-	FADD4S(4, 4, 6);   \
-	FADD4S(8, 8, 10);  \
+	FADD4S(0, 0, 2);    \
+	FADD4S(4, 4, 6);    \
+	FADD4S(8, 8, 10);   \
 	FADD4S(12, 12, 14); \
-	FADD4S(0, 0, 4);   \
-	FADD4S(8, 8, 12);  \
-	FADD4S(0, 0, 8);   \
-	FADDP4S(0, 0, 0);  \
+	FADD4S(0, 0, 4);    \
+	FADD4S(8, 8, 12);   \
+	FADD4S(0, 0, 8);    \
+	FADDP4S(0, 0, 0);   \
 	FADDP2S(0, 0)
 
 // ZERO16 clears the accumulators V0-V15.
-#define ZERO16 \
+#define ZERO16                          \
 	VEOR V0.B16, V0.B16, V0.B16;    \
 	VEOR V1.B16, V1.B16, V1.B16;    \
 	VEOR V2.B16, V2.B16, V2.B16;    \
