@@ -10,8 +10,10 @@
 // mr×kc panel of A by one kc×nr panel of B into an mr×nr tile of C held in
 // registers. The micro-kernel is chosen once at start-up from what the CPU
 // offers: AVX-512 (8×32) or AVX2 with FMA (6×16) in Go assembly on amd64,
-// and a pure-Go kernel (4×4) everywhere else. On amd64 the panels of B are
-// copied in assembly too, reading rows ahead into the cache.
+// NEON (8×12, Advanced SIMD, which every arm64 CPU has, so nothing is
+// detected) in Go assembly on arm64, and a pure-Go kernel (4×4) everywhere
+// else. On amd64 the panels of B are copied in assembly too, reading rows
+// ahead into the cache; elsewhere they are copied in Go.
 //
 // Region splits a matrix among the work groups of a launch so that each
 // group multiplies a block large enough for the micro-kernel to run near the

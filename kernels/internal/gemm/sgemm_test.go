@@ -61,15 +61,21 @@ func checkC(t *testing.T, c []float32, ldc, m, n int, want, bound []float64) {
 	t.Helper()
 	for i := range m {
 		for j := range n {
+			// Compared here, not by require for each element: this runs for
+			// millions of elements (slowly under an emulator).
 			got := float64(c[i*ldc+j])
-			require.LessOrEqual(t, math.Abs(got-want[i*n+j]), bound[i*n+j], "C[%d,%d] = %g, want %g", i, j, got, want[i*n+j])
+			if !(math.Abs(got-want[i*n+j]) <= bound[i*n+j]) { // NaN fails too
+				require.Failf(t, "wrong element", "C[%d,%d] = %g, want %g within %g", i, j, got, want[i*n+j], bound[i*n+j])
+			}
 		}
 	}
 	for x := range c {
 		if r, j := x/ldc, x%ldc; r < m && j < n {
 			continue
 		}
-		require.Equal(t, math.Float32bits(sentinel), math.Float32bits(c[x]), "C[%d] outside the matrix written", x)
+		if math.Float32bits(c[x]) != math.Float32bits(sentinel) {
+			require.Failf(t, "written outside the matrix", "C[%d] = %g", x, c[x])
+		}
 	}
 }
 
@@ -90,6 +96,79 @@ func TestSgemmKernels(t *testing.T) {
 							runCase(t, kern, m, n, k, k+pad, n+2*pad, n+pad, s.alpha, s.beta)
 						})
 					}
+				}
+			}
+		}
+	}
+}
+
+// TestSgemmWholeTiles runs every micro-kernel over sizes that are whole
+// multiples of its tile (every tile goes straight to C, none through the
+// edge path), one off them on either side, k = 1 and k past kcBlock.
+func TestSgemmWholeTiles(t *testing.T) {
+	scalars := []struct{ alpha, beta float32 }{{1, 0}, {-2, 1}, {0.5, -0.25}}
+	for _, kern := range kernels {
+		mr, nr := kern.mr, kern.nr
+		shapes := []struct{ m, n, k int }{
+			{mr, nr, 1}, {mr, nr, 2}, {2 * mr, 3 * nr, 1}, {3 * mr, 2 * nr, 7}, {2 * mr, 2 * nr, kcBlock + 5},
+			{mr + 1, nr - 1, 1}, {mr - 1, nr + 1, 3}, {2*mr - 1, 2*nr + 1, 9},
+		}
+		for _, sh := range shapes {
+			for si, sc := range scalars {
+				pad := si % 2 * 3
+				name := fmt.Sprintf("%s/%dx%dx%d/alpha=%g,beta=%g/pad=%d", kern.name, sh.m, sh.n, sh.k, sc.alpha, sc.beta, pad)
+				t.Run(name, func(t *testing.T) {
+					runCase(t, kern, sh.m, sh.n, sh.k, sh.k+pad, sh.n+pad, sh.n+2*pad, sc.alpha, sc.beta)
+				})
+			}
+		}
+	}
+}
+
+// TestMicroKernel calls each micro-kernel directly on one packed panel of A
+// and of B and checks the whole mr×nr tile of C, that the floats between its
+// rows (ldc wider than nr) and after it are left alone, and that C is not
+// read when loadC is false.
+func TestMicroKernel(t *testing.T) {
+	cases := []struct {
+		alpha, beta float32
+		loadC       bool
+	}{{1, 0, false}, {-1.5, 0, false}, {0.5, 2, true}, {2, -0.75, true}, {1, 1, true}}
+	for _, kern := range kernels {
+		mr, nr := kern.mr, kern.nr
+		for _, kc := range []int{1, 2, 3, 17, kcBlock} {
+			for _, ldc := range []int{nr, nr + 5} {
+				for _, tc := range cases {
+					name := fmt.Sprintf("%s/kc=%d/ldc=%d/alpha=%g,beta=%g,loadC=%t", kern.name, kc, ldc, tc.alpha, tc.beta, tc.loadC)
+					t.Run(name, func(t *testing.T) {
+						rng := rand.New(rand.NewPCG(uint64(kc), uint64(ldc)))
+						a := matrix(rng, 1, mr*kc, mr*kc, -1, 1)[:mr*kc]
+						b := matrix(rng, 1, nr*kc, nr*kc, -1, 1)[:nr*kc]
+						c := matrix(rng, mr, nr, ldc, -1, 1)
+						// The panels hold column p of A at a[p·mr:], row p
+						// of B at b[p·nr:]: as an mr×kc matrix A and a kc×nr
+						// matrix B, in the reference's row-major terms.
+						aRows := make([]float32, mr*kc)
+						for p := range kc {
+							for r := range mr {
+								aRows[r*kc+p] = a[p*mr+r]
+							}
+						}
+						beta := tc.beta
+						if !tc.loadC {
+							beta = 0
+						}
+						want, bound := reference(mr, nr, kc, tc.alpha, aRows, kc, b, nr, beta, c, ldc)
+						if !tc.loadC {
+							for r := range mr {
+								for j := range nr {
+									c[r*ldc+j] = float32(math.NaN())
+								}
+							}
+						}
+						kern.run(kc, a, b, c, ldc, tc.alpha, tc.beta, tc.loadC)
+						checkC(t, c, ldc, mr, nr, want, bound)
+					})
 				}
 			}
 		}

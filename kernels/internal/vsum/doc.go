@@ -1,6 +1,7 @@
 // Package vsum sums float32 runs for the CPU backend's reductions: plain sums
-// (Sum, Sum4) and dot products (Dot, Dot4), with AVX2 (and FMA, for the dot
-// products) assembly where the CPU has it and a pure-Go loop elsewhere.
+// (Sum, Sum4) and dot products (Dot, Dot4), in Go assembly with AVX2 (and
+// FMA, for the dot products) on amd64 CPUs that have it, with NEON (Advanced
+// SIMD, which every arm64 CPU has) on arm64, and in a pure-Go loop elsewhere.
 //
 // A sum adds each block of up to BlockLen elements of a run in float32 (in
 // several vector accumulators, so in an order of its own) and the blocks'

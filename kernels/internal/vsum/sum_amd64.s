@@ -7,9 +7,9 @@
 	VHADDPS      X0, X0, X0; \
 	VHADDPS      X0, X0, X0
 
-// func sum4AVX2(p0, p1, p2, p3 *float32, n int) float32
+// func sum4Vector(p0, p1, p2, p3 *float32, n int) float32
 // Two accumulators per run (Y0-Y7), 16 floats of each run per step.
-TEXT ·sum4AVX2(SB), NOSPLIT, $0-44
+TEXT ·sum4Vector(SB), NOSPLIT, $0-44
 	MOVQ   p0+0(FP), AX
 	MOVQ   p1+8(FP), BX
 	MOVQ   p2+16(FP), CX
@@ -54,10 +54,10 @@ sumcheck:
 	MOVSS  X0, ret+40(FP)
 	RET
 
-// func dot4AVX2(x0, x1, x2, x3, y0, y1, y2, y3 *float32, n int) float32
-// As sum4AVX2, each step loading 16 floats of each y run and fusing their
+// func dot4Vector(x0, x1, x2, x3, y0, y1, y2, y3 *float32, n int) float32
+// As sum4Vector, each step loading 16 floats of each y run and fusing their
 // products with the x run's into the accumulators.
-TEXT ·dot4AVX2(SB), NOSPLIT, $0-76
+TEXT ·dot4Vector(SB), NOSPLIT, $0-76
 	MOVQ   x0+0(FP), AX
 	MOVQ   x1+8(FP), BX
 	MOVQ   x2+16(FP), CX

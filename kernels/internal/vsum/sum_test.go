@@ -67,6 +67,40 @@ func TestSumAndDot(t *testing.T) {
 	}
 }
 
+// TestSumExact: small integers add and multiply exactly in float32, so every
+// loop set must return the exact sum: an element dropped, read twice or read
+// from the wrong run changes it, however long the run.
+func TestSumExact(t *testing.T) {
+	ints := func(rng *rand.Rand, n int) []float32 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(rng.IntN(15) - 7)
+		}
+		return x
+	}
+	for name := range loops() {
+		for _, n := range []int{1, 15, 16, 17, 31, 32, 48, 64, 65, 100, 1024, 1040, 3000} {
+			t.Run(fmt.Sprintf("%s/n=%d", name, n), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(uint64(n), 11))
+				var xs, ys [4][]float32
+				var wantS, wantD float64
+				for r := range 4 {
+					xs[r], ys[r] = ints(rng, n), ints(rng, n)
+					for i := range n {
+						wantS += float64(xs[r][i])
+						wantD += float64(xs[r][i]) * float64(ys[r][i])
+					}
+				}
+				withLoops(t, name, func() {
+					require.Equal(t, wantS, Sum4(xs[0], xs[1], xs[2], xs[3]), "Sum4")
+					require.Equal(t, wantD, Dot4(xs[0], xs[1], xs[2], xs[3], ys[0], ys[1], ys[2], ys[3]), "Dot4")
+					require.Equal(t, wantS, Sum(append(append(append(append([]float32(nil), xs[0]...), xs[1]...), xs[2]...), xs[3]...)), "Sum")
+				})
+			})
+		}
+	}
+}
+
 func TestSum4ReadsFourRuns(t *testing.T) {
 	for name := range loops() {
 		for _, n := range []int{0, 5, 16, 33, 2048} {
@@ -105,6 +139,26 @@ func BenchmarkSum(b *testing.B) {
 				for lo := 0; lo < q; lo += BlockLen {
 					hi := min(lo+BlockLen, q)
 					f(x[lo:hi], x[q+lo:q+hi], x[2*q+lo:2*q+hi], x[3*q+lo:3*q+hi])
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDot is BenchmarkSum's counterpart for the dot products (the
+// bytes of both runs).
+func BenchmarkDot(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	x, y := randRun(rng, 64<<10), randRun(rng, 64<<10)
+	for name, l := range loops() {
+		f := l[1].(func(x0, x1, x2, x3, y0, y1, y2, y3 []float32) float32)
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(8 * len(x)))
+			q := len(x) / 4
+			for b.Loop() {
+				for lo := 0; lo < q; lo += BlockLen {
+					hi := min(lo+BlockLen, q)
+					f(x[lo:hi], x[q+lo:q+hi], x[2*q+lo:2*q+hi], x[3*q+lo:3*q+hi], y[lo:hi], y[q+lo:q+hi], y[2*q+lo:2*q+hi], y[3*q+lo:3*q+hi])
 				}
 			}
 		})

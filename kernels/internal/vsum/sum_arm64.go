@@ -1,0 +1,11 @@
+package vsum
+
+// The loops in use: the NEON ones (Advanced SIMD is part of every arm64 CPU,
+// so there is nothing to detect).
+var (
+	sum4 = sum4Asm
+	dot4 = dot4Asm
+)
+
+// Arch names the loops in use: "neon" here.
+func Arch() string { return "neon" }
