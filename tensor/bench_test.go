@@ -67,6 +67,13 @@ func benchOps(b *testing.B, dev *gpu.Device, d DType) {
 	for _, op := range ops {
 		b.Run(op.name, func(b *testing.B) {
 			b.SetBytes(int64(op.bytes) * int64(d.Size()) / 4)
+			// Once untimed: the first op of a device compiles and loads the
+			// package's kernels, which b.Loop would otherwise spread over
+			// the timed iterations (the first op, add, seemed 2-3× slower).
+			y, err := op.f()
+			require.NoError(b, err)
+			require.NoError(b, Synchronize(ctx, dev))
+			_ = y.Close()
 			for b.Loop() {
 				y, err := op.f()
 				require.NoError(b, err)
