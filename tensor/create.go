@@ -53,8 +53,12 @@ func empty(ds *deviceState, op string, d DType, shape []int) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := newTensor(st, d, slices.Clone(shape), rowMajor(shape), 0)
-	return t, nil
+	var strides [MaxRank]int
+	if len(shape) > MaxRank {
+		return newTensor(st, d, shape, rowMajor(shape), 0), nil
+	}
+	rowMajorInto(strides[:len(shape)], shape)
+	return newTensor(st, d, shape, strides[:len(shape)], 0), nil
 }
 
 // checkCtx is nil, or the error for a nil or ended context.

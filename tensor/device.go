@@ -3,6 +3,7 @@ package tensor
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/errors"
@@ -20,8 +21,7 @@ type deviceState struct {
 	transfers gpu.TransferCounts
 	mod       *gpu.Module
 	modErr    error
-	kernels   map[string]*gpu.Kernel
-	geometry  map[string]int // block size chosen per kernel
+	kernels   map[string]*kernelEntry
 	gemmMod   *gpu.Module    // the built-in kernels (kernels.Source), for sgemm
 	gemmErr   error
 	gemm      *gpu.Kernel
@@ -38,10 +38,19 @@ type deviceState struct {
 
 // info is the device's DeviceInfo as the package plans its launches with.
 func (ds *deviceState) info() gpu.DeviceInfo {
-	info := ds.dev.Info()
 	if ds.shape != nil {
-		ds.shape(&info)
+		return ds.shapedInfo()
 	}
+	return ds.dev.Info()
+}
+
+// shapedInfo is the device's DeviceInfo as shape changes it (out of line:
+// the pointer shape takes moves the copy to the heap).
+//
+//go:noinline
+func (ds *deviceState) shapedInfo() gpu.DeviceInfo {
+	info := ds.dev.Info()
+	ds.shape(&info)
 	return info
 }
 
@@ -203,8 +212,7 @@ func (ds *deviceState) compileOps(ctx context.Context) error {
 			return wrap(err, "compile ops")
 		}
 		ds.mod = mod
-		ds.kernels = map[string]*gpu.Kernel{}
-		ds.geometry = map[string]int{}
+		ds.kernels = map[string]*kernelEntry{}
 	}
 	if ds.modErr != nil {
 		return wrap(ds.modErr, "compile ops")
@@ -212,23 +220,51 @@ func (ds *deviceState) compileOps(ctx context.Context) error {
 	return nil
 }
 
+// kernelEntry is a compiled op and its launch geometry, each found once per
+// device.
+type kernelEntry struct {
+	name string
+	k    *gpu.Kernel
+	// block is the block size launch runs the kernel with (0: not chosen
+	// yet); groupLimit the most threads launchGroups may give a group of it
+	// (0: not found yet; -1: no limit).
+	block, groupLimit atomic.Int64
+}
+
 // kernel is the compiled op name, compiling the package's ops for the device
 // on first use.
 func (ds *deviceState) kernel(name string) (*gpu.Kernel, error) {
+	e, err := ds.entry(name)
+	if err != nil {
+		return nil, err
+	}
+	return e.k, nil
+}
+
+// entry is the compiled op name and its geometry, compiling the package's
+// ops for the device on first use.
+func (ds *deviceState) entry(name string) (*kernelEntry, error) {
+	ds.mu.Lock()
+	e := ds.kernels[name]
+	ds.mu.Unlock()
+	if e != nil {
+		return e, nil
+	}
 	if err := ds.compileOps(context.Background()); err != nil {
 		return nil, err
 	}
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
-	if k := ds.kernels[name]; k != nil {
-		return k, nil
+	if e := ds.kernels[name]; e != nil {
+		return e, nil
 	}
 	k, err := ds.mod.Kernel(name)
 	if err != nil {
 		return nil, wrap(err, "kernel "+name)
 	}
-	ds.kernels[name] = k
-	return k, nil
+	e = &kernelEntry{name: name, k: k}
+	ds.kernels[name] = e
+	return e, nil
 }
 
 // sgemm is the library's built-in sgemm (package kernels: 128×128 tiles of

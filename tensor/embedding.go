@@ -104,15 +104,16 @@ func assign(op string, dst, src *Tensor) error {
 	if n == 0 {
 		return nil
 	}
-	shape, cs := coalesce(src.shape, dst.strides, src.strides)
-	ya, xa := viewArgs(dst.offset, shape, cs[0]), viewArgs(src.offset, shape, cs[1])
-	args := []gpu.Arg{gpu.Buf(dst.st.buf), gpu.Buf(src.st.buf), gpu.U32(uint32(src.dtype.Size())), gpu.U32(uint32(n))}
-	args = append(args, ya[1:1+MaxRank]...)
-	args = append(args, ya[0])
-	args = append(args, ya[1+MaxRank:]...)
-	args = append(args, xa[0])
-	args = append(args, xa[1+MaxRank:]...)
-	return wrap(dst.st.ds.launch("scatter", false, n, []*storage{dst.st, src.st}, args...), op)
+	l := coalesced(src.shape, dst.strides, src.strides)
+	var args argList
+	args.add(gpu.Buf(dst.st.buf), gpu.Buf(src.st.buf))
+	args.u32(src.dtype.Size(), n)
+	args.padded(l.shape[:l.rank], MaxRank, 1)
+	args.u32(dst.offset)
+	args.padded(l.strides[0][:l.rank], MaxRank, 0)
+	args.u32(src.offset)
+	args.padded(l.strides[1][:l.rank], MaxRank, 0)
+	return wrap(dst.st.ds.launch("scatter", false, n, []*storage{dst.st, src.st}, args.args()...), op)
 }
 
 // Concat returns the tensors (Float32, Float16 or BFloat16, one dtype)

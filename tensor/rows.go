@@ -57,9 +57,11 @@ func reduce(op string, x *Tensor, ax int, code uint32) (*Tensor, error) {
 		}
 		return out, nil
 	}
-	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.U32(uint32(rows)), gpu.U32(uint32(cols)), gpu.U32(uint32(x.dtype)), gpu.U32(code)}
-	args = append(args, rowArgs(x.offset, shape, strides)...)
-	if err := ds.launch("reduceRows", true, rows, []*storage{out.st, x.st}, args...); err != nil {
+	var args argList
+	args.add(gpu.Buf(out.st.buf), gpu.Buf(x.st.buf))
+	args.u32(rows, cols, int(x.dtype), int(code))
+	args.rows(x.offset, shape, strides)
+	if err := ds.launch("reduceRows", true, rows, []*storage{out.st, x.st}, args.args()...); err != nil {
 		_ = out.Close()
 		return nil, wrap(err, op)
 	}
@@ -102,9 +104,11 @@ func ArgMax(x *Tensor, axis int) (*Tensor, error) {
 		return nil, err
 	}
 	rows := out.Len()
-	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.U32(uint32(rows)), gpu.U32(uint32(cols)), gpu.U32(uint32(x.dtype))}
-	args = append(args, rowArgs(x.offset, shape, strides)...)
-	if err := ds.launch("argmaxRows", true, rows, []*storage{out.st, x.st}, args...); err != nil {
+	var args argList
+	args.add(gpu.Buf(out.st.buf), gpu.Buf(x.st.buf))
+	args.u32(rows, cols, int(x.dtype))
+	args.rows(x.offset, shape, strides)
+	if err := ds.launch("argmaxRows", true, rows, []*storage{out.st, x.st}, args.args()...); err != nil {
 		_ = out.Close()
 		return nil, wrap(err, op)
 	}
@@ -140,9 +144,11 @@ func Softmax(x *Tensor) (*Tensor, error) {
 	if rows*cols == 0 {
 		return out, nil
 	}
-	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.U32(uint32(rows)), gpu.U32(uint32(cols)), gpu.U32(uint32(x.dtype))}
-	args = append(args, rowArgs(x.offset, x.shape, x.strides)...)
-	if err := ds.launch("softmaxRows", true, rows, []*storage{out.st, x.st}, args...); err != nil {
+	var args argList
+	args.add(gpu.Buf(out.st.buf), gpu.Buf(x.st.buf))
+	args.u32(rows, cols, int(x.dtype))
+	args.rows(x.offset, x.shape, x.strides)
+	if err := ds.launch("softmaxRows", true, rows, []*storage{out.st, x.st}, args.args()...); err != nil {
 		_ = out.Close()
 		return nil, wrap(err, op)
 	}
@@ -207,11 +213,12 @@ func norm(op string, x, gamma, beta *Tensor, eps float32, kind uint32) (*Tensor,
 		bb = b.st.buf
 		uses = append(uses, b.st)
 	}
-	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.Buf(gb), gpu.Buf(bb),
-		gpu.U32(uint32(rows)), gpu.U32(uint32(cols)), gpu.U32(uint32(x.dtype)), gpu.U32(kind), gpu.U32(flags)}
-	args = append(args, rowArgs(x.offset, x.shape, x.strides)...)
-	args = append(args, gpu.F32(eps))
-	if err := ds.launch("normRows", true, rows, uses, args...); err != nil {
+	var args argList
+	args.add(gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.Buf(gb), gpu.Buf(bb))
+	args.u32(rows, cols, int(x.dtype), int(kind), int(flags))
+	args.rows(x.offset, x.shape, x.strides)
+	args.add(gpu.F32(eps))
+	if err := ds.launch("normRows", true, rows, uses, args.args()...); err != nil {
 		_ = out.Close()
 		return nil, wrap(err, op)
 	}

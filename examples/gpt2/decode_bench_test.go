@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -23,7 +24,9 @@ var gpt2Small124M = Config{Layers: 12, Heads: 12, Embd: 768, Vocab: 50257, Posit
 // backend over the stand-in libraries of package cudatest, whose launches
 // and products do nothing: what it measures is the host's time per token,
 // and per launch (kernel launches and library products together). On a GPU
-// a step takes the longer of this and the device's own time.
+// a step takes the longer of this and the device's own time. The cpu-
+// figures are the process's CPU time (user and system) over the same steps,
+// which other programs on a shared machine disturb less than the wall time.
 //
 //	go test ./examples/gpt2 -run '^$' -bench DecodeHostPath -cpu 1 -count 5
 func BenchmarkDecodeHostPath(b *testing.B) {
@@ -80,6 +83,7 @@ func benchmarkDecode(b *testing.B, dev *gpu.Device, path string, cfg Config, d t
 	before := dev.Stats().KernelLaunches
 	pos := first
 	b.ReportAllocs()
+	cpu0 := cpuTime()
 	start := time.Now()
 	for b.Loop() {
 		step(pos)
@@ -88,8 +92,21 @@ func benchmarkDecode(b *testing.B, dev *gpu.Device, path string, cfg Config, d t
 		}
 	}
 	elapsed := time.Since(start)
+	cpu := cpuTime() - cpu0
 	launches := float64(dev.Stats().KernelLaunches-before) / float64(b.N)
 	b.ReportMetric(float64(elapsed.Microseconds())/float64(b.N), "µs/token")
 	b.ReportMetric(launches, "launches/token")
 	b.ReportMetric(float64(elapsed.Nanoseconds())/float64(b.N)/launches/1000, "µs/launch")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/token")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/launches/1000, "cpu-µs/launch")
+}
+
+// cpuTime is the CPU time the process has used (user and system), which
+// other programs on a shared machine disturb less than the wall time.
+func cpuTime() time.Duration {
+	var u syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &u) != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
