@@ -22,7 +22,7 @@ type deviceState struct {
 	mod       *gpu.Module
 	modErr    error
 	kernels   map[string]*kernelEntry
-	gemmMod   *gpu.Module    // the built-in kernels (kernels.Source), for sgemm
+	gemmMod   *gpu.Module // the built-in kernels (kernels.Source), for sgemm
 	gemmErr   error
 	gemm      *gpu.Kernel
 	noLibrary map[libraryKey]bool // the products gpu.Stream.MatMul said NotSupported for
