@@ -83,27 +83,16 @@ func (ds *deviceState) libraryProduct(op string, out, a, b, bias *Tensor, av, bv
 	}
 	uses := []*storage{out.st, a.st, b.st}
 	if bias != nil { // C starts as the bias in every row: C = a·b + C
-		row, err := bias.Reshape(1, n)
-		if err != nil {
-			return false, err
-		}
-		full, err := row.Expand(m*batch, n)
-		_ = row.Close()
-		if err != nil {
-			return false, err
-		}
-		err = full.gatherInto(op, out)
-		_ = full.Close()
-		if err != nil {
+		// bias [n] seen as [m·batch n] (stride 0 down the rows).
+		rows := [2]int{m * batch, n}
+		strides := [2]int{0, bias.strides[0]}
+		if err := bias.gatherViewInto(op, out, rows[:], strides[:], bias.offset); err != nil {
 			return false, err
 		}
 		mm.Beta = 1
 		uses = append(uses, bias.st)
 	}
-	epoch := ds.nextEpoch()
-	for _, s := range uses {
-		s.touch(epoch)
-	}
+	ds.touch(uses)
 	err := matMulLibrary(ds.dev.DefaultStream(), mm)
 	if err == nil {
 		return true, nil

@@ -55,6 +55,9 @@ func Linear(x, w, bias *Tensor) (*Tensor, error) {
 	if len(x.shape) == 0 {
 		return nil, invalid(op+" "+shapeString(x.shape), "a scalar has no last dimension")
 	}
+	if len(x.shape) == 2 { // already the matrix the product takes
+		return matmul(op, x, w, bias)
+	}
 	in := x.shape[len(x.shape)-1]
 	rows := numel(x.shape[:len(x.shape)-1])
 	x2, err := x.Reshape(rows, in)
@@ -89,22 +92,23 @@ func matmul(op string, a, b, bias *Tensor) (*Tensor, error) {
 	if err := sameDevice(op, a, b, bias); err != nil {
 		return nil, err
 	}
-	shapes := shapeString(a.shape) + "·" + shapeString(b.shape)
+	shapes := func() string { return op + " " + shapeString(a.shape) + "·" + shapeString(b.shape) } // for errors
 	if len(a.shape) < 2 || len(a.shape) > 3 || len(b.shape) < 2 || len(b.shape) > 3 {
-		return nil, invalid(op+" "+shapes, "operands of rank 2 or 3")
+		return nil, invalid(shapes(), "operands of rank 2 or 3")
 	}
 	av, bv := matrixOf(a), matrixOf(b)
 	if av.cols != bv.rows {
-		return nil, invalid(op+" "+shapes, "inner dimensions %d and %d differ", av.cols, bv.rows)
+		return nil, invalid(shapes(), "inner dimensions %d and %d differ", av.cols, bv.rows)
 	}
 	batch := max(av.batch, bv.batch)
 	if (av.batch != 1 && av.batch != batch) || (bv.batch != 1 && bv.batch != batch) {
-		return nil, invalid(op+" "+shapes, "batches %d and %d do not broadcast", av.batch, bv.batch)
+		return nil, invalid(shapes(), "batches %d and %d do not broadcast", av.batch, bv.batch)
 	}
 	m, n, k := av.rows, bv.cols, av.cols
-	shape := []int{m, n}
+	dims := [3]int{batch, m, n}
+	shape := dims[1:]
 	if len(a.shape) == 3 || len(b.shape) == 3 {
-		shape = []int{batch, m, n}
+		shape = dims[:]
 	}
 	ds := a.st.ds
 	var bp *Tensor
@@ -114,13 +118,13 @@ func matmul(op string, a, b, bias *Tensor) (*Tensor, error) {
 			return nil, err
 		}
 		if len(bias.shape) != 1 || bias.shape[0] != n {
-			return nil, invalid(op+" "+shapes, "bias of shape %s; want [%d]", shapeString(bias.shape), n)
+			return nil, invalid(shapes(), "bias of shape %s; want [%d]", shapeString(bias.shape), n)
 		}
 		var err error
 		if bp, err = bias.packed(op); err != nil {
 			return nil, err
 		}
-		defer bp.Close()
+		defer bias.closeCopy(bp)
 		flags |= ops.MatmulBias
 	}
 	out, err := empty(ds, op, a.dtype, shape)

@@ -155,8 +155,8 @@ func Softmax(x *Tensor) (*Tensor, error) {
 	return out, nil
 }
 
-// affineParam is p, contiguous, checked to be a vector of cols elements on
-// x's device (nil stays nil).
+// affineParam is p, contiguous (p.packed: close it with p.closeCopy),
+// checked to be a vector of cols elements on x's device (nil stays nil).
 func affineParam(op, name string, x, p *Tensor, cols int) (*Tensor, error) {
 	if p == nil {
 		return nil, nil
@@ -186,12 +186,12 @@ func norm(op string, x, gamma, beta *Tensor, eps float32, kind uint32) (*Tensor,
 	if err != nil {
 		return nil, err
 	}
-	defer g.Close()
+	defer gamma.closeCopy(g)
 	b, err := affineParam(op, "beta", x, beta, cols)
 	if err != nil {
 		return nil, err
 	}
-	defer b.Close()
+	defer beta.closeCopy(b)
 	ds := x.st.ds
 	out, err := empty(ds, op, x.dtype, x.shape)
 	if err != nil {

@@ -290,13 +290,23 @@ func (t *Tensor) Contiguous() (*Tensor, error) {
 }
 
 // packed is t's elements contiguous from the start of a buffer, as kernels
-// that take a plain vector read them: a new handle when t already is, else
-// a copy.
+// that take a plain vector read them: t itself when it already is, else a
+// copy, which the caller closes (closeCopy).
 func (t *Tensor) packed(op string) (*Tensor, error) {
+	if err := t.usable(op); err != nil {
+		return nil, err
+	}
 	if t.IsContiguous() && t.offset == 0 {
-		return t.View()
+		return t, nil
 	}
 	return t.gather(op)
+}
+
+// closeCopy closes p, what t.packed returned, when it is a copy.
+func (t *Tensor) closeCopy(p *Tensor) {
+	if p != t {
+		_ = p.Close()
+	}
 }
 
 // gather copies t's elements into a new contiguous tensor at offset 0, on
@@ -317,14 +327,20 @@ func (t *Tensor) gather(op string) (*Tensor, error) {
 // buffer, of t's dtype and at least t's length, a whole word per thread (the
 // bytes of out's word past t's last element are zeroed).
 func (t *Tensor) gatherInto(op string, out *Tensor) error {
+	return t.gatherViewInto(op, out, t.shape, t.strides, t.offset)
+}
+
+// gatherViewInto is gatherInto for the view (shape, strides, offset) of t's
+// buffer, without a tensor for it.
+func (t *Tensor) gatherViewInto(op string, out *Tensor, shape, strides []int, offset int) error {
 	ds := t.st.ds
-	n := t.Len()
+	n := numel(shape)
 	per := 4 / t.dtype.Size()
 	words := (n + per - 1) / per
-	l := coalesced(t.shape, t.strides)
+	l := coalesced(shape, strides)
 	var args argList
 	args.add(gpu.Buf(out.st.buf), gpu.Buf(t.st.buf))
 	args.u32(n, t.dtype.Size())
-	args.view(t.offset, l.shape[:l.rank], l.strides[0][:l.rank])
+	args.view(offset, l.shape[:l.rank], l.strides[0][:l.rank])
 	return wrap(ds.launch("gather", false, words, []*storage{out.st, t.st}, args.args()...), op)
 }

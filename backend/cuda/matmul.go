@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/anygpu/gpu/backend"
@@ -41,6 +42,31 @@ type matMulState struct {
 	lib    *cublaslt.Lib // the library the handle and plans belong to
 	handle cublaslt.Handle
 	plans  map[matMulKey]*matMulPlan
+
+	// names holds matMulOp's names of the products seen (matMulName to
+	// matMulOp's string), up to maxMatMulPlans of them, so that a product
+	// formats its name for errors once, not at every call; named counts them.
+	names sync.Map
+	named atomic.Int64
+}
+
+// matMulName is what matMulOp's name of a product depends on.
+type matMulName struct {
+	m, n, k, batch int
+	in, out        backend.MatMulType
+}
+
+// op is matMulOp(m), formatted once per kind of product.
+func (st *matMulState) op(m *backend.MatMulArgs) string {
+	key := matMulName{m: m.M, n: m.N, k: m.K, batch: m.Batch, in: m.In, out: m.Out}
+	if v, ok := st.names.Load(key); ok {
+		return v.(string)
+	}
+	op := matMulOp(m)
+	if st.named.Add(1) <= maxMatMulPlans {
+		st.names.Store(key, op)
+	}
+	return op
 }
 
 // matMulStream is a stream's cuBLASLt state, guarded by the stream's mutex.
@@ -146,7 +172,7 @@ const fallbackHint = "multiply with a kernel instead (package tensor falls back 
 // MatMul enqueues m through cublasLtMatmul (see the comment at the top of
 // this file for the row-major mapping).
 func (s *stream) MatMul(m backend.MatMulArgs) error {
-	op := matMulOp(&m)
+	op := s.dev.mm.op(&m)
 	ty, ok := matMulTypesOf(m.In, m.Out)
 	if !ok {
 		return notSupported(op, "use one of those pairs, or "+fallbackHint,
