@@ -33,11 +33,15 @@ type Stream struct {
 
 	// Launch's reused argument slice, for backends that copy the arguments
 	// (backend.ArgsCopier, looked up once: copiesArgs); argBusy marks it
-	// taken by a launch in progress.
+	// taken by a launch in progress. It holds maxScratchArgs: enough for
+	// package tensor's kernels (a broadcast element-wise op takes 27).
 	copiesArgs bool
 	argBusy    atomic.Bool
-	argScratch [8]backend.Arg
+	argScratch [maxScratchArgs]backend.Arg
 }
+
+// maxScratchArgs is the most arguments a launch takes without allocating.
+const maxScratchArgs = 48
 
 // ID numbers the streams of a device; the default stream is 0 (and so is a
 // nil stream).

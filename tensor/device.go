@@ -30,6 +30,7 @@ type deviceState struct {
 	synced    uint64              // ops known complete
 	deferred  []deferredFree
 	deferredB int64
+	freeing   []*gpu.Buffer // synchronize's list of buffers to free, kept between calls
 
 	// shape, when not nil, changes the device's DeviceInfo as the package
 	// sees it (tests: the split and grid plans of a larger device).
@@ -128,22 +129,33 @@ func (ds *deviceState) synchronize(ctx context.Context) error {
 	}
 	ds.mu.Lock()
 	ds.synced = max(ds.synced, epoch)
-	var keep []deferredFree
-	var free []*gpu.Buffer
+	// Split the list in place: what stays first, what is freed after, each
+	// in order; the freed part is taken out (the next frees reuse the array).
+	keep := 0
+	free := ds.freeing[:0]
 	for _, d := range ds.deferred {
 		if d.epoch <= ds.synced {
 			free = append(free, d.buf)
 			ds.deferredB -= d.buf.Size()
 		} else {
-			keep = append(keep, d)
+			ds.deferred[keep] = d
+			keep++
 		}
 	}
-	ds.deferred = keep
+	clear(ds.deferred[keep:])
+	ds.deferred = ds.deferred[:keep]
+	ds.freeing = nil // a concurrent synchronize makes a list of its own
 	ds.mu.Unlock()
 	var err error
 	for _, b := range free {
 		err = errors.Join(err, b.Close())
 	}
+	clear(free)
+	ds.mu.Lock()
+	if ds.freeing == nil {
+		ds.freeing = free[:0]
+	}
+	ds.mu.Unlock()
 	return err
 }
 

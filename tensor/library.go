@@ -81,7 +81,8 @@ func (ds *deviceState) libraryProduct(op string, out, a, b, bias *Tensor, av, bv
 		Alpha: 1,
 		Batch: batch, StrideA: int64(av.bstride), StrideB: int64(bv.bstride), StrideC: int64(m) * int64(n),
 	}
-	uses := []*storage{out.st, a.st, b.st}
+	var ubuf [4]*storage
+	uses := append(ubuf[:0], out.st, a.st, b.st)
 	if bias != nil { // C starts as the bias in every row: C = a·b + C
 		// bias [n] seen as [m·batch n] (stride 0 down the rows).
 		rows := [2]int{m * batch, n}

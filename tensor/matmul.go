@@ -186,7 +186,8 @@ func matmul(op string, a, b, bias *Tensor) (*Tensor, error) {
 	if kernelName == "matvec" { // no m, no row stride of A
 		args = append(append(args[:7:7], args[8:13]...), args[14:]...)
 	}
-	uses := []*storage{dst.st, a.st, b.st}
+	var ubuf [5]*storage
+	uses := append(ubuf[:0], dst.st, a.st, b.st)
 	if bp != nil {
 		uses = append(uses, bp.st)
 	}

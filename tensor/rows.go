@@ -202,7 +202,8 @@ func norm(op string, x, gamma, beta *Tensor, eps float32, kind uint32) (*Tensor,
 	}
 	var flags uint32
 	gb, bb := x.st.buf, x.st.buf // not read when their flag is off
-	uses := []*storage{out.st, x.st}
+	var ubuf [4]*storage
+	uses := append(ubuf[:0], out.st, x.st)
 	if g != nil {
 		flags |= ops.NormGamma
 		gb = g.st.buf

@@ -82,8 +82,15 @@ type Tensor struct {
 // newTensor is a tensor over st with a reference of its own, and copies of
 // shape and strides (the caller's slices are not kept).
 func newTensor(st *storage, dtype DType, shape, strides []int, offset int) *Tensor {
+	t := &Tensor{}
+	initTensor(t, st, dtype, shape, strides, offset)
+	return t
+}
+
+// initTensor makes the zero tensor t newTensor's.
+func initTensor(t *Tensor, st *storage, dtype DType, shape, strides []int, offset int) {
 	st.retain()
-	t := &Tensor{st: st, dtype: dtype, offset: offset}
+	t.st, t.dtype, t.offset = st, dtype, offset
 	if r := len(shape); r <= MaxRank && len(strides) == r {
 		t.shape = t.dims[:r:r]
 		t.strides = t.dims[MaxRank : MaxRank+r : MaxRank+r]
@@ -92,7 +99,6 @@ func newTensor(st *storage, dtype DType, shape, strides []int, offset int) *Tens
 	} else {
 		t.shape, t.strides = slices.Clone(shape), slices.Clone(strides)
 	}
-	return t
 }
 
 // usable is nil, or the error for a nil or closed tensor.

@@ -263,7 +263,7 @@ func (s *scope) close() {
 // pos..pos+T-1, appending their keys and values to the caches, and returns
 // the logits [T vocab] (all true) or those of the last position [1 vocab].
 func (m *Model) Forward(ids *tensor.Tensor, pos int, all bool) (*tensor.Tensor, error) {
-	var s scope
+	s := scope{ts: make([]*tensor.Tensor, 0, 16*len(m.blocks)+8+2*len(m.wte.parts)+len(m.head.heads))}
 	defer s.close()
 	c := m.Cfg
 	T := ids.Len()
