@@ -108,21 +108,28 @@ func binaryOp(op string, x, y *Tensor, code uint32) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := out.Len()
-	l := coalesced(shape, xs, ys)
-	var args argList
-	args.add(gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.Buf(y.st.buf))
-	args.u32(n, int(x.dtype), int(code))
-	args.padded(l.shape[:l.rank], MaxRank, 1) // the output's sizes
-	args.u32(x.offset)
-	args.padded(l.strides[0][:l.rank], MaxRank, 0)
-	args.u32(y.offset)
-	args.padded(l.strides[1][:l.rank], MaxRank, 0)
-	if err := ds.launch("binary", false, words(x.dtype, n), []*storage{out.st, x.st, y.st}, args.args()...); err != nil {
+	if err := launchBinary(out, x, xs, x.offset, y, ys, y.offset, code); err != nil {
 		_ = out.Close()
 		return nil, wrap(err, op)
 	}
 	return out, nil
+}
+
+// launchBinary enqueues the binary kernel (op code code) over out,
+// contiguous, from the views (out's shape, xs, xoff) of x's buffer and
+// (out's shape, ys, yoff) of y's.
+func launchBinary(out, x *Tensor, xs []int, xoff int, y *Tensor, ys []int, yoff int, code uint32) error {
+	n := out.Len()
+	l := coalesced(out.shape, xs, ys)
+	var args argList
+	args.add(gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.Buf(y.st.buf))
+	args.u32(n, int(x.dtype), int(code))
+	args.padded(l.shape[:l.rank], MaxRank, 1) // the output's sizes
+	args.u32(xoff)
+	args.padded(l.strides[0][:l.rank], MaxRank, 0)
+	args.u32(yoff)
+	args.padded(l.strides[1][:l.rank], MaxRank, 0)
+	return out.st.ds.launch("binary", false, words(x.dtype, n), []*storage{out.st, x.st, y.st}, args.args()...)
 }
 
 // Add returns x + y, broadcast (NumPy's rule).

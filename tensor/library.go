@@ -3,6 +3,7 @@ package tensor
 import (
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/errors"
+	"github.com/anygpu/gpu/tensor/internal/ops"
 )
 
 // matMulLibrary enqueues a product through the device's matrix library. It
@@ -50,14 +51,14 @@ type libraryKey struct {
 	batched        bool
 }
 
-// libraryProduct computes out = a·b (+ bias, packed) through the device's
-// matrix library when it has one for a's dtype and the operands' layout
+// libraryProduct computes out = a·b (+ bias, packed) (+ r, a view of
+// out's shape, when not nil) through the device's matrix library when it has one for a's dtype and the operands' layout
 // suits it, and reports whether it did. A NotSupported answer is
 // remembered for the device and the kind of product (libraryKey: no later
 // product of that kind asks again) and is no error: the caller falls back
 // to the package's kernels. out is contiguous [batch m n] (or [m n]);
 // k > 0.
-func (ds *deviceState) libraryProduct(op string, out, a, b, bias *Tensor, av, bv matrixView, batch, m, n, k int) (bool, error) {
+func (ds *deviceState) libraryProduct(op string, out, a, b, bias, r *Tensor, av, bv matrixView, batch, m, n, k int) (bool, error) {
 	lda, transA, okA := libraryOperand(av)
 	ldb, transB, okB := libraryOperand(bv)
 	if !okA || !okB {
@@ -81,9 +82,23 @@ func (ds *deviceState) libraryProduct(op string, out, a, b, bias *Tensor, av, bv
 		Alpha: 1,
 		Batch: batch, StrideA: int64(av.bstride), StrideB: int64(bv.bstride), StrideC: int64(m) * int64(n),
 	}
-	var ubuf [4]*storage
+	var ubuf [5]*storage
 	uses := append(ubuf[:0], out.st, a.st, b.st)
-	if bias != nil { // C starts as the bias in every row: C = a·b + C
+	if r != nil { // C starts as r (plus the bias in every row): C = a·b + C
+		var err error
+		if bias != nil {
+			strides := [2]int{0, bias.strides[0]}
+			err = launchBinary(out, r, r.strides, r.offset, bias, strides[:], bias.offset, ops.BinaryAdd)
+			uses = append(uses, bias.st)
+		} else {
+			err = r.gatherInto(op, out)
+		}
+		if err != nil {
+			return false, wrap(err, op)
+		}
+		mm.Beta = 1
+		uses = append(uses, r.st)
+	} else if bias != nil { // C starts as the bias in every row: C = a·b + C
 		// bias [n] seen as [m·batch n] (stride 0 down the rows).
 		rows := [2]int{m * batch, n}
 		strides := [2]int{0, bias.strides[0]}

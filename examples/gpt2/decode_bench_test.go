@@ -24,7 +24,8 @@ var gpt2Small124M = Config{Layers: 12, Heads: 12, Embd: 768, Vocab: 50257, Posit
 // backend over the stand-in libraries of package cudatest, whose launches
 // and products do nothing: what it measures is the host's time per token,
 // and per launch (kernel launches and library products together). On a GPU
-// a step takes the longer of this and the device's own time. The cpu-
+// a step takes the longer of this and the device's own time;
+// driver-allocs/token counts the buffers the memory pool could not serve. The cpu-
 // figures are the process's CPU time (user and system) over the same steps,
 // which other programs on a shared machine disturb less than the wall time.
 //
@@ -80,7 +81,7 @@ func benchmarkDecode(b *testing.B, dev *gpu.Device, path string, cfg Config, d t
 	for pos := 0; pos < first; pos++ { // the prompt, and warming up
 		step(pos)
 	}
-	before := dev.Stats().KernelLaunches
+	before := dev.Stats()
 	pos := first
 	b.ReportAllocs()
 	cpu0 := cpuTime()
@@ -93,9 +94,12 @@ func benchmarkDecode(b *testing.B, dev *gpu.Device, path string, cfg Config, d t
 	}
 	elapsed := time.Since(start)
 	cpu := cpuTime() - cpu0
-	launches := float64(dev.Stats().KernelLaunches-before) / float64(b.N)
+	after := dev.Stats()
+	launches := float64(after.KernelLaunches-before.KernelLaunches) / float64(b.N)
+	driverAllocs := after.Pool.Misses + after.Pool.Bypassed - before.Pool.Misses - before.Pool.Bypassed
 	b.ReportMetric(float64(elapsed.Microseconds())/float64(b.N), "µs/token")
 	b.ReportMetric(launches, "launches/token")
+	b.ReportMetric(float64(driverAllocs)/float64(b.N), "driver-allocs/token")
 	b.ReportMetric(float64(elapsed.Nanoseconds())/float64(b.N)/launches/1000, "µs/launch")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/token")
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/launches/1000, "cpu-µs/launch")
