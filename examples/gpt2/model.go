@@ -263,7 +263,7 @@ func (s *scope) close() {
 // pos..pos+T-1, appending their keys and values to the caches, and returns
 // the logits [T vocab] (all true) or those of the last position [1 vocab].
 func (m *Model) Forward(ids *tensor.Tensor, pos int, all bool) (*tensor.Tensor, error) {
-	s := scope{ts: make([]*tensor.Tensor, 0, 16*len(m.blocks)+8+2*len(m.wte.parts)+len(m.head.heads))}
+	s := scope{ts: make([]*tensor.Tensor, 0, 14*len(m.blocks)+8+2*len(m.wte.parts)+len(m.head.heads))}
 	defer s.close()
 	c := m.Cfg
 	T := ids.Len()
@@ -336,11 +336,9 @@ func (m *Model) Forward(ids *tensor.Tensor, pos int, all bool) (*tensor.Tensor, 
 		if err != nil {
 			return nil, err
 		}
-		o, err := s.keep(tensor.Linear(a2, b.projW, b.projB))
-		if err != nil {
-			return nil, err
-		}
-		if x, err = s.keep(tensor.Add(x, o)); err != nil {
+		// The residual joins the projection: with a matrix library, one op
+		// fewer than Linear and Add.
+		if x, err = s.keep(tensor.LinearAdd(a2, b.projW, b.projB, x)); err != nil {
 			return nil, err
 		}
 		h2, err := s.keep(tensor.LayerNorm(x, b.ln2g, b.ln2b, eps))
@@ -355,11 +353,7 @@ func (m *Model) Forward(ids *tensor.Tensor, pos int, all bool) (*tensor.Tensor, 
 		if err != nil {
 			return nil, err
 		}
-		mo, err := s.keep(tensor.Linear(g, b.mlpW, b.mlpB))
-		if err != nil {
-			return nil, err
-		}
-		if x, err = s.keep(tensor.Add(x, mo)); err != nil {
+		if x, err = s.keep(tensor.LinearAdd(g, b.mlpW, b.mlpB, x)); err != nil {
 			return nil, err
 		}
 	}
