@@ -121,6 +121,8 @@ func TestLinearAdd(t *testing.T) {
 // fewer than Add(r, Linear(x, w, bias)).
 func TestLinearAddOneOpFewer(t *testing.T) {
 	dev := cpuDevice(t)
+	// Leave no free waiting for a synchronization (later tests count frees).
+	t.Cleanup(func() { require.NoError(t, Synchronize(context.Background(), dev)) })
 	rng := rand.New(rand.NewPCG(8, 9))
 	x, _ := input{base: []int{1, 16}}.make(t, dev, rng, -1, 1)
 	w, _ := input{base: []int{16, 8}}.make(t, dev, rng, -1, 1)
@@ -153,6 +155,7 @@ func TestLinearAddOneOpFewer(t *testing.T) {
 func TestLinearAddErrors(t *testing.T) {
 	dev := cpuDevice(t)
 	ctx := context.Background()
+	t.Cleanup(func() { require.NoError(t, Synchronize(ctx, dev)) }) // after the closes: no free left waiting
 	mk := func(d DType, shape ...int) *Tensor {
 		x, err := Zeros(ctx, dev, d, shape...)
 		require.NoError(t, err)
