@@ -235,22 +235,11 @@ func (ds *deviceState) compileOps(ctx context.Context) error {
 // kernelEntry is a compiled op and its launch geometry, each found once per
 // device.
 type kernelEntry struct {
-	name string
-	k    *gpu.Kernel
+	k *gpu.Kernel
 	// block is the block size launch runs the kernel with (0: not chosen
 	// yet); groupLimit the most threads launchGroups may give a group of it
 	// (0: not found yet; -1: no limit).
 	block, groupLimit atomic.Int64
-}
-
-// kernel is the compiled op name, compiling the package's ops for the device
-// on first use.
-func (ds *deviceState) kernel(name string) (*gpu.Kernel, error) {
-	e, err := ds.entry(name)
-	if err != nil {
-		return nil, err
-	}
-	return e.k, nil
 }
 
 // entry is the compiled op name and its geometry, compiling the package's
@@ -274,7 +263,7 @@ func (ds *deviceState) entry(name string) (*kernelEntry, error) {
 	if err != nil {
 		return nil, wrap(err, "kernel "+name)
 	}
-	e = &kernelEntry{name: name, k: k}
+	e = &kernelEntry{k: k}
 	ds.kernels[name] = e
 	return e, nil
 }

@@ -209,14 +209,9 @@ func broadcastShapesInto(op string, a, b, out []int) ([]int, error) {
 // NumPy's rule; an InvalidArgument error naming both when they do not.
 func BroadcastShapes(a, b []int) ([]int, error) { return broadcastShapes("broadcast", a, b) }
 
-// expandStrides is t's strides for the view of t broadcast to shape
-// (stride 0 along the dimensions it repeats).
-func (t *Tensor) expandStrides(op string, shape []int) ([]int, error) {
-	return t.expandStridesInto(op, shape, make([]int, len(shape)))
-}
-
-// expandStridesInto is expandStrides written to strides (of shape's
-// length).
+// expandStridesInto writes to strides (of shape's length) t's strides for
+// the view of t broadcast to shape (stride 0 along the dimensions it
+// repeats), and returns them.
 func (t *Tensor) expandStridesInto(op string, shape, strides []int) ([]int, error) {
 	fail := func() error {
 		return invalid(op+" "+shapeString(t.shape)+" to "+shapeString(shape),
