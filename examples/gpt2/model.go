@@ -78,10 +78,21 @@ type block struct {
 }
 
 // maxPartBytes is the most bytes one tensor of the model takes: the
-// vocabulary-sized matrices (the token embedding, 147 MiB in GPT-2 124M)
-// are uploaded in parts of whole rows no larger, because some backends bind
-// at most 128 MiB to a kernel argument (WebGPU's default limit, lavapipe's).
+// vocabulary-sized matrices (the token embedding, 147 MiB in GPT-2 124M in
+// float32) are uploaded in parts of whole rows no larger, because some
+// backends bind at most 128 MiB to a kernel argument (WebGPU's default
+// limit, lavapipe's). CUDA binds any buffer: there the matrices stay whole
+// (partsFor), and a step makes one lookup and one product of them, not one
+// per part and the ops that join the parts.
 var maxPartBytes = 128 << 20
+
+// partBytesFor is the most bytes a vocabulary part takes on dev.
+func partBytesFor(dev *gpu.Device) int {
+	if dev.Backend() == "cuda" {
+		return math.MaxInt
+	}
+	return maxPartBytes
+}
 
 // vocabParts is a [vocab embd] matrix in parts of whole rows, and the first
 // row of each.
@@ -163,7 +174,7 @@ func LoadAs(ctx context.Context, dev *gpu.Device, st *safetensors, cfg Config, d
 		if fmt.Sprint(got) != fmt.Sprint([]int{V, E}) {
 			return vp, fmt.Errorf("gpt2: %s has shape %v; the config wants [%d %d]", name, got, V, E)
 		}
-		rows := max(1, maxPartBytes/(d.Size()*E))
+		rows := max(1, partBytesFor(dev)/(d.Size()*E))
 		for lo := 0; lo < V; lo += rows {
 			hi := min(V, lo+rows)
 			t, err := tensor.FromFloat32(ctx, dev, d, data[lo*E:hi*E], hi-lo, E)
