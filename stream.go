@@ -415,7 +415,10 @@ func (s *Stream) Synchronize(ctx context.Context) error {
 	err := s.impl.Synchronize(ctx)
 	s.leave()
 	s.dev.prof.collect()
-	return s.dev.wrap(err, fmt.Sprintf("stream %d", s.id))
+	if err != nil {
+		return s.dev.wrap(err, fmt.Sprintf("stream %d", s.id))
+	}
+	return nil
 }
 
 // Close waits for the stream's work and releases it. Closing the default
