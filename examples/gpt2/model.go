@@ -390,12 +390,15 @@ func (m *Model) Forward(ids *tensor.Tensor, pos int, all bool) (*tensor.Tensor, 
 }
 
 // Timing is a generation's wall time: the prefill (the prompt's forward pass
-// to its first token on the host) and the decode steps after it.
+// to its first token on the host) and the decode steps after it, with the
+// decode steps' launches (kernels and matrix-library products, the
+// device's Stats.KernelLaunches).
 type Timing struct {
-	PromptTokens int
-	Prefill      time.Duration
-	DecodeTokens int
-	Decode       time.Duration
+	PromptTokens   int
+	Prefill        time.Duration
+	DecodeTokens   int
+	Decode         time.Duration
+	DecodeLaunches int64
 }
 
 // Generate runs the prompt, then greedily picks n tokens (n ≥ 1): the
@@ -419,6 +422,7 @@ func (m *Model) Generate(ctx context.Context, prompt []int32, n int, observe fun
 		return nil, tm, err
 	}
 	var out []int32
+	var launches int64 // at the decode's start
 	pos := 0
 	for step := 0; step < n; step++ {
 		T := ids.Len()
@@ -453,6 +457,7 @@ func (m *Model) Generate(ctx context.Context, prompt []int32, n int, observe fun
 		ids = next
 		if step == 0 {
 			tm.PromptTokens, tm.Prefill = len(prompt), time.Since(start)
+			launches = m.dev.Stats().KernelLaunches
 			start = time.Now()
 		} else {
 			tm.DecodeTokens++
@@ -460,6 +465,7 @@ func (m *Model) Generate(ctx context.Context, prompt []int32, n int, observe fun
 	}
 	_ = ids.Close()
 	tm.Decode = time.Since(start)
+	tm.DecodeLaunches = m.dev.Stats().KernelLaunches - launches
 	return out, tm, nil
 }
 
