@@ -62,6 +62,13 @@ type MatMul struct {
 	// whose library cannot add one answers NotSupported.
 	Bias       *Buffer
 	BiasOffset int64
+
+	// D, when not nil, receives the result from DOffset (bytes), laid out
+	// as C (LDC, StrideC), and C is only read: D = Alpha·op(A)·op(B) +
+	// Beta·C (+ Bias), as a residual connection adds a layer's input to its
+	// product without a copy. D may be C itself.
+	D       *Buffer
+	DOffset int64
 }
 
 // MatMul enqueues m on the stream. It is an error of category NotSupported
@@ -90,12 +97,26 @@ func (s *Stream) MatMul(m MatMul) error {
 		e.Hint = "multiply with a kernel (package tensor falls back to its own), or use CUDA with libcublasLt"
 		return s.dev.record(e)
 	}
-	name := fmt.Sprintf("matmul %s %dx%dx%d", args.In, args.M, args.N, args.K)
-	if err := s.profiled(profiling.KindKernel, name, 0, func() error { return mm.MatMul(args) }); err != nil {
-		return s.dev.wrap(err, op)
+	var err2 error
+	if s.dev.prof == nil {
+		err2 = mm.MatMul(args)
+	} else {
+		name := fmt.Sprintf("matmul %s %dx%dx%d", args.In, args.M, args.N, args.K)
+		err2 = s.profiled(profiling.KindKernel, name, 0, func() error { return mm.MatMul(args) })
+	}
+	if err2 != nil {
+		return s.dev.wrap(err2, op)
 	}
 	s.dev.launches.Add(1)
 	return nil
+}
+
+// dOf is D's backend buffer, nil for none.
+func dOf(d *Buffer) backend.Buffer {
+	if d == nil {
+		return nil
+	}
+	return d.impl
 }
 
 // matMulArgs checks m and returns the backend's form of it, defaults filled.
@@ -153,7 +174,12 @@ func (s *Stream) matMulArgs(op string, m *MatMul) (backend.MatMulArgs, error) {
 		{"B", m.B, m.BOffset, m.LDB, bRows, bCols, m.StrideB, in.Size()},
 		{"C", m.C, m.COffset, m.LDC, m.M, m.N, m.StrideC, out.Size()},
 	}
-	lds := make([]int, 3)
+	if m.D != nil {
+		ops = append(ops, operand{"D", m.D, m.DOffset, m.LDC, m.M, m.N, m.StrideC, out.Size()})
+	} else if m.DOffset != 0 {
+		return bad("DOffset %d without a D", m.DOffset)
+	}
+	lds := make([]int, len(ops))
 	for i, o := range ops {
 		if err := s.own(op, o.role, o.b); err != nil {
 			return backend.MatMulArgs{}, err
@@ -211,5 +237,6 @@ func (s *Stream) matMulArgs(op string, m *MatMul) (backend.MatMulArgs, error) {
 		In: in, Out: out, Alpha: alpha, Beta: beta,
 		Batch: batch, StrideA: m.StrideA, StrideB: m.StrideB, StrideC: m.StrideC,
 		Bias: bias, BiasOffset: m.BiasOffset,
+		D: dOf(m.D), DOffset: m.DOffset,
 	}, nil
 }

@@ -93,6 +93,10 @@ func TestMatMulChecks(t *testing.T) {
 		{"bias overrunning", func(m *gpu.MatMul) { m.Bias, m.BiasOffset = b, 36 }, "Bias (4 elements"},
 		{"misaligned bias", func(m *gpu.MatMul) { m.Bias, m.BiasOffset = b, 2 }, "Bias offset 2"},
 		{"bias offset without a bias", func(m *gpu.MatMul) { m.BiasOffset = 4 }, "BiasOffset 4 without a Bias"},
+		{"separate D", func(m *gpu.MatMul) { m.D = b }, ""},
+		{"D too small", func(m *gpu.MatMul) { m.D = small }, "D (2×4"},
+		{"misaligned D", func(m *gpu.MatMul) { m.D, m.DOffset = b, 2 }, "D offset 2"},
+		{"D offset without a D", func(m *gpu.MatMul) { m.DOffset = 4 }, "DOffset 4 without a D"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := base
@@ -117,6 +121,7 @@ func TestMatMulChecks(t *testing.T) {
 			require.Equal(t, gpu.MatMulFloat32, g.Out)
 			require.Equal(t, 4, g.LDC)
 			require.Equal(t, m.Bias != nil, g.Bias != nil, "the bias reaches the backend")
+			require.Equal(t, m.D != nil, g.D != nil, "D reaches the backend")
 			if m.TransB {
 				require.Equal(t, 3, g.LDB)
 			} else {

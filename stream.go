@@ -33,11 +33,15 @@ type Stream struct {
 
 	// Launch's reused argument slice, for backends that copy the arguments
 	// (backend.ArgsCopier, looked up once: copiesArgs); argBusy marks it
-	// taken by a launch in progress.
+	// taken by a launch in progress. It holds maxScratchArgs: enough for
+	// package tensor's kernels (a broadcast element-wise op takes 27).
 	copiesArgs bool
 	argBusy    atomic.Bool
-	argScratch [8]backend.Arg
+	argScratch [maxScratchArgs]backend.Arg
 }
+
+// maxScratchArgs is the most arguments a launch takes without allocating.
+const maxScratchArgs = 48
 
 // ID numbers the streams of a device; the default stream is 0 (and so is a
 // nil stream).
@@ -411,7 +415,10 @@ func (s *Stream) Synchronize(ctx context.Context) error {
 	err := s.impl.Synchronize(ctx)
 	s.leave()
 	s.dev.prof.collect()
-	return s.dev.wrap(err, fmt.Sprintf("stream %d", s.id))
+	if err != nil {
+		return s.dev.wrap(err, fmt.Sprintf("stream %d", s.id))
+	}
+	return nil
 }
 
 // Close waits for the stream's work and releases it. Closing the default

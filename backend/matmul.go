@@ -65,4 +65,6 @@ type MatMulArgs struct {
 	StrideA, StrideB, StrideC int64  // elements between matrices of the batch
 	Bias                      Buffer // nil, or N elements of type Out added to every row of every C
 	BiasOffset                int64  // bytes
+	D                         Buffer // nil (the result goes to C), or where it goes, laid out as C; C is then only read
+	DOffset                   int64  // bytes
 }

@@ -49,9 +49,8 @@ func AppendKV(cache, x *Tensor, pos int) error {
 		return invalid(op+" "+shapeString(x.shape)+" into "+shapeString(cache.shape), "positions %d..%d outside the cache's %d", pos, pos+n-1, ctx)
 	}
 	// The cache's rows pos..pos+n-1, seen as [n heads dim].
-	dst := cache.view([]int{n, heads, dim}, []int{cache.strides[1], cache.strides[0], cache.strides[2]}, pos*cache.strides[1])
-	defer dst.Close()
-	return assign(op, dst, x)
+	strides := [3]int{cache.strides[1], cache.strides[0], cache.strides[2]}
+	return assignView(op, cache, strides[:], pos*cache.strides[1], x)
 }
 
 // Attention returns causal scaled dot-product attention of the queries q,
@@ -80,20 +79,20 @@ func Attention(q, k, v *Tensor, pos int, scale float32) (*Tensor, error) {
 	if err := sameDevice(op, q, k, v); err != nil {
 		return nil, err
 	}
-	shapes := shapeString(q.shape) + " over " + shapeString(k.shape)
+	shapes := func() string { return op + " " + shapeString(q.shape) + " over " + shapeString(k.shape) } // for errors
 	if !slices.Equal(k.shape, v.shape) {
-		return nil, invalid(op+" "+shapes, "key cache %s and value cache %s differ", shapeString(k.shape), shapeString(v.shape))
+		return nil, invalid(shapes(), "key cache %s and value cache %s differ", shapeString(k.shape), shapeString(v.shape))
 	}
 	heads, ctx, dim := k.shape[0], k.shape[1], k.shape[2]
 	if len(q.shape) != 3 || q.shape[1] != heads || q.shape[2] != dim {
-		return nil, invalid(op+" "+shapes, "queries of shape [nq %d %d]", heads, dim)
+		return nil, invalid(shapes(), "queries of shape [nq %d %d]", heads, dim)
 	}
 	if dim > ops.AttentionMaxHeadDim {
-		return nil, notSupported(op+" "+shapes, "", "head dimension %d; at most %d", dim, ops.AttentionMaxHeadDim)
+		return nil, notSupported(shapes(), "", "head dimension %d; at most %d", dim, ops.AttentionMaxHeadDim)
 	}
 	nq := q.shape[0]
 	if pos < 0 || pos+nq > ctx {
-		return nil, invalid(op+" "+shapes, "positions %d..%d outside the cache's %d", pos, pos+nq-1, ctx)
+		return nil, invalid(shapes(), "positions %d..%d outside the cache's %d", pos, pos+nq-1, ctx)
 	}
 	return attend(op, q, kvSource{k: k, v: v, heads: heads, ctx: ctx, dim: dim}, pos, scale)
 }
@@ -110,12 +109,11 @@ type kvSource struct {
 // tableArgs is the kernels' table buffer and their ctx, page, pages and
 // toff scalars for src; for contiguous caches the table is any buffer of the
 // launch (the kernels do not read it) and page is 0.
-func (src kvSource) tableArgs() (gpu.Arg, []gpu.Arg) {
-	u := func(x int) gpu.Arg { return gpu.U32(uint32(x)) }
+func (src *kvSource) tableArgs() (gpu.Arg, [4]int) {
 	if src.table == nil {
-		return gpu.Buf(src.k.st.buf), []gpu.Arg{u(src.ctx), u(0), u(0), u(0)}
+		return gpu.Buf(src.k.st.buf), [4]int{src.ctx, 0, 0, 0}
 	}
-	return gpu.Buf(src.table.st.buf), []gpu.Arg{u(src.ctx), u(src.page), u(src.pages), u(src.table.offset)}
+	return gpu.Buf(src.table.st.buf), [4]int{src.ctx, src.page, src.pages, src.table.offset}
 }
 
 // attend launches attention of the checked queries q over src: the block
@@ -132,10 +130,10 @@ func attend(op string, q *Tensor, src kvSource, pos int, scale float32) (*Tensor
 	if out.Len() == 0 {
 		return out, nil
 	}
-	u := func(x int) gpu.Arg { return gpu.U32(uint32(x)) }
-	dt := u(int(q.dtype))
+	dt := int(q.dtype)
 	table, paging := src.tableArgs()
-	uses := []*storage{out.st, q.st, src.k.st, src.v.st}
+	var ubuf [7]*storage
+	uses := append(ubuf[:0], out.st, q.st, src.k.st, src.v.st)
 	if src.table != nil {
 		uses = append(uses, src.table.st)
 	}
@@ -145,12 +143,14 @@ func attend(op string, q *Tensor, src kvSource, pos int, scale float32) (*Tensor
 		if attentionMMA(q.dtype, dim, info) {
 			kernel, threads, queries = "attentionBlockMMA", ops.AttentionBlockMMAThreads, ops.AttentionBlockMMAQueries
 		}
-		args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(q.st.buf), gpu.Buf(src.k.st.buf), gpu.Buf(src.v.st.buf), table,
-			dt, u(nq), u(heads), u(dim), u(pos)}
-		args = append(args, paging...)
-		args = append(args, u(q.offset), u(q.strides[0]), u(q.strides[1]), u(q.strides[2]), gpu.F32(scale))
+		var args argList
+		args.add(gpu.Buf(out.st.buf), gpu.Buf(q.st.buf), gpu.Buf(src.k.st.buf), gpu.Buf(src.v.st.buf), table)
+		args.u32(dt, nq, heads, dim, pos)
+		args.u32(paging[:]...)
+		args.u32(q.offset, q.strides[0], q.strides[1], q.strides[2])
+		args.add(gpu.F32(scale))
 		blocks := (nq + queries - 1) / queries
-		if err := ds.launchGroups(kernel, threads, blocks*heads, uses, args...); err != nil {
+		if err := ds.launchGroups(kernel, threads, blocks*heads, uses, args.args()...); err != nil {
 			_ = out.Close()
 			return nil, wrap(err, op)
 		}
@@ -171,20 +171,24 @@ func attend(op string, q *Tensor, src kvSource, pos int, scale float32) (*Tensor
 		}
 		defer stats.Close()
 		uses = append(uses, part.st, stats.st)
-		odt = u(int(Float32))
+		odt = int(Float32)
 	}
-	args := []gpu.Arg{gpu.Buf(part.st.buf), gpu.Buf(stats.st.buf), gpu.Buf(q.st.buf), gpu.Buf(src.k.st.buf), gpu.Buf(src.v.st.buf), table,
-		dt, odt, u(nq), u(heads), u(dim), u(pos)}
-	args = append(args, paging...)
-	args = append(args, u(q.offset), u(q.strides[0]), u(q.strides[1]), u(q.strides[2]), u(kchunk), u(splits), gpu.F32(scale))
-	if err := ds.launch("attention", true, nq*heads*splits, uses, args...); err != nil {
+	var args argList
+	args.add(gpu.Buf(part.st.buf), gpu.Buf(stats.st.buf), gpu.Buf(q.st.buf), gpu.Buf(src.k.st.buf), gpu.Buf(src.v.st.buf), table)
+	args.u32(dt, odt, nq, heads, dim, pos)
+	args.u32(paging[:]...)
+	args.u32(q.offset, q.strides[0], q.strides[1], q.strides[2], kchunk, splits)
+	args.add(gpu.F32(scale))
+	if err := ds.launch("attention", true, nq*heads*splits, uses, args.args()...); err != nil {
 		_ = out.Close()
 		return nil, wrap(err, op)
 	}
 	if splits > 1 {
 		n := out.Len()
-		args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(part.st.buf), gpu.Buf(stats.st.buf), dt, u(n), u(dim), u(splits)}
-		if err := ds.launch("attentionCombine", false, words(q.dtype, n), uses, args...); err != nil {
+		var args argList
+		args.add(gpu.Buf(out.st.buf), gpu.Buf(part.st.buf), gpu.Buf(stats.st.buf))
+		args.u32(dt, n, dim, splits)
+		if err := ds.launch("attentionCombine", false, words(q.dtype, n), uses, args.args()...); err != nil {
 			_ = out.Close()
 			return nil, wrap(err, op)
 		}

@@ -25,10 +25,12 @@ func Cast(x *Tensor, d DType) (*Tensor, error) {
 	n := x.Len()
 	per := 4 / d.Size()
 	words := (n + per - 1) / per
-	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.U32(uint32(n)), gpu.U32(uint32(x.dtype)), gpu.U32(uint32(d))}
-	shape, strides := coalesce(x.shape, x.strides)
-	args = append(args, viewArgs(x.offset, shape, strides[0])...)
-	if err := ds.launch("castElems", false, words, []*storage{out.st, x.st}, args...); err != nil {
+	var a argList
+	a.add(gpu.Buf(out.st.buf), gpu.Buf(x.st.buf))
+	a.u32(n, int(x.dtype), int(d))
+	l := coalesced(x.shape, x.strides)
+	a.view(x.offset, l.shape[:l.rank], l.strides[0][:l.rank])
+	if err := ds.launch("castElems", false, words, []*storage{out.st, x.st}, a.args()...); err != nil {
 		_ = out.Close()
 		return nil, wrap(err, op)
 	}

@@ -37,24 +37,51 @@ func dtypeOf[T Element]() DType {
 // alloc is new storage on ds's device for n elements of d (at least 4 bytes,
 // a multiple of 4: the kernels address 32-bit words).
 func alloc(ds *deviceState, op string, d DType, n int) (*storage, error) {
+	buf, size, err := allocBuffer(ds, op, d, n)
+	if err != nil {
+		return nil, err
+	}
+	return &storage{buf: buf, ds: ds, size: size}, nil
+}
+
+// allocBuffer is alloc's buffer and its size.
+func allocBuffer(ds *deviceState, op string, d DType, n int) (*gpu.Buffer, int64, error) {
 	size := (int64(n)*int64(d.Size()) + 3) &^ 3
 	size = max(size, 4)
 	buf, err := ds.dev.Alloc(size)
 	if err != nil {
-		return nil, wrap(err, op)
+		return nil, 0, wrap(err, op)
 	}
-	return &storage{buf: buf, ds: ds, size: size}, nil
+	return buf, size, nil
+}
+
+// tensorAndStorage is a new tensor and its storage in one allocation (an
+// op's result: most are never viewed).
+type tensorAndStorage struct {
+	t  Tensor
+	st storage
 }
 
 // empty is a new contiguous tensor of shape on ds's device, contents
 // undefined.
 func empty(ds *deviceState, op string, d DType, shape []int) (*Tensor, error) {
-	st, err := alloc(ds, op, d, numel(shape))
+	if len(shape) > MaxRank {
+		st, err := alloc(ds, op, d, numel(shape))
+		if err != nil {
+			return nil, err
+		}
+		return newTensor(st, d, shape, rowMajor(shape), 0), nil
+	}
+	buf, size, err := allocBuffer(ds, op, d, numel(shape))
 	if err != nil {
 		return nil, err
 	}
-	t := newTensor(st, d, slices.Clone(shape), rowMajor(shape), 0)
-	return t, nil
+	both := &tensorAndStorage{}
+	both.st.buf, both.st.ds, both.st.size = buf, ds, size
+	var strides [MaxRank]int
+	rowMajorInto(strides[:len(shape)], shape)
+	initTensor(&both.t, &both.st, d, shape, strides[:len(shape)], 0)
+	return &both.t, nil
 }
 
 // checkCtx is nil, or the error for a nil or ended context.

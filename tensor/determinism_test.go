@@ -46,16 +46,10 @@ func withBlock(t *testing.T, dev *gpu.Device, name string, block int) {
 	if block == 0 {
 		return
 	}
-	ds := stateOf(dev)
-	require.NoError(t, ds.compileOps(context.Background()))
-	ds.mu.Lock()
-	ds.geometry[name] = block
-	ds.mu.Unlock()
-	t.Cleanup(func() {
-		ds.mu.Lock()
-		delete(ds.geometry, name)
-		ds.mu.Unlock()
-	})
+	e, err := stateOf(dev).entry(name)
+	require.NoError(t, err)
+	old := e.block.Swap(int64(block))
+	t.Cleanup(func() { e.block.Store(old) })
 }
 
 // TestDecodeAttentionDeterministic runs GPT-2 124M's decode attention (12

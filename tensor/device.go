@@ -3,6 +3,7 @@ package tensor
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/errors"
@@ -20,9 +21,8 @@ type deviceState struct {
 	transfers gpu.TransferCounts
 	mod       *gpu.Module
 	modErr    error
-	kernels   map[string]*gpu.Kernel
-	geometry  map[string]int // block size chosen per kernel
-	gemmMod   *gpu.Module    // the built-in kernels (kernels.Source), for sgemm
+	kernels   map[string]*kernelEntry
+	gemmMod   *gpu.Module // the built-in kernels (kernels.Source), for sgemm
 	gemmErr   error
 	gemm      *gpu.Kernel
 	noLibrary map[libraryKey]bool // the products gpu.Stream.MatMul said NotSupported for
@@ -30,6 +30,7 @@ type deviceState struct {
 	synced    uint64              // ops known complete
 	deferred  []deferredFree
 	deferredB int64
+	freeing   []*gpu.Buffer // synchronize's list of buffers to free, kept between calls
 
 	// shape, when not nil, changes the device's DeviceInfo as the package
 	// sees it (tests: the split and grid plans of a larger device).
@@ -38,10 +39,19 @@ type deviceState struct {
 
 // info is the device's DeviceInfo as the package plans its launches with.
 func (ds *deviceState) info() gpu.DeviceInfo {
-	info := ds.dev.Info()
 	if ds.shape != nil {
-		ds.shape(&info)
+		return ds.shapedInfo()
 	}
+	return ds.dev.Info()
+}
+
+// shapedInfo is the device's DeviceInfo as shape changes it (out of line:
+// the pointer shape takes moves the copy to the heap).
+//
+//go:noinline
+func (ds *deviceState) shapedInfo() gpu.DeviceInfo {
+	info := ds.dev.Info()
+	ds.shape(&info)
 	return info
 }
 
@@ -119,22 +129,33 @@ func (ds *deviceState) synchronize(ctx context.Context) error {
 	}
 	ds.mu.Lock()
 	ds.synced = max(ds.synced, epoch)
-	var keep []deferredFree
-	var free []*gpu.Buffer
+	// Split the list in place: what stays first, what is freed after, each
+	// in order; the freed part is taken out (the next frees reuse the array).
+	keep := 0
+	free := ds.freeing[:0]
 	for _, d := range ds.deferred {
 		if d.epoch <= ds.synced {
 			free = append(free, d.buf)
 			ds.deferredB -= d.buf.Size()
 		} else {
-			keep = append(keep, d)
+			ds.deferred[keep] = d
+			keep++
 		}
 	}
-	ds.deferred = keep
+	clear(ds.deferred[keep:])
+	ds.deferred = ds.deferred[:keep]
+	ds.freeing = nil // a concurrent synchronize makes a list of its own
 	ds.mu.Unlock()
 	var err error
 	for _, b := range free {
 		err = errors.Join(err, b.Close())
 	}
+	clear(free)
+	ds.mu.Lock()
+	if ds.freeing == nil {
+		ds.freeing = free[:0]
+	}
+	ds.mu.Unlock()
 	return err
 }
 
@@ -203,8 +224,7 @@ func (ds *deviceState) compileOps(ctx context.Context) error {
 			return wrap(err, "compile ops")
 		}
 		ds.mod = mod
-		ds.kernels = map[string]*gpu.Kernel{}
-		ds.geometry = map[string]int{}
+		ds.kernels = map[string]*kernelEntry{}
 	}
 	if ds.modErr != nil {
 		return wrap(ds.modErr, "compile ops")
@@ -212,23 +232,40 @@ func (ds *deviceState) compileOps(ctx context.Context) error {
 	return nil
 }
 
-// kernel is the compiled op name, compiling the package's ops for the device
-// on first use.
-func (ds *deviceState) kernel(name string) (*gpu.Kernel, error) {
+// kernelEntry is a compiled op and its launch geometry, each found once per
+// device.
+type kernelEntry struct {
+	k *gpu.Kernel
+	// block is the block size launch runs the kernel with (0: not chosen
+	// yet); groupLimit the most threads launchGroups may give a group of it
+	// (0: not found yet; -1: no limit).
+	block, groupLimit atomic.Int64
+}
+
+// entry is the compiled op name and its geometry, compiling the package's
+// ops for the device on first use.
+func (ds *deviceState) entry(name string) (*kernelEntry, error) {
+	ds.mu.Lock()
+	e := ds.kernels[name]
+	ds.mu.Unlock()
+	if e != nil {
+		return e, nil
+	}
 	if err := ds.compileOps(context.Background()); err != nil {
 		return nil, err
 	}
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
-	if k := ds.kernels[name]; k != nil {
-		return k, nil
+	if e := ds.kernels[name]; e != nil {
+		return e, nil
 	}
 	k, err := ds.mod.Kernel(name)
 	if err != nil {
 		return nil, wrap(err, "kernel "+name)
 	}
-	ds.kernels[name] = k
-	return k, nil
+	e = &kernelEntry{k: k}
+	ds.kernels[name] = e
+	return e, nil
 }
 
 // sgemm is the library's built-in sgemm (package kernels: 128×128 tiles of

@@ -41,11 +41,13 @@ func unaryOp(op string, x *Tensor, code uint32, a float32) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.U32(uint32(x.Len())), gpu.U32(uint32(x.dtype)), gpu.U32(code)}
-	shape, strides := coalesce(x.shape, x.strides)
-	args = append(args, viewArgs(x.offset, shape, strides[0])...)
-	args = append(args, gpu.F32(a))
-	if err := ds.launch("unary", false, words(x.dtype, x.Len()), []*storage{out.st, x.st}, args...); err != nil {
+	var args argList
+	args.add(gpu.Buf(out.st.buf), gpu.Buf(x.st.buf))
+	args.u32(x.Len(), int(x.dtype), int(code))
+	l := coalesced(x.shape, x.strides)
+	args.view(x.offset, l.shape[:l.rank], l.strides[0][:l.rank])
+	args.add(gpu.F32(a))
+	if err := ds.launch("unary", false, words(x.dtype, x.Len()), []*storage{out.st, x.st}, args.args()...); err != nil {
 		_ = out.Close()
 		return nil, wrap(err, op)
 	}
@@ -87,15 +89,17 @@ func binaryOp(op string, x, y *Tensor, code uint32) (*Tensor, error) {
 	if x.Device() != y.Device() {
 		return nil, invalidHint(op, "CopyTo one device first", "tensors on %s and %s", x.Device().Name(), y.Device().Name())
 	}
-	shape, err := broadcastShapes(op, x.shape, y.shape)
+	r := max(len(x.shape), len(y.shape)) // at most MaxRank: both are tensors
+	var sbuf, xbuf, ybuf [MaxRank]int
+	shape, err := broadcastShapesInto(op, x.shape, y.shape, sbuf[:r])
 	if err != nil {
 		return nil, err
 	}
-	xs, err := x.expandStrides(op, shape)
+	xs, err := x.expandStridesInto(op, shape, xbuf[:r])
 	if err != nil {
 		return nil, err
 	}
-	ys, err := y.expandStrides(op, shape)
+	ys, err := y.expandStridesInto(op, shape, ybuf[:r])
 	if err != nil {
 		return nil, err
 	}
@@ -104,20 +108,28 @@ func binaryOp(op string, x, y *Tensor, code uint32) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := out.Len()
-	cshape, cs := coalesce(shape, xs, ys)
-	xa, ya := viewArgs(x.offset, cshape, cs[0]), viewArgs(y.offset, cshape, cs[1])
-	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.Buf(y.st.buf), gpu.U32(uint32(n)), gpu.U32(uint32(x.dtype)), gpu.U32(code)}
-	args = append(args, xa[1:1+MaxRank]...) // the output's sizes
-	args = append(args, xa[0])
-	args = append(args, xa[1+MaxRank:]...)
-	args = append(args, ya[0])
-	args = append(args, ya[1+MaxRank:]...)
-	if err := ds.launch("binary", false, words(x.dtype, n), []*storage{out.st, x.st, y.st}, args...); err != nil {
+	if err := launchBinary(out, x, xs, x.offset, y, ys, y.offset, code); err != nil {
 		_ = out.Close()
 		return nil, wrap(err, op)
 	}
 	return out, nil
+}
+
+// launchBinary enqueues the binary kernel (op code code) over out,
+// contiguous, from the views (out's shape, xs, xoff) of x's buffer and
+// (out's shape, ys, yoff) of y's.
+func launchBinary(out, x *Tensor, xs []int, xoff int, y *Tensor, ys []int, yoff int, code uint32) error {
+	n := out.Len()
+	l := coalesced(out.shape, xs, ys)
+	var args argList
+	args.add(gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.Buf(y.st.buf))
+	args.u32(n, int(x.dtype), int(code))
+	args.padded(l.shape[:l.rank], MaxRank, 1) // the output's sizes
+	args.u32(xoff)
+	args.padded(l.strides[0][:l.rank], MaxRank, 0)
+	args.u32(yoff)
+	args.padded(l.strides[1][:l.rank], MaxRank, 0)
+	return out.st.ds.launch("binary", false, words(x.dtype, n), []*storage{out.st, x.st, y.st}, args.args()...)
 }
 
 // Add returns x + y, broadcast (NumPy's rule).

@@ -54,7 +54,7 @@ func EmbeddingFrom(table, ids *Tensor, first int) (*Tensor, error) {
 		_ = out.Close()
 		return nil, err
 	}
-	defer ip.Close()
+	defer ids.closeCopy(ip)
 	u := func(v int) gpu.Arg { return gpu.U32(uint32(v)) }
 	n := out.Len()
 	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(table.st.buf), gpu.Buf(ip.st.buf), u(int(table.dtype)), u(n), u(dim), u(vocab),
@@ -100,19 +100,26 @@ func Rotary(x *Tensor, pos int, base float32) (*Tensor, error) {
 // assign copies src into dst, views of the same shape and dtype (of 4 or 2
 // bytes), on the device.
 func assign(op string, dst, src *Tensor) error {
+	return assignView(op, dst, dst.strides, dst.offset, src)
+}
+
+// assignView is assign into the view of dst's buffer with src's shape, the
+// strides dstrides and the offset doffset, without a tensor for it.
+func assignView(op string, dst *Tensor, dstrides []int, doffset int, src *Tensor) error {
 	n := src.Len()
 	if n == 0 {
 		return nil
 	}
-	shape, cs := coalesce(src.shape, dst.strides, src.strides)
-	ya, xa := viewArgs(dst.offset, shape, cs[0]), viewArgs(src.offset, shape, cs[1])
-	args := []gpu.Arg{gpu.Buf(dst.st.buf), gpu.Buf(src.st.buf), gpu.U32(uint32(src.dtype.Size())), gpu.U32(uint32(n))}
-	args = append(args, ya[1:1+MaxRank]...)
-	args = append(args, ya[0])
-	args = append(args, ya[1+MaxRank:]...)
-	args = append(args, xa[0])
-	args = append(args, xa[1+MaxRank:]...)
-	return wrap(dst.st.ds.launch("scatter", false, n, []*storage{dst.st, src.st}, args...), op)
+	l := coalesced(src.shape, dstrides, src.strides)
+	var args argList
+	args.add(gpu.Buf(dst.st.buf), gpu.Buf(src.st.buf))
+	args.u32(src.dtype.Size(), n)
+	args.padded(l.shape[:l.rank], MaxRank, 1)
+	args.u32(doffset)
+	args.padded(l.strides[0][:l.rank], MaxRank, 0)
+	args.u32(src.offset)
+	args.padded(l.strides[1][:l.rank], MaxRank, 0)
+	return wrap(dst.st.ds.launch("scatter", false, n, []*storage{dst.st, src.st}, args.args()...), op)
 }
 
 // Concat returns the tensors (Float32, Float16 or BFloat16, one dtype)

@@ -15,35 +15,30 @@ const (
 	rowBlock     = 64
 )
 
-// blockSize is the block kernel k (named name) runs with: at most limit
-// threads and what the device allows, the occupancy calculator's choice
-// where the backend reports the kernel's registers (CUDA), rounded down to
-// a power of two. It is chosen once per kernel and device.
-func (ds *deviceState) blockSize(name string, k *gpu.Kernel, limit int) int {
-	ds.mu.Lock()
-	b, ok := ds.geometry[name]
-	ds.mu.Unlock()
-	if ok {
-		return b
+// blockSize is the block kernel e runs with: at most limit threads and what
+// the device allows, the occupancy calculator's choice where the backend
+// reports the kernel's registers (CUDA), rounded down to a power of two. It
+// is chosen once per kernel and device.
+func (ds *deviceState) blockSize(e *kernelEntry, limit int) int {
+	if b := e.block.Load(); b > 0 {
+		return int(b)
 	}
 	info := ds.info()
-	b = limit
+	b := limit
 	if m := info.MaxThreadsPerBlock; m > 0 {
 		b = min(b, m)
 	}
 	if m := info.MaxBlockDim.X; m > 0 {
 		b = min(b, m)
 	}
-	if attrs, err := k.Attributes(); err == nil {
+	if attrs, err := e.k.Attributes(); err == nil {
 		if _, s, err := profiling.SuggestBlockSize(profiling.LimitsFrom(info), profiling.AttrsFrom(attrs), nil, b); err == nil && s > 0 {
 			b = s
 		}
 	}
 	b = 1 << (bits.Len(uint(max(b, 1))) - 1)
-	ds.mu.Lock()
-	ds.geometry[name] = b
-	ds.mu.Unlock()
-	return b
+	e.block.CompareAndSwap(0, int64(b))
+	return int(e.block.Load())
 }
 
 // gridSize is the number of groups for work items at block threads each:
@@ -70,71 +65,109 @@ func (ds *deviceState) launch(name string, rows bool, work int, uses []*storage,
 	if work == 0 {
 		return nil
 	}
-	k, err := ds.kernel(name)
+	e, err := ds.entry(name)
 	if err != nil {
 		return err
 	}
 	var grid, block int
 	if rows {
-		block = ds.blockSize(name, k, rowBlock)
+		block = ds.blockSize(e, rowBlock)
 		grid = ds.gridSize(work*block, block)
 	} else {
-		block = ds.blockSize(name, k, elementBlock)
+		block = ds.blockSize(e, elementBlock)
 		grid = ds.gridSize(work, block)
 	}
+	ds.touch(uses)
+	if err := ds.dev.DefaultStream().Launch(e.k, gpu.D1(grid), gpu.D1(block), args...); err != nil {
+		return wrap(err, "launch "+name)
+	}
+	return nil
+}
+
+// touch marks the storages an op about to be enqueued uses with the op's
+// sequence number.
+func (ds *deviceState) touch(uses []*storage) {
 	epoch := ds.nextEpoch()
 	for _, s := range uses {
 		s.touch(epoch)
 	}
-	return wrap(ds.dev.DefaultStream().Launch(k, gpu.D1(grid), gpu.D1(block), args...), "launch "+name)
 }
 
-// viewArgs is a view's offset, sizes and strides padded to rank 6 (sizes 1
-// and strides 0 in front), as the kernels take them: offset, s0..s5, t0..t5.
-func viewArgs(offset int, shape, strides []int) []gpu.Arg {
-	args := []gpu.Arg{gpu.U32(uint32(offset))}
-	pad := MaxRank - len(shape)
-	for i := range MaxRank {
-		s := 1
-		if i >= pad {
-			s = shape[i-pad]
-		}
-		args = append(args, gpu.U32(uint32(s)))
-	}
-	for i := range MaxRank {
-		s := 0
-		if i >= pad {
-			s = strides[i-pad]
-		}
-		args = append(args, gpu.U32(uint32(s)))
-	}
-	return args
+// maxArgs bounds the arguments of the package's kernels.
+const maxArgs = 48
+
+// argList is a launch's arguments, collected in place (no allocation). One
+// past maxArgs, it holds none: the launch fails its argument count check.
+type argList struct {
+	n    int
+	list [maxArgs]gpu.Arg
 }
 
-// rowArgs are the row kernels' view of t along its last dimension: offset,
+// args is the arguments collected.
+func (l *argList) args() []gpu.Arg {
+	if l.n > maxArgs {
+		return nil
+	}
+	return l.list[:l.n]
+}
+
+// add appends arguments.
+func (l *argList) add(a ...gpu.Arg) {
+	if l.n+len(a) > maxArgs {
+		l.n = maxArgs + 1
+		return
+	}
+	l.n += copy(l.list[l.n:], a)
+}
+
+// u32 appends each value as a U32.
+func (l *argList) u32(vs ...int) {
+	if l.n+len(vs) > maxArgs {
+		l.n = maxArgs + 1
+		return
+	}
+	for _, v := range vs {
+		l.list[l.n] = gpu.U32(uint32(v))
+		l.n++
+	}
+}
+
+// padded appends v padded in front to n values with fill, as U32s.
+func (l *argList) padded(v []int, n, fill int) {
+	if len(v) > n || l.n+n > maxArgs {
+		l.n = maxArgs + 1
+		return
+	}
+	pad := n - len(v)
+	for i := range n {
+		x := fill
+		if i >= pad {
+			x = v[i-pad]
+		}
+		l.list[l.n] = gpu.U32(uint32(x))
+		l.n++
+	}
+}
+
+// view appends a view's offset, sizes and strides padded to rank 6 (sizes 1
+// and strides 0 in front), as the kernels take them: offset, s0..s5,
+// t0..t5.
+func (l *argList) view(offset int, shape, strides []int) {
+	l.u32(offset)
+	l.padded(shape, MaxRank, 1)
+	l.padded(strides, MaxRank, 0)
+}
+
+// rows appends the row kernels' view of t along its last dimension: offset,
 // the outer sizes s0..s4 and strides t0..t4 (padded in front), and the
 // column stride.
-func rowArgs(offset int, shape, strides []int) []gpu.Arg {
+func (l *argList) rows(offset int, shape, strides []int) {
 	r := len(shape)
-	outer, os := coalesce(shape[:r-1], strides[:r-1])
-	ostr := os[0]
-	args := []gpu.Arg{gpu.U32(uint32(offset))}
-	pad := MaxRank - 1 - len(outer)
-	for i := range MaxRank - 1 {
-		s := 1
-		if i >= pad {
-			s = outer[i-pad]
-		}
-		args = append(args, gpu.U32(uint32(s)))
-	}
-	for i := range MaxRank - 1 {
-		s := 0
-		if i >= pad {
-			s = ostr[i-pad]
-		}
-		args = append(args, gpu.U32(uint32(s)))
-	}
-	return append(args, gpu.U32(uint32(strides[r-1])))
+	outer := coalesced(shape[:r-1], strides[:r-1])
+	l.u32(offset)
+	l.padded(outer.shape[:outer.rank], MaxRank-1, 1)
+	l.padded(outer.strides[0][:outer.rank], MaxRank-1, 0)
+	l.u32(strides[r-1])
 }
 
 // launchGroups enqueues kernel name with exactly block threads per group (a
@@ -145,27 +178,41 @@ func (ds *deviceState) launchGroups(name string, block, groups int, uses []*stor
 	if groups == 0 {
 		return nil
 	}
-	k, err := ds.kernel(name)
+	e, err := ds.entry(name)
 	if err != nil {
 		return err
+	}
+	if limit := ds.groupLimit(e); limit > 0 && limit < block {
+		return notSupported("launch "+name, "", "the kernel needs groups of %d threads; the device allows %d", block, limit)
+	}
+	grid := ds.gridSize(groups*block, block)
+	ds.touch(uses)
+	if err := ds.dev.DefaultStream().Launch(e.k, gpu.D1(grid), gpu.D1(block), args...); err != nil {
+		return wrap(err, "launch "+name)
+	}
+	return nil
+}
+
+// groupLimit is the most threads a group of kernel e may have on the
+// device (what the device and the compiled kernel allow; -1 for no limit),
+// found once per kernel and device.
+func (ds *deviceState) groupLimit(e *kernelEntry) int {
+	if l := e.groupLimit.Load(); l != 0 {
+		return int(l)
 	}
 	info := ds.info()
 	limit := info.MaxThreadsPerBlock
 	if m := info.MaxBlockDim.X; m > 0 && (limit <= 0 || m < limit) {
 		limit = m
 	}
-	if attrs, err := k.Attributes(); err == nil && attrs.MaxThreadsPerBlock > 0 && (limit <= 0 || attrs.MaxThreadsPerBlock < limit) {
+	if attrs, err := e.k.Attributes(); err == nil && attrs.MaxThreadsPerBlock > 0 && (limit <= 0 || attrs.MaxThreadsPerBlock < limit) {
 		limit = attrs.MaxThreadsPerBlock
 	}
-	if limit > 0 && limit < block {
-		return notSupported("launch "+name, "", "the kernel needs groups of %d threads; the device allows %d", block, limit)
+	if limit <= 0 {
+		limit = -1
 	}
-	grid := ds.gridSize(groups*block, block)
-	epoch := ds.nextEpoch()
-	for _, s := range uses {
-		s.touch(epoch)
-	}
-	return wrap(ds.dev.DefaultStream().Launch(k, gpu.D1(grid), gpu.D1(block), args...), "launch "+name)
+	e.groupLimit.CompareAndSwap(0, int64(limit))
+	return int(e.groupLimit.Load())
 }
 
 // sameDevice is nil when every tensor is on x's device.

@@ -45,7 +45,7 @@ func libraryDType(t gpu.MatMulType) DType {
 // hostLibrary is a matrix library on the host: it reads the operands back,
 // computes C = Alpha·op(A)·op(B) + Beta·C (+ Bias in every row) in float64
 // by the gpu.MatMul definition (row-major, leading dimensions, batch strides;
-// C not read when Beta is 0) and writes C.
+// C not read when Beta is 0) and writes C, or D when the MatMul has one.
 func hostLibrary(s *gpu.Stream, m gpu.MatMul) error {
 	in, out := libraryDType(m.In), libraryDType(m.Out)
 	if m.Out == 0 {
@@ -81,6 +81,13 @@ func hostLibrary(s *gpu.Stream, m gpu.MatMul) error {
 	}
 	lda, ldb, ldc := m.LDA, m.LDB, m.LDC
 	ao, bo, co := int(m.AOffset)/in.Size(), int(m.BOffset)/in.Size(), int(m.COffset)/out.Size()
+	dst, dstBuf, do := c, m.C, co // where the result goes: C, or D laid out as C
+	if m.D != nil {
+		if dst, err = load(m.D, out); err != nil {
+			return err
+		}
+		dstBuf, do = m.D, int(m.DOffset)/out.Size()
+	}
 	for bi := range max(m.Batch, 1) {
 		for i := range m.M {
 			for j := range m.N {
@@ -105,13 +112,13 @@ func hostLibrary(s *gpu.Stream, m gpu.MatMul) error {
 				if bias != nil {
 					v += float64(bias[j])
 				}
-				c[ci] = float32(v)
+				dst[ci-co+do] = float32(v)
 			}
 		}
 	}
-	raw := make([]byte, m.C.Size())
-	encodeFloat32s(raw[:len(c)*out.Size()], out, c)
-	_, err = m.C.WriteAt(raw, 0)
+	raw := make([]byte, dstBuf.Size())
+	encodeFloat32s(raw[:len(dst)*out.Size()], out, dst)
+	_, err = dstBuf.WriteAt(raw, 0)
 	return err
 }
 

@@ -1,6 +1,8 @@
 package tensor
 
 import (
+	"slices"
+
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/tensor/internal/ops"
 )
@@ -47,13 +49,54 @@ func MatMul(a, b *Tensor) (*Tensor, error) { return matmul("matmul", a, b, nil) 
 // of shape [..., out], of x's dtype. The bias is added in the product's
 // kernel, by the matrix library (as the C it adds to), or after the
 // product when it goes to the built-in sgemm (64 rows or more).
-func Linear(x, w, bias *Tensor) (*Tensor, error) {
-	const op = "linear"
+func Linear(x, w, bias *Tensor) (*Tensor, error) { return linear("linear", x, w, bias, nil) }
+
+// LinearAdd returns r + x·w + bias: Linear followed by adding r, a tensor of
+// the result's shape [..., out] and x's dtype (any view): a residual
+// connection. Where the product goes to the device's matrix library, r and
+// the bias are added first and the library adds the product to their sum,
+// one op fewer than Add(r, Linear(x, w, bias)), whose result it equals but
+// for rounding: the sum r + bias is rounded to the dtype before the product
+// is added to it, where Add rounds the product plus the bias first.
+// Otherwise it is Add(r, Linear(x, w, bias)).
+func LinearAdd(x, w, bias, r *Tensor) (*Tensor, error) {
+	const op = "linear add"
+	if err := needFloat(op, x, nil); err != nil {
+		return nil, err
+	}
+	if err := needFloat(op, w, x); err != nil {
+		return nil, err
+	}
+	if err := needFloat(op, r, x); err != nil {
+		return nil, err
+	}
+	if err := sameDevice(op, x, w, r); err != nil {
+		return nil, err
+	}
+	if len(x.shape) == 0 || len(w.shape) != 2 {
+		return nil, invalid(op+" "+shapeString(x.shape)+"·"+shapeString(w.shape), "x of shape [..., in] and w of shape [in out]")
+	}
+	if len(r.shape) != len(x.shape) || !slices.Equal(r.shape[:len(r.shape)-1], x.shape[:len(x.shape)-1]) || r.shape[len(r.shape)-1] != w.shape[1] {
+		return nil, invalid(op+" "+shapeString(x.shape)+"·"+shapeString(w.shape), "r of shape %s; want the result's, x's with the last size %d", shapeString(r.shape), w.shape[1])
+	}
+	return linear(op, x, w, bias, r)
+}
+
+// linear is Linear, plus r (checked, of the result's shape) when not nil.
+func linear(op string, x, w, bias, r *Tensor) (*Tensor, error) {
 	if err := needFloat(op, x, nil); err != nil {
 		return nil, err
 	}
 	if len(x.shape) == 0 {
 		return nil, invalid(op+" "+shapeString(x.shape), "a scalar has no last dimension")
+	}
+	if len(x.shape) == 2 { // already the matrix the product takes
+		y, added, err := matmulAdd(op, x, w, bias, r)
+		if err != nil || r == nil || added {
+			return y, err
+		}
+		defer y.Close()
+		return binaryOp(op, r, y, ops.BinaryAdd)
 	}
 	in := x.shape[len(x.shape)-1]
 	rows := numel(x.shape[:len(x.shape)-1])
@@ -69,17 +112,42 @@ func Linear(x, w, bias *Tensor) (*Tensor, error) {
 		}
 	}
 	defer x2.Close()
-	y, err := matmul(op, x2, w, bias)
+	var r2 *Tensor // r as the product's [rows out], when a view makes it so
+	if r != nil {
+		if r2, err = r.Reshape(rows, r.shape[len(r.shape)-1]); err == nil {
+			defer r2.Close()
+		}
+	}
+	y, added, err := matmulAdd(op, x2, w, bias, r2)
 	if err != nil {
 		return nil, err
 	}
 	defer y.Close()
 	out := append(append([]int{}, x.shape[:len(x.shape)-1]...), y.shape[1])
-	return y.Reshape(out...)
+	y2, err := y.Reshape(out...)
+	if err != nil || r == nil || added {
+		return y2, err
+	}
+	defer y2.Close()
+	return binaryOp(op, r, y2, ops.BinaryAdd)
 }
 
 // matmul is MatMul with an optional bias of shape [n].
 func matmul(op string, a, b, bias *Tensor) (*Tensor, error) {
+	out, _, err := matmulAdd(op, a, b, bias, nil)
+	return out, err
+}
+
+// matmulAdd is matmul that, when r is not nil (a view of the result's shape
+// [m n], a and b of rank 2, checked by the caller) and the product goes to
+// the matrix library, adds r too, and then reports added.
+func matmulAdd(op string, a, b, bias, r *Tensor) (out *Tensor, added bool, err error) {
+	out, err = matmulOf(op, a, b, bias, r, &added)
+	return out, added, err
+}
+
+// matmulOf is matmulAdd, which sets *added.
+func matmulOf(op string, a, b, bias, r *Tensor, added *bool) (*Tensor, error) {
 	if err := needFloat(op, a, nil); err != nil {
 		return nil, err
 	}
@@ -89,22 +157,23 @@ func matmul(op string, a, b, bias *Tensor) (*Tensor, error) {
 	if err := sameDevice(op, a, b, bias); err != nil {
 		return nil, err
 	}
-	shapes := shapeString(a.shape) + "·" + shapeString(b.shape)
+	shapes := func() string { return op + " " + shapeString(a.shape) + "·" + shapeString(b.shape) } // for errors
 	if len(a.shape) < 2 || len(a.shape) > 3 || len(b.shape) < 2 || len(b.shape) > 3 {
-		return nil, invalid(op+" "+shapes, "operands of rank 2 or 3")
+		return nil, invalid(shapes(), "operands of rank 2 or 3")
 	}
 	av, bv := matrixOf(a), matrixOf(b)
 	if av.cols != bv.rows {
-		return nil, invalid(op+" "+shapes, "inner dimensions %d and %d differ", av.cols, bv.rows)
+		return nil, invalid(shapes(), "inner dimensions %d and %d differ", av.cols, bv.rows)
 	}
 	batch := max(av.batch, bv.batch)
 	if (av.batch != 1 && av.batch != batch) || (bv.batch != 1 && bv.batch != batch) {
-		return nil, invalid(op+" "+shapes, "batches %d and %d do not broadcast", av.batch, bv.batch)
+		return nil, invalid(shapes(), "batches %d and %d do not broadcast", av.batch, bv.batch)
 	}
 	m, n, k := av.rows, bv.cols, av.cols
-	shape := []int{m, n}
+	dims := [3]int{batch, m, n}
+	shape := dims[1:]
 	if len(a.shape) == 3 || len(b.shape) == 3 {
-		shape = []int{batch, m, n}
+		shape = dims[:]
 	}
 	ds := a.st.ds
 	var bp *Tensor
@@ -114,13 +183,13 @@ func matmul(op string, a, b, bias *Tensor) (*Tensor, error) {
 			return nil, err
 		}
 		if len(bias.shape) != 1 || bias.shape[0] != n {
-			return nil, invalid(op+" "+shapes, "bias of shape %s; want [%d]", shapeString(bias.shape), n)
+			return nil, invalid(shapes(), "bias of shape %s; want [%d]", shapeString(bias.shape), n)
 		}
 		var err error
 		if bp, err = bias.packed(op); err != nil {
 			return nil, err
 		}
-		defer bp.Close()
+		defer bias.closeCopy(bp)
 		flags |= ops.MatmulBias
 	}
 	out, err := empty(ds, op, a.dtype, shape)
@@ -134,11 +203,12 @@ func matmul(op string, a, b, bias *Tensor) (*Tensor, error) {
 		_ = out.Close()
 		return zerosPlusBias(op, a, bp, shape)
 	}
-	if done, err := ds.libraryProduct(op, out, a, b, bp, av, bv, batch, m, n, k); done || err != nil {
+	if done, err := ds.libraryProduct(op, out, a, b, bp, r, av, bv, batch, m, n, k); done || err != nil {
 		if err != nil {
 			_ = out.Close()
 			return nil, err
 		}
+		*added = r != nil
 		return out, nil
 	}
 	if a.dtype == Float32 && useSgemm(av, bv, batch, m, n) {
@@ -182,7 +252,8 @@ func matmul(op string, a, b, bias *Tensor) (*Tensor, error) {
 	if kernelName == "matvec" { // no m, no row stride of A
 		args = append(append(args[:7:7], args[8:13]...), args[14:]...)
 	}
-	uses := []*storage{dst.st, a.st, b.st}
+	var ubuf [5]*storage
+	uses := append(ubuf[:0], dst.st, a.st, b.st)
 	if bp != nil {
 		uses = append(uses, bp.st)
 	}

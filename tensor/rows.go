@@ -57,9 +57,11 @@ func reduce(op string, x *Tensor, ax int, code uint32) (*Tensor, error) {
 		}
 		return out, nil
 	}
-	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.U32(uint32(rows)), gpu.U32(uint32(cols)), gpu.U32(uint32(x.dtype)), gpu.U32(code)}
-	args = append(args, rowArgs(x.offset, shape, strides)...)
-	if err := ds.launch("reduceRows", true, rows, []*storage{out.st, x.st}, args...); err != nil {
+	var args argList
+	args.add(gpu.Buf(out.st.buf), gpu.Buf(x.st.buf))
+	args.u32(rows, cols, int(x.dtype), int(code))
+	args.rows(x.offset, shape, strides)
+	if err := ds.launch("reduceRows", true, rows, []*storage{out.st, x.st}, args.args()...); err != nil {
 		_ = out.Close()
 		return nil, wrap(err, op)
 	}
@@ -109,9 +111,11 @@ func ArgMax(x *Tensor, axis int) (*Tensor, error) {
 		}
 		return out, nil
 	}
-	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.U32(uint32(rows)), gpu.U32(uint32(cols)), gpu.U32(uint32(x.dtype))}
-	args = append(args, rowArgs(x.offset, shape, strides)...)
-	if err := ds.launch("argmaxRows", true, rows, []*storage{out.st, x.st}, args...); err != nil {
+	var args argList
+	args.add(gpu.Buf(out.st.buf), gpu.Buf(x.st.buf))
+	args.u32(rows, cols, int(x.dtype))
+	args.rows(x.offset, shape, strides)
+	if err := ds.launch("argmaxRows", true, rows, []*storage{out.st, x.st}, args.args()...); err != nil {
 		_ = out.Close()
 		return nil, wrap(err, op)
 	}
@@ -143,10 +147,11 @@ func (ds *deviceState) argmaxSplit(out, x *Tensor, shape, strides []int, rows, c
 		return err
 	}
 	defer part.Close()
-	args := []gpu.Arg{gpu.Buf(part.st.buf), gpu.Buf(x.st.buf), gpu.U32(uint32(rows)), gpu.U32(uint32(cols)),
-		gpu.U32(uint32(chunk)), gpu.U32(uint32(chunks)), gpu.U32(uint32(x.dtype))}
-	args = append(args, rowArgs(x.offset, shape, strides)...)
-	if err := ds.launch("argmaxSplit", true, rows*chunks, []*storage{part.st, x.st}, args...); err != nil {
+	var args argList
+	args.add(gpu.Buf(part.st.buf), gpu.Buf(x.st.buf))
+	args.u32(rows, cols, chunk, chunks, int(x.dtype))
+	args.rows(x.offset, shape, strides)
+	if err := ds.launch("argmaxSplit", true, rows*chunks, []*storage{part.st, x.st}, args.args()...); err != nil {
 		return err
 	}
 	return ds.launch("argmaxJoin", true, rows, []*storage{out.st, part.st},
@@ -182,17 +187,19 @@ func Softmax(x *Tensor) (*Tensor, error) {
 	if rows*cols == 0 {
 		return out, nil
 	}
-	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.U32(uint32(rows)), gpu.U32(uint32(cols)), gpu.U32(uint32(x.dtype))}
-	args = append(args, rowArgs(x.offset, x.shape, x.strides)...)
-	if err := ds.launch("softmaxRows", true, rows, []*storage{out.st, x.st}, args...); err != nil {
+	var args argList
+	args.add(gpu.Buf(out.st.buf), gpu.Buf(x.st.buf))
+	args.u32(rows, cols, int(x.dtype))
+	args.rows(x.offset, x.shape, x.strides)
+	if err := ds.launch("softmaxRows", true, rows, []*storage{out.st, x.st}, args.args()...); err != nil {
 		_ = out.Close()
 		return nil, wrap(err, op)
 	}
 	return out, nil
 }
 
-// affineParam is p, contiguous, checked to be a vector of cols elements on
-// x's device (nil stays nil).
+// affineParam is p, contiguous (p.packed: close it with p.closeCopy),
+// checked to be a vector of cols elements on x's device (nil stays nil).
 func affineParam(op, name string, x, p *Tensor, cols int) (*Tensor, error) {
 	if p == nil {
 		return nil, nil
@@ -222,12 +229,12 @@ func norm(op string, x, gamma, beta *Tensor, eps float32, kind uint32) (*Tensor,
 	if err != nil {
 		return nil, err
 	}
-	defer g.Close()
+	defer gamma.closeCopy(g)
 	b, err := affineParam(op, "beta", x, beta, cols)
 	if err != nil {
 		return nil, err
 	}
-	defer b.Close()
+	defer beta.closeCopy(b)
 	ds := x.st.ds
 	out, err := empty(ds, op, x.dtype, x.shape)
 	if err != nil {
@@ -238,7 +245,8 @@ func norm(op string, x, gamma, beta *Tensor, eps float32, kind uint32) (*Tensor,
 	}
 	var flags uint32
 	gb, bb := x.st.buf, x.st.buf // not read when their flag is off
-	uses := []*storage{out.st, x.st}
+	var ubuf [4]*storage
+	uses := append(ubuf[:0], out.st, x.st)
 	if g != nil {
 		flags |= ops.NormGamma
 		gb = g.st.buf
@@ -249,11 +257,12 @@ func norm(op string, x, gamma, beta *Tensor, eps float32, kind uint32) (*Tensor,
 		bb = b.st.buf
 		uses = append(uses, b.st)
 	}
-	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.Buf(gb), gpu.Buf(bb),
-		gpu.U32(uint32(rows)), gpu.U32(uint32(cols)), gpu.U32(uint32(x.dtype)), gpu.U32(kind), gpu.U32(flags)}
-	args = append(args, rowArgs(x.offset, x.shape, x.strides)...)
-	args = append(args, gpu.F32(eps))
-	if err := ds.launch("normRows", true, rows, uses, args...); err != nil {
+	var args argList
+	args.add(gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.Buf(gb), gpu.Buf(bb))
+	args.u32(rows, cols, int(x.dtype), int(kind), int(flags))
+	args.rows(x.offset, x.shape, x.strides)
+	args.add(gpu.F32(eps))
+	if err := ds.launch("normRows", true, rows, uses, args.args()...); err != nil {
 		_ = out.Close()
 		return nil, wrap(err, op)
 	}

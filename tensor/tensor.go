@@ -3,6 +3,7 @@ package tensor
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -72,15 +73,32 @@ type Tensor struct {
 	strides []int
 	offset  int
 	closed  atomic.Bool
+	dims    [2 * MaxRank]int // shape and strides live here (rank ≤ MaxRank)
 
 	mu        sync.Mutex
 	transfers gpu.TransferCounts
 }
 
-// newTensor is a tensor over st with a reference of its own.
+// newTensor is a tensor over st with a reference of its own, and copies of
+// shape and strides (the caller's slices are not kept).
 func newTensor(st *storage, dtype DType, shape, strides []int, offset int) *Tensor {
+	t := &Tensor{}
+	initTensor(t, st, dtype, shape, strides, offset)
+	return t
+}
+
+// initTensor makes the zero tensor t newTensor's.
+func initTensor(t *Tensor, st *storage, dtype DType, shape, strides []int, offset int) {
 	st.retain()
-	return &Tensor{st: st, dtype: dtype, shape: shape, strides: strides, offset: offset}
+	t.st, t.dtype, t.offset = st, dtype, offset
+	if r := len(shape); r <= MaxRank && len(strides) == r {
+		t.shape = t.dims[:r:r]
+		t.strides = t.dims[MaxRank : MaxRank+r : MaxRank+r]
+		copy(t.shape, shape)
+		copy(t.strides, strides)
+	} else {
+		t.shape, t.strides = slices.Clone(shape), slices.Clone(strides)
+	}
 }
 
 // usable is nil, or the error for a nil or closed tensor.
@@ -222,12 +240,18 @@ func numel(shape []int) int {
 // rowMajor is the contiguous strides of shape.
 func rowMajor(shape []int) []int {
 	st := make([]int, len(shape))
+	rowMajorInto(st, shape)
+	return st
+}
+
+// rowMajorInto writes the contiguous strides of shape to st (of shape's
+// length).
+func rowMajorInto(st, shape []int) {
 	n := 1
 	for i := len(shape) - 1; i >= 0; i-- {
 		st[i] = n
 		n *= max(shape[i], 1)
 	}
-	return st
 }
 
 func isContiguous(shape, strides []int) bool {

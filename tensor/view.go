@@ -17,7 +17,7 @@ func (t *Tensor) View() (*Tensor, error) {
 	if err := t.usable("view"); err != nil {
 		return nil, err
 	}
-	return t.view(slices.Clone(t.shape), slices.Clone(t.strides), t.offset), nil
+	return t.view(t.shape, t.strides, t.offset), nil
 }
 
 // Slice returns the view of elements start ≤ i < end along dimension dim
@@ -35,13 +35,14 @@ func (t *Tensor) Slice(dim, start, end int) (*Tensor, error) {
 	if start < 0 || start > end || end > t.shape[d] {
 		return nil, invalid(op, "[%d:%d] of dimension %d of shape %s (size %d)", start, end, dim, shapeString(t.shape), t.shape[d])
 	}
-	shape := slices.Clone(t.shape)
+	var buf [MaxRank]int
+	shape := buf[:copy(buf[:], t.shape)]
 	shape[d] = end - start
 	off := t.offset
 	if end > start {
 		off += start * t.strides[d]
 	}
-	return t.view(shape, slices.Clone(t.strides), off), nil
+	return t.view(shape, t.strides, off), nil
 }
 
 // Reshape returns a view of the elements in a new shape with as many
@@ -56,7 +57,12 @@ func (t *Tensor) Reshape(shape ...int) (*Tensor, error) {
 	if err := t.usable(op); err != nil {
 		return nil, err
 	}
-	shape = append([]int{}, shape...)
+	var buf [MaxRank]int
+	if len(shape) <= MaxRank {
+		shape = buf[:copy(buf[:], shape)]
+	} else {
+		shape = slices.Clone(shape)
+	}
 	infer, known := -1, 1
 	for i, s := range shape {
 		switch {
@@ -82,8 +88,9 @@ func (t *Tensor) Reshape(shape ...int) (*Tensor, error) {
 	if err := checkShape(op, shape); err != nil {
 		return nil, err
 	}
-	strides, ok := viewStrides(t.shape, t.strides, shape)
-	if !ok {
+	var sbuf [MaxRank]int
+	strides := sbuf[:len(shape)]
+	if !viewStrides(t.shape, t.strides, shape, strides) {
 		return nil, invalidHint(op+" "+shapeString(t.shape)+" to "+shapeString(shape),
 			"call Contiguous first (it copies)", "no strides make a view of strides %s that shape", shapeString(t.strides))
 	}
@@ -91,13 +98,14 @@ func (t *Tensor) Reshape(shape ...int) (*Tensor, error) {
 }
 
 // viewStrides finds strides that lay out the elements of a view (shape,
-// strides), row-major, in shape to; ok is false when there are none. The
-// view's dimensions split into chunks, each a run of dimensions contiguous
-// with one another; every chunk must be made of whole dimensions of to.
-func viewStrides(shape, strides, to []int) ([]int, bool) {
-	out := make([]int, len(to))
+// strides), row-major, in shape to, and writes them to out (of to's length);
+// false when there are none. The view's dimensions split into chunks, each
+// a run of dimensions contiguous with one another; every chunk must be made
+// of whole dimensions of to.
+func viewStrides(shape, strides, to, out []int) bool {
 	if numel(shape) == 0 || len(shape) == 0 {
-		return rowMajor(to), true
+		rowMajorInto(out, to)
+		return true
 	}
 	v := len(to) - 1
 	base := strides[len(shape)-1] // the stride of the current chunk's last dimension
@@ -113,13 +121,13 @@ func viewStrides(shape, strides, to []int) ([]int, bool) {
 			v--
 		}
 		if made != chunk {
-			return nil, false
+			return false
 		}
 		if d > 0 {
 			base, chunk, made = strides[d-1], 1, 1
 		}
 	}
-	return out, v == -1
+	return v == -1
 }
 
 // Transpose returns the view with dimensions a and b swapped.
@@ -169,8 +177,13 @@ func (t *Tensor) Permute(perm ...int) (*Tensor, error) {
 // broadcastShapes is the shape a and b broadcast to (NumPy's rule: aligned
 // at the end, sizes equal or one of them 1).
 func broadcastShapes(op string, a, b []int) ([]int, error) {
+	return broadcastShapesInto(op, a, b, make([]int, max(len(a), len(b))))
+}
+
+// broadcastShapesInto is broadcastShapes written to out (of the longer
+// shape's length).
+func broadcastShapesInto(op string, a, b, out []int) ([]int, error) {
 	n := max(len(a), len(b))
-	out := make([]int, n)
 	for i := range n {
 		x, y := 1, 1
 		if k := i - (n - len(a)); k >= 0 {
@@ -196,9 +209,10 @@ func broadcastShapes(op string, a, b []int) ([]int, error) {
 // NumPy's rule; an InvalidArgument error naming both when they do not.
 func BroadcastShapes(a, b []int) ([]int, error) { return broadcastShapes("broadcast", a, b) }
 
-// expandStrides is t's strides for the view of t broadcast to shape
-// (stride 0 along the dimensions it repeats).
-func (t *Tensor) expandStrides(op string, shape []int) ([]int, error) {
+// expandStridesInto writes to strides (of shape's length) t's strides for
+// the view of t broadcast to shape (stride 0 along the dimensions it
+// repeats), and returns them.
+func (t *Tensor) expandStridesInto(op string, shape, strides []int) ([]int, error) {
 	fail := func() error {
 		return invalid(op+" "+shapeString(t.shape)+" to "+shapeString(shape),
 			"a dimension must keep its size or have size 1, and dimensions are only added in front")
@@ -207,9 +221,9 @@ func (t *Tensor) expandStrides(op string, shape []int) ([]int, error) {
 		return nil, fail()
 	}
 	pad := len(shape) - len(t.shape)
-	strides := make([]int, len(shape))
 	for i := range shape {
 		if i < pad {
+			strides[i] = 0
 			continue
 		}
 		switch s := t.shape[i-pad]; {
@@ -233,7 +247,12 @@ func (t *Tensor) Expand(shape ...int) (*Tensor, error) {
 	if err := t.usable(op); err != nil {
 		return nil, err
 	}
-	shape = slices.Clone(shape)
+	var buf, sbuf [MaxRank]int
+	if len(shape) <= MaxRank {
+		shape = buf[:copy(buf[:], shape)]
+	} else {
+		shape = slices.Clone(shape)
+	}
 	for i, s := range shape {
 		if k := i - (len(shape) - len(t.shape)); s == -1 && k >= 0 {
 			shape[i] = t.shape[k]
@@ -242,7 +261,7 @@ func (t *Tensor) Expand(shape ...int) (*Tensor, error) {
 	if err := checkShape(op, shape); err != nil {
 		return nil, err
 	}
-	strides, err := t.expandStrides(op, shape)
+	strides, err := t.expandStridesInto(op, shape, sbuf[:len(shape)])
 	if err != nil {
 		return nil, err
 	}
@@ -258,19 +277,31 @@ func (t *Tensor) Contiguous() (*Tensor, error) {
 		return nil, err
 	}
 	if t.IsContiguous() {
-		return t.view(slices.Clone(t.shape), rowMajor(t.shape), t.offset), nil
+		var buf [MaxRank]int
+		rowMajorInto(buf[:len(t.shape)], t.shape)
+		return t.view(t.shape, buf[:len(t.shape)], t.offset), nil
 	}
 	return t.gather(op)
 }
 
 // packed is t's elements contiguous from the start of a buffer, as kernels
-// that take a plain vector read them: a new handle when t already is, else
-// a copy.
+// that take a plain vector read them: t itself when it already is, else a
+// copy, which the caller closes (closeCopy).
 func (t *Tensor) packed(op string) (*Tensor, error) {
+	if err := t.usable(op); err != nil {
+		return nil, err
+	}
 	if t.IsContiguous() && t.offset == 0 {
-		return t.View()
+		return t, nil
 	}
 	return t.gather(op)
+}
+
+// closeCopy closes p, what t.packed returned, when it is a copy.
+func (t *Tensor) closeCopy(p *Tensor) {
+	if p != t {
+		_ = p.Close()
+	}
 }
 
 // gather copies t's elements into a new contiguous tensor at offset 0, on
@@ -291,12 +322,20 @@ func (t *Tensor) gather(op string) (*Tensor, error) {
 // buffer, of t's dtype and at least t's length, a whole word per thread (the
 // bytes of out's word past t's last element are zeroed).
 func (t *Tensor) gatherInto(op string, out *Tensor) error {
+	return t.gatherViewInto(op, out, t.shape, t.strides, t.offset)
+}
+
+// gatherViewInto is gatherInto for the view (shape, strides, offset) of t's
+// buffer, without a tensor for it.
+func (t *Tensor) gatherViewInto(op string, out *Tensor, shape, strides []int, offset int) error {
 	ds := t.st.ds
-	n := t.Len()
+	n := numel(shape)
 	per := 4 / t.dtype.Size()
 	words := (n + per - 1) / per
-	shape, strides := coalesce(t.shape, t.strides)
-	args := append([]gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(t.st.buf), gpu.U32(uint32(n)), gpu.U32(uint32(t.dtype.Size()))},
-		viewArgs(t.offset, shape, strides[0])...)
-	return wrap(ds.launch("gather", false, words, []*storage{out.st, t.st}, args...), op)
+	l := coalesced(shape, strides)
+	var args argList
+	args.add(gpu.Buf(out.st.buf), gpu.Buf(t.st.buf))
+	args.u32(n, t.dtype.Size())
+	args.view(offset, l.shape[:l.rank], l.strides[0][:l.rank])
+	return wrap(ds.launch("gather", false, words, []*storage{out.st, t.st}, args.args()...), op)
 }

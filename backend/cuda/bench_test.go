@@ -123,7 +123,7 @@ func BenchmarkThreading(b *testing.B) {
 		defer runtime.UnlockOSThread()
 		d.lib.CtxSetCurrent(fr, d.ctx)
 		for b.Loop() {
-			d.lib.CtxGetCurrent()
+			d.lib.CtxGetCurrent(fr)
 		}
 	})
 	b.Run("bind-parallel", func(b *testing.B) {

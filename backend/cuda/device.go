@@ -101,7 +101,7 @@ func (d *device) enter(fr *cu.Frame, op string) error {
 	}
 	runtime.LockOSThread()
 	if checkCurrent {
-		if c, r := d.lib.CtxGetCurrent(); r == cu.Success && c == d.ctx {
+		if c, r := d.lib.CtxGetCurrent(fr); r == cu.Success && c == d.ctx {
 			return nil
 		}
 	}

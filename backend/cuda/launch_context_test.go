@@ -92,7 +92,7 @@ func TestLaunchForeignContext(t *testing.T) {
 		require.Equal(t, cu.Success, d.lib.CtxSetCurrent(fr, tc.current), tc.name)
 		require.NoError(t, s.Launch(k, one, one, fill(9)), tc.name)
 		require.Equal(t, float32(9), value(), tc.name)
-		cur, _ := d.lib.CtxGetCurrent()
+		cur, _ := d.lib.CtxGetCurrent(cu.NewFrame())
 		require.Equal(t, d.ctx, cur, "%s: Launch leaves the device's context current", tc.name)
 		require.False(t, d.broken(), tc.name)
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/anygpu/gpu/backend"
@@ -41,6 +42,31 @@ type matMulState struct {
 	lib    *cublaslt.Lib // the library the handle and plans belong to
 	handle cublaslt.Handle
 	plans  map[matMulKey]*matMulPlan
+
+	// names holds matMulOp's names of the products seen (matMulName to
+	// matMulOp's string), up to maxMatMulPlans of them, so that a product
+	// formats its name for errors once, not at every call; named counts them.
+	names sync.Map
+	named atomic.Int64
+}
+
+// matMulName is what matMulOp's name of a product depends on.
+type matMulName struct {
+	m, n, k, batch int
+	in, out        backend.MatMulType
+}
+
+// op is matMulOp(m), formatted once per kind of product.
+func (st *matMulState) op(m *backend.MatMulArgs) string {
+	key := matMulName{m: m.M, n: m.N, k: m.K, batch: m.Batch, in: m.In, out: m.Out}
+	if v, ok := st.names.Load(key); ok {
+		return v.(string)
+	}
+	op := matMulOp(m)
+	if st.named.Add(1) <= maxMatMulPlans {
+		st.names.Store(key, op)
+	}
+	return op
 }
 
 // matMulStream is a stream's cuBLASLt state, guarded by the stream's mutex.
@@ -61,6 +87,7 @@ type matMulKey struct {
 	batch                     int
 	strideA, strideB, strideC int64
 	alignA, alignB, alignC    uint32
+	alignD                    uint32 // D's (C's when the result overwrites C)
 	bias                      bool   // CUBLASLT_EPILOGUE_BIAS
 	alignBias                 uint32 // the bias pointer's alignment (the heuristic reads it)
 }
@@ -153,7 +180,7 @@ const fallbackHint = "multiply with a kernel instead (package tensor falls back 
 // MatMul enqueues m through cublasLtMatmul (see the comment at the top of
 // this file for the row-major mapping).
 func (s *stream) MatMul(m backend.MatMulArgs) error {
-	op := matMulOp(&m)
+	op := s.dev.mm.op(&m)
 	ty, ok := matMulTypesOf(m.In, m.Out)
 	if !ok {
 		return notSupported(op, "use one of those pairs, or "+fallbackHint,
@@ -175,12 +202,17 @@ func (s *stream) MatMul(m backend.MatMulArgs) error {
 	pa := m.A.(*buffer).ptr + cu.DevicePtr(m.AOffset)
 	pb := m.B.(*buffer).ptr + cu.DevicePtr(m.BOffset)
 	pc := m.C.(*buffer).ptr + cu.DevicePtr(m.COffset)
+	pd := pc
+	if m.D != nil {
+		pd = m.D.(*buffer).ptr + cu.DevicePtr(m.DOffset)
+	}
 	key := matMulKey{
 		m: m.M, n: m.N, k: m.K, transA: m.TransA, transB: m.TransB, in: m.In, out: m.Out,
 		lda: m.LDA, ldb: m.LDB, ldc: m.LDC, batch: m.Batch,
 		alignA: alignment(uint64(pa), m.StrideA*m.In.Size(), m.Batch),
 		alignB: alignment(uint64(pb), m.StrideB*m.In.Size(), m.Batch),
 		alignC: alignment(uint64(pc), m.StrideC*m.Out.Size(), m.Batch),
+		alignD: alignment(uint64(pd), m.StrideC*m.Out.Size(), m.Batch),
 	}
 	if m.Batch > 1 {
 		key.strideA, key.strideB, key.strideC = m.StrideA, m.StrideB, m.StrideC
@@ -227,7 +259,7 @@ func (s *stream) MatMul(m backend.MatMulArgs) error {
 	*a = cublaslt.MatmulArgs{
 		Desc:  p.desc,
 		Alpha: unsafe.Pointer(&s.mm.scalar[0]), Beta: unsafe.Pointer(&s.mm.scalar[1]),
-		A: uint64(pb), LA: p.la, B: uint64(pa), LB: p.lb, C: uint64(pc), LC: p.lc, D: uint64(pc), LD: p.lc,
+		A: uint64(pb), LA: p.la, B: uint64(pa), LB: p.lb, C: uint64(pc), LC: p.lc, D: uint64(pd), LD: p.lc,
 		Algo: &p.algo, Workspace: uint64(work), WorkspaceSize: matMulWorkspaceBytes, Stream: uintptr(s.h),
 	}
 	if key.bias {
@@ -301,7 +333,7 @@ func checkInt8(op string, k *matMulKey) error {
 		name  string
 		align uint32
 		ld    int
-	}{{"A", k.alignA, k.lda}, {"B", k.alignB, k.ldb}, {"C", k.alignC, k.ldc}} {
+	}{{"A", k.alignA, k.lda}, {"B", k.alignB, k.ldb}, {"C", k.alignC, k.ldc}, {"D", k.alignD, k.ldc}} {
 		if o.align < 4 {
 			return notSupported(op, int8Hint, "cuBLASLt multiplies int8 matrices only at 4-byte aligned addresses: %s is %d-byte aligned", o.name, o.align)
 		}
@@ -470,7 +502,7 @@ func newMatMulPlan(lib *cublaslt.Lib, h cublaslt.Handle, k *matMulKey, ty matMul
 		v    uint32
 	}{
 		{cublaslt.PrefMinAlignmentA, k.alignB}, {cublaslt.PrefMinAlignmentB, k.alignA},
-		{cublaslt.PrefMinAlignmentC, k.alignC}, {cublaslt.PrefMinAlignmentD, k.alignC},
+		{cublaslt.PrefMinAlignmentC, k.alignC}, {cublaslt.PrefMinAlignmentD, k.alignD},
 	} {
 		if st = lib.PreferenceSetUint32(pref, a.attr, a.v); st != cublaslt.StatusSuccess {
 			return fail(st, "cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT)")

@@ -78,6 +78,8 @@ var gpuCases = []gpuCase{
 	{mmCase: mmCase{name: "bfloat16 to float32 with bias", m: 64, n: 136, k: 64, in: gpu.MatMulBFloat16, out: gpu.MatMulFloat32, transB: true, bias: true}},
 	{mmCase: mmCase{name: "batch bfloat16 folded, with bias", m: 33, n: 256, k: 128, in: gpu.MatMulBFloat16, batch: 4, shareB: true, tight: true, transB: true, bias: true}},
 	{mmCase: mmCase{name: "batch float32 with bias", m: 40, n: 24, k: 56, in: gpu.MatMulFloat32, batch: 3, padB: 2, bias: true}},
+	{mmCase: mmCase{name: "float32 residual into a separate D", m: 33, n: 40, k: 64, in: gpu.MatMulFloat32, beta: 1, padC: 3, offC: 2, separateD: true}},
+	{mmCase: mmCase{name: "bfloat16 residual and bias into a separate D, one row", m: 1, n: 768, k: 768, in: gpu.MatMulBFloat16, transB: true, alpha: 1, beta: 1, bias: true, separateD: true}},
 }
 
 // TestMatMulGPU checks every case against the CPU reference, padding and

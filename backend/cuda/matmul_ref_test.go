@@ -35,6 +35,7 @@ type mmCase struct {
 	alpha, beta    float32
 	bias           bool // a Bias vector of N elements of the output type
 	offBias        int  // elements before the bias
+	separateD      bool // the result goes to a D laid out as C; C is only read
 }
 
 // outType is the case's output type, defaults filled.
@@ -179,6 +180,7 @@ type mmRun struct {
 	c       mmCase
 	a, b, o *mmOperand // o is C
 	bias    *mmOperand // nil without a bias
+	d       *mmOperand // nil when the result overwrites C
 	mm      gpu.MatMul
 	bufs    []*gpu.Buffer
 }
@@ -226,6 +228,15 @@ func prepare(t testing.TB, dev *gpu.Device, c mmCase, small bool, seed uint64) *
 	}
 	if r.bias != nil {
 		r.mm.Bias, r.mm.BiasOffset = upload(r.bias), int64(c.offBias)*c.outType().Size()
+	}
+	if c.separateD { // D starts as C's image with every element negated: what the product leaves alone must stay so
+		d := *r.o
+		d.vals = make([]float64, len(r.o.vals))
+		for i, v := range r.o.vals {
+			d.vals[i] = -v
+		}
+		r.d = &d
+		r.mm.D, r.mm.DOffset = upload(r.d), r.mm.COffset
 	}
 	t.Cleanup(r.close)
 	return r
@@ -311,6 +322,17 @@ func (r *mmRun) check(t testing.TB, s *gpu.Stream) float64 {
 	require.NoError(t, s.Synchronize(context.Background()))
 	got := r.o.decode(raw)
 	want, tol := r.want()
+	if r.d != nil { // C is only read: unchanged; D holds the product, and D's own values elsewhere
+		require.Equal(t, r.o.vals, got, "%v: C was written", r.c)
+		require.NoError(t, s.Read(raw, r.mm.D, 0))
+		require.NoError(t, s.Synchronize(context.Background()))
+		got = r.d.decode(raw)
+		for i := range want {
+			if tol[i] == 0 {
+				want[i] = r.d.vals[i]
+			}
+		}
+	}
 	worst := 0.0
 	var bad []string
 	for i := range got {

@@ -290,7 +290,17 @@ func BenchmarkLaunchHostPath(b *testing.B) {
 	}
 	d := &device{lib: lib, ord: &ordinalState{}, buffers: map[*buffer]struct{}{}, streams: map[*stream]struct{}{}}
 	s := newStream(d, 0)
-	k := &kernel{name: "fill", params: []int{8, 4, 4}}
+	// A function the fake knows (its launch reads the function's limits).
+	mod, r := lib.ModuleLoadData([]byte(".entry fill\n"))
+	if r != cu.Success {
+		b.Fatalf("cuModuleLoadData: %v", r)
+	}
+	defer lib.ModuleUnload(mod)
+	fn, r := lib.ModuleGetFunction(mod, "fill")
+	if r != cu.Success {
+		b.Fatalf("cuModuleGetFunction: %v", r)
+	}
+	k := &kernel{name: "fill", fn: fn, params: []int{8, 4, 4}}
 	buf := &buffer{dev: d, ptr: 0x1000, size: 4}
 	args := []backend.Arg{{Kind: backend.ArgBuffer, Buffer: buf}, {Kind: backend.ArgU32, Bits: 1}, {Kind: backend.ArgF32, Bits: 0x3f800000}}
 	one := backend.Dim3{X: 1, Y: 1, Z: 1}

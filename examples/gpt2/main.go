@@ -52,8 +52,12 @@ type report struct {
 	DecodeTokens    int     `json:"decode_tokens"`
 	DecodeSeconds   float64 `json:"decode_s"`
 	DecodeTokensPS  float64 `json:"decode_tokens_per_s"`
-	LoadSeconds     float64 `json:"load_s"`
-	DType           string  `json:"dtype"`
+	// DecodeLaunches is the decode's launches per token (kernels and
+	// matrix-library products); DecodeMicrosPerLaunch its time per launch.
+	DecodeLaunches        float64 `json:"decode_launches_per_token,omitempty"`
+	DecodeMicrosPerLaunch float64 `json:"decode_us_per_launch,omitempty"`
+	LoadSeconds           float64 `json:"load_s"`
+	DType                 string  `json:"dtype"`
 }
 
 // parseDType is the compute dtype a -dtype value names.
@@ -183,6 +187,7 @@ func run(args []string) error {
 			return fmt.Errorf("run %d generated %v, run 0 %v", r, got, ids)
 		}
 		tm.Prefill, tm.Decode = min(tm.Prefill, t.Prefill), min(tm.Decode, t.Decode)
+		tm.DecodeLaunches = t.DecodeLaunches
 	}
 	if *cpuProfile != "" {
 		pprof.StopCPUProfile()
@@ -200,6 +205,10 @@ func run(args []string) error {
 	}
 	if tm.Decode > 0 && tm.DecodeTokens > 0 {
 		r.DecodeTokensPS = float64(tm.DecodeTokens) / tm.Decode.Seconds()
+	}
+	if tm.DecodeTokens > 0 && tm.DecodeLaunches > 0 {
+		r.DecodeLaunches = float64(tm.DecodeLaunches) / float64(tm.DecodeTokens)
+		r.DecodeMicrosPerLaunch = float64(tm.Decode.Microseconds()) / float64(tm.DecodeLaunches)
 	}
 	line, err := json.Marshal(r)
 	if err != nil {

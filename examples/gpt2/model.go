@@ -78,10 +78,21 @@ type block struct {
 }
 
 // maxPartBytes is the most bytes one tensor of the model takes: the
-// vocabulary-sized matrices (the token embedding, 147 MiB in GPT-2 124M)
-// are uploaded in parts of whole rows no larger, because some backends bind
-// at most 128 MiB to a kernel argument (WebGPU's default limit, lavapipe's).
+// vocabulary-sized matrices (the token embedding, 147 MiB in GPT-2 124M in
+// float32) are uploaded in parts of whole rows no larger, because some
+// backends bind at most 128 MiB to a kernel argument (WebGPU's default
+// limit, lavapipe's). CUDA binds any buffer: there the matrices stay whole
+// (partsFor), and a step makes one lookup and one product of them, not one
+// per part and the ops that join the parts.
 var maxPartBytes = 128 << 20
+
+// partBytesFor is the most bytes a vocabulary part takes on dev.
+func partBytesFor(dev *gpu.Device) int {
+	if dev.Backend() == "cuda" {
+		return math.MaxInt
+	}
+	return maxPartBytes
+}
 
 // vocabParts is a [vocab embd] matrix in parts of whole rows, and the first
 // row of each.
@@ -163,7 +174,7 @@ func LoadAs(ctx context.Context, dev *gpu.Device, st *safetensors, cfg Config, d
 		if fmt.Sprint(got) != fmt.Sprint([]int{V, E}) {
 			return vp, fmt.Errorf("gpt2: %s has shape %v; the config wants [%d %d]", name, got, V, E)
 		}
-		rows := max(1, maxPartBytes/(d.Size()*E))
+		rows := max(1, partBytesFor(dev)/(d.Size()*E))
 		for lo := 0; lo < V; lo += rows {
 			hi := min(V, lo+rows)
 			t, err := tensor.FromFloat32(ctx, dev, d, data[lo*E:hi*E], hi-lo, E)
@@ -263,7 +274,7 @@ func (s *scope) close() {
 // pos..pos+T-1, appending their keys and values to the caches, and returns
 // the logits [T vocab] (all true) or those of the last position [1 vocab].
 func (m *Model) Forward(ids *tensor.Tensor, pos int, all bool) (*tensor.Tensor, error) {
-	var s scope
+	s := scope{ts: make([]*tensor.Tensor, 0, 14*len(m.blocks)+8+2*len(m.wte.parts)+len(m.head.heads))}
 	defer s.close()
 	c := m.Cfg
 	T := ids.Len()
@@ -336,11 +347,9 @@ func (m *Model) Forward(ids *tensor.Tensor, pos int, all bool) (*tensor.Tensor, 
 		if err != nil {
 			return nil, err
 		}
-		o, err := s.keep(tensor.Linear(a2, b.projW, b.projB))
-		if err != nil {
-			return nil, err
-		}
-		if x, err = s.keep(tensor.Add(x, o)); err != nil {
+		// The residual joins the projection: with a matrix library, one op
+		// fewer than Linear and Add.
+		if x, err = s.keep(tensor.LinearAdd(a2, b.projW, b.projB, x)); err != nil {
 			return nil, err
 		}
 		h2, err := s.keep(tensor.LayerNorm(x, b.ln2g, b.ln2b, eps))
@@ -355,11 +364,7 @@ func (m *Model) Forward(ids *tensor.Tensor, pos int, all bool) (*tensor.Tensor, 
 		if err != nil {
 			return nil, err
 		}
-		mo, err := s.keep(tensor.Linear(g, b.mlpW, b.mlpB))
-		if err != nil {
-			return nil, err
-		}
-		if x, err = s.keep(tensor.Add(x, mo)); err != nil {
+		if x, err = s.keep(tensor.LinearAdd(g, b.mlpW, b.mlpB, x)); err != nil {
 			return nil, err
 		}
 	}
@@ -385,12 +390,15 @@ func (m *Model) Forward(ids *tensor.Tensor, pos int, all bool) (*tensor.Tensor, 
 }
 
 // Timing is a generation's wall time: the prefill (the prompt's forward pass
-// to its first token on the host) and the decode steps after it.
+// to its first token on the host) and the decode steps after it, with the
+// decode steps' launches (kernels and matrix-library products, the
+// device's Stats.KernelLaunches).
 type Timing struct {
-	PromptTokens int
-	Prefill      time.Duration
-	DecodeTokens int
-	Decode       time.Duration
+	PromptTokens   int
+	Prefill        time.Duration
+	DecodeTokens   int
+	Decode         time.Duration
+	DecodeLaunches int64
 }
 
 // Generate runs the prompt, then greedily picks n tokens (n ≥ 1): the
@@ -414,6 +422,7 @@ func (m *Model) Generate(ctx context.Context, prompt []int32, n int, observe fun
 		return nil, tm, err
 	}
 	var out []int32
+	var launches int64 // at the decode's start
 	pos := 0
 	for step := 0; step < n; step++ {
 		T := ids.Len()
@@ -448,6 +457,7 @@ func (m *Model) Generate(ctx context.Context, prompt []int32, n int, observe fun
 		ids = next
 		if step == 0 {
 			tm.PromptTokens, tm.Prefill = len(prompt), time.Since(start)
+			launches = m.dev.Stats().KernelLaunches
 			start = time.Now()
 		} else {
 			tm.DecodeTokens++
@@ -455,6 +465,7 @@ func (m *Model) Generate(ctx context.Context, prompt []int32, n int, observe fun
 	}
 	_ = ids.Close()
 	tm.Decode = time.Since(start)
+	tm.DecodeLaunches = m.dev.Stats().KernelLaunches - launches
 	return out, tm, nil
 }
 

@@ -23,7 +23,7 @@ type hostTensor struct {
 // writeSafetensors writes ts to path in dtype ("F32", "F16" or "BF16"),
 // by the format's definition: an 8-byte little-endian header length, the
 // JSON header (names sorted, padded with spaces to 8 bytes), the data.
-func writeSafetensors(t *testing.T, path, dtype string, ts map[string]hostTensor) {
+func writeSafetensors(t testing.TB, path, dtype string, ts map[string]hostTensor) {
 	t.Helper()
 	names := make([]string, 0, len(ts))
 	for n := range ts {

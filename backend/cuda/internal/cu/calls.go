@@ -15,7 +15,10 @@ import (
 // move (C memory, or Go heap memory the caller keeps alive). In builds with
 // cgo on Linux a Frame's call goes through a C trampoline instead of purego
 // (frame_cgo.go).
-type Frame struct{ a [frameWords]uintptr }
+type Frame struct {
+	a   [frameWords]uintptr
+	out uintptr // a result the driver writes (CtxGetCurrent's)
+}
 
 // frameWords is the number of argument words of a Frame: the most any
 // driver call here takes (cuLaunchKernel's 11) and one spare.
@@ -144,11 +147,13 @@ func (l *Lib) CtxSetCurrent(f *Frame, c Context) Result {
 	return f.call(l.fn[SymCtxSetCurrent], 1)
 }
 
-// CtxGetCurrent is cuCtxGetCurrent.
-func (l *Lib) CtxGetCurrent() (Context, Result) {
-	var c uintptr
-	r := Result(int32(dl.Call(l.fn[SymCtxGetCurrent], uintptr(unsafe.Pointer(&c)))))
-	return Context(c), r
+// CtxGetCurrent is cuCtxGetCurrent; the driver writes the context into f
+// (no allocation).
+func (l *Lib) CtxGetCurrent(f *Frame) (Context, Result) {
+	f.out = 0
+	f.a[0] = uintptr(unsafe.Pointer(&f.out))
+	r := f.call(l.fn[SymCtxGetCurrent], 1)
+	return Context(f.out), r
 }
 
 // CtxSynchronize is cuCtxSynchronize.

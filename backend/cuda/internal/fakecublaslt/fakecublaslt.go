@@ -21,7 +21,8 @@
 // $FAKECUBLASLT_MATMUL when set and not 0, and CUBLAS_STATUS_INVALID_VALUE
 // for an algorithm the heuristic did not write, operands whose shapes or
 // batch counts do not agree, or a workspace under the 1 MiB the heuristic
-// says its algorithms need.
+// says its algorithms need. With $FAKECUBLASLT_NOMATH set and not 0 it
+// checks a product but computes nothing (benchmarks of the host path).
 //
 // When $FAKECUBLASLT_LOG names a file, cublasLtCreate, cublasLtDestroy, the
 // heuristic and cublasLtMatmul append a line each to it, for tests to read:
@@ -283,6 +284,7 @@ int cublasLtMatmul(void *h, fdesc *d, const void *alpha, const void *A, flayout 
 	if (k != kb || lc->rows != m || lc->cols != n || ld->rows != m || ld->cols != n) return INVALID;
 	if (la->batch != lc->batch || lb->batch != lc->batch || ld->batch != lc->batch) return INVALID;
 	if (d->epilogue == 4 && !d->bias) return INVALID;
+	if (envint("FAKECUBLASLT_NOMATH", 0)) return OK;
 	double al, be;
 	if (d->scale == R32I) { int32_t x, y; memcpy(&x, alpha, 4); memcpy(&y, beta, 4); al = x; be = y; }
 	else { float x, y; memcpy(&x, alpha, 4); memcpy(&y, beta, 4); al = x; be = y; }
