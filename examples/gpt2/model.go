@@ -82,13 +82,17 @@ type block struct {
 // float32) are uploaded in parts of whole rows no larger, because some
 // backends bind at most 128 MiB to a kernel argument (WebGPU's default
 // limit, lavapipe's). CUDA binds any buffer: there the matrices stay whole
-// (partsFor), and a step makes one lookup and one product of them, not one
-// per part and the ops that join the parts.
-var maxPartBytes = 128 << 20
+// (partBytesFor), and a step makes one lookup and one product of them, not
+// one per part and the ops that join the parts.
+var maxPartBytes = defaultPartBytes
+
+// defaultPartBytes is maxPartBytes unless a test cuts the vocabulary finer
+// (which then applies on CUDA too, so the parts' path is tested there).
+const defaultPartBytes = 128 << 20
 
 // partBytesFor is the most bytes a vocabulary part takes on dev.
 func partBytesFor(dev *gpu.Device) int {
-	if dev.Backend() == "cuda" {
+	if dev.Backend() == "cuda" && maxPartBytes == defaultPartBytes {
 		return math.MaxInt
 	}
 	return maxPartBytes
