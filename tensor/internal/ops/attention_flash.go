@@ -1,0 +1,401 @@
+package ops
+
+import "github.com/anygpu/gpu/kernel"
+
+// The flash kernels' tiling: a group of AttentionFlashThreads threads takes
+// flashBQ consecutive queries of one head (the queries, scaled, staged once
+// in shared memory) and walks their keys in tiles (flashBK keys for head
+// dimensions up to 64, flashWideBK up to 128), staging a tile's keys and
+// then, in the same shared array, its values. Thread t owns a register tile
+// of the scores, rows tr + flashRowStep·i (i < 4, tr = t/flashCols) by keys
+// tc + flashCols·j (tc = t%flashCols; 4 keys, or 2 in the wide kernel), and
+// of the output, the same rows by dimensions tc + flashCols·k (8 or 16 of
+// them). A shared-memory read feeds 2 multiply-adds in Q·Kᵀ (1.33 in the
+// wide kernel) and 2.7 (head dimension 64) to 3.2 (128) in P·V, where
+// attentionBlock's fed 0.5 to 1.
+//
+// The online softmax keeps each row's running maximum in the registers of
+// the flashCols threads that own the row (they meet in shared memory once a
+// tile) and each thread's part of the row's sum (they meet once, at the
+// end); the probabilities go through shared memory, transposed, to P·V. O
+// stays in registers until the end, when the rows, normalised, are staged
+// in the queries' array and written out, a word per thread for 16-bit rows.
+//
+// No warp's shared-memory read meets a bank conflict: the queries and keys
+// are transposed with odd strides (rows and keys consecutive at a
+// dimension; the threads staging a row's dimensions write distinct banks),
+// the probabilities with a stride of flashPPad ≡ 4 (mod 32), so that the
+// 32 a warp writes lie in 32 banks. Both kernels' shared memory stays
+// within 32 KiB (OpenGL's guarantee on desktops and llvmpipe's GLES):
+// that is what holds the wide kernel's key tiles to 16.
+const (
+	AttentionFlashThreads = flashThreads // the group size the flash kernels must be launched with
+	AttentionFlashQueries = flashBQ      // the queries a group takes
+	AttentionFlashDim     = 64           // the largest head dimension attentionFlash takes
+	AttentionFlashWideDim = 128          // the largest head dimension attentionFlashWide takes
+	// AttentionFlashShared is attentionFlash's shared memory in bytes (22
+	// KiB).
+	AttentionFlashShared = 4 * (AttentionFlashDim*flashQPad + flashKV + flashBK*flashPPad + flashBQ*flashCols)
+	// AttentionFlashWideShared is attentionFlashWide's in bytes (28.3 KiB).
+	AttentionFlashWideShared = 4 * (AttentionFlashWideDim*flashQPad + flashWideKV + flashWideBK*flashPPad + flashBQ*flashCols)
+
+	flashThreads = 64
+	flashBQ      = 32
+	flashBK      = 32
+	flashWideBK  = 16
+	flashCols    = 8                        // the threads that share a row
+	flashRowStep = flashThreads / flashCols // the distance between a thread's rows
+	flashQPad    = flashBQ + 1              // qs's stride
+	flashPPad    = flashBQ + 4              // pt's stride
+	// The key-and-value arrays: a key tile transposed (stride tile + 1) or
+	// a value tile, whichever is larger.
+	flashKV     = max(AttentionFlashDim*(flashBK+1), flashBK*AttentionFlashDim)
+	flashWideKV = max(AttentionFlashWideDim*(flashWideBK+1), flashWideBK*AttentionFlashWideDim)
+)
+
+// attentionFlash is attention (one split) for blocks of queries, as a
+// prefill has them, on register tiles (the tiling above): the same inputs
+// and result as attentionBlock, dim ≤ AttentionFlashDim, groups of exactly
+// AttentionFlashThreads threads taking (query block, head) pairs
+// grid-stride, the blocks with the most keys first. Every tensor is of
+// dtype code dt.
+//
+//gpu:kernel
+//gpu:maxthreads 64
+func attentionFlash(out, q, kc, vc, table []uint32, dt, nq, heads, dim, pos, ctx, page, pages, toff, qoff, qi, qh, qd uint32, scale float32) {
+	qs := kernel.Shared[[AttentionFlashDim * flashQPad]float32]() // the queries, scaled, transposed: qs[d·flashQPad + r]; the output rows at the end
+	kv := kernel.Shared[[flashKV]float32]()                       // a tile's keys, transposed (kv[d·(flashBK+1) + c]), then its values (kv[c·AttentionFlashDim + d])
+	pt := kernel.Shared[[flashBK * flashPPad]float32]()           // the tile's probabilities, transposed: pt[c·flashPPad + r]
+	red := kernel.Shared[[flashBQ * flashCols]float32]()          // a value per (row, column thread): row maxima, then sums
+	t := kernel.ThreadX()
+	tr, tc := t/flashCols, t%flashCols // rows tr + flashRowStep·i, keys and dimensions tc + flashCols·j
+	blocks := (nq + flashBQ - 1) / flashBQ
+	for w := kernel.GroupX(); w < blocks*heads; w += kernel.GridX() {
+		// The last query blocks, which see the most keys, go first.
+		i0, h := (blocks-1-w/heads)*flashBQ, w%heads
+		for e := t; e < flashBQ*AttentionFlashDim; e += flashThreads {
+			r, d := e/AttentionFlashDim, e%AttentionFlashDim
+			var v float32
+			if i0+r < nq && d < dim {
+				at := qoff + (i0+r)*qi + h*qh + d*qd
+				v = kernel.Float32frombits(bitsOf(q[wordOf(at, dt)], dt, at)) * scale
+			}
+			qs[d*flashQPad+r] = v
+		}
+		var acc [4][AttentionFlashDim / flashCols]float32 // rows i, dimensions tc + flashCols·k
+		var m, l [4]float32                               // each row's running maximum, and this thread's part of its sum
+		for i := 0; i < 4; i++ {
+			m[i] = attnNone
+		}
+		nk := pos + min(nq, i0+flashBQ) // the block's last query sees positions 0..nk-1
+		for j0 := uint32(0); j0 < nk; j0 += flashBK {
+			kernel.Barrier() // the last tile's values and probabilities (and, first, the queries) done with
+			for e := t; e < flashBK*AttentionFlashDim; e += flashThreads {
+				c, d := e/AttentionFlashDim, e%AttentionFlashDim
+				var x float32
+				if j0+c < nk && d < dim {
+					var pg uint32
+					if page != 0 {
+						pg = min(table[toff+(j0+c)/page], pages-1)
+					}
+					at := kvRow(pg, h, j0+c, heads, ctx, page, dim) + d
+					x = kernel.Float32frombits(bitsOf(kc[wordOf(at, dt)], dt, at))
+				}
+				kv[d*(flashBK+1)+c] = x
+			}
+			kernel.Barrier()
+			var s [4][flashBK / flashCols]float32 // rows i, keys tc + flashCols·j
+			for d0 := uint32(0); d0 < dim; d0 += 4 {
+				for dd := uint32(0); dd < 4; dd++ {
+					var qv [4]float32
+					var kx [flashBK / flashCols]float32
+					for i := uint32(0); i < 4; i++ {
+						qv[i] = qs[(d0+dd)*flashQPad+tr+flashRowStep*i]
+					}
+					for j := uint32(0); j < flashBK/flashCols; j++ {
+						kx[j] = kv[(d0+dd)*(flashBK+1)+tc+flashCols*j]
+					}
+					for i := 0; i < 4; i++ {
+						for j := 0; j < flashBK/flashCols; j++ {
+							s[i][j] += qv[i] * kx[j]
+						}
+					}
+				}
+			}
+			for i := uint32(0); i < 4; i++ {
+				mx := float32(attnNone)
+				for j := uint32(0); j < flashBK/flashCols; j++ {
+					s[i][j] = attnMasked(s[i][j], j0+tc+flashCols*j, pos+i0+tr+flashRowStep*i, i0+tr+flashRowStep*i < nq)
+					mx = max(mx, s[i][j])
+				}
+				red[(tr+flashRowStep*i)*flashCols+tc] = mx
+			}
+			kernel.Barrier() // the keys done with, the maxima written
+			for e := t; e < flashBK*AttentionFlashDim; e += flashThreads {
+				c, d := e/AttentionFlashDim, e%AttentionFlashDim
+				var x float32
+				if j0+c < nk && d < dim {
+					var pg uint32
+					if page != 0 {
+						pg = min(table[toff+(j0+c)/page], pages-1)
+					}
+					at := kvRow(pg, h, j0+c, heads, ctx, page, dim) + d
+					x = kernel.Float32frombits(bitsOf(vc[wordOf(at, dt)], dt, at))
+				}
+				kv[e] = x
+			}
+			for i := uint32(0); i < 4; i++ {
+				r := tr + flashRowStep*i
+				mn := m[i]
+				for x := uint32(0); x < flashCols; x++ {
+					mn = max(mn, red[r*flashCols+x])
+				}
+				alpha := kernel.Exp(m[i] - mn)
+				sum := l[i] * alpha
+				for j := uint32(0); j < flashBK/flashCols; j++ {
+					var p float32
+					if j0+tc+flashCols*j <= pos+i0+r && i0+r < nq {
+						p = kernel.Exp(s[i][j] - mn)
+					}
+					pt[(tc+flashCols*j)*flashPPad+r] = p
+					sum += p
+				}
+				l[i] = sum
+				m[i] = mn
+				for k := 0; k < AttentionFlashDim/flashCols; k++ {
+					acc[i][k] *= alpha
+				}
+			}
+			kernel.Barrier() // the values and probabilities written
+			for c := uint32(0); c < flashBK; c++ {
+				var p [4]float32
+				var v [AttentionFlashDim / flashCols]float32
+				for i := uint32(0); i < 4; i++ {
+					p[i] = pt[c*flashPPad+tr+flashRowStep*i]
+				}
+				for k := uint32(0); k < AttentionFlashDim/flashCols; k++ {
+					v[k] = kv[c*AttentionFlashDim+tc+flashCols*k]
+				}
+				for i := 0; i < 4; i++ {
+					for k := 0; k < AttentionFlashDim/flashCols; k++ {
+						acc[i][k] += p[i] * v[k]
+					}
+				}
+			}
+		}
+		// The sums' parts meet in red; the rows, normalised, in qs.
+		kernel.Barrier()
+		for i := uint32(0); i < 4; i++ {
+			red[(tr+flashRowStep*i)*flashCols+tc] = l[i]
+		}
+		kernel.Barrier()
+		for i := uint32(0); i < 4; i++ {
+			r := tr + flashRowStep*i
+			var sum float32
+			for x := uint32(0); x < flashCols; x++ {
+				sum += red[r*flashCols+x]
+			}
+			inv := 1 / max(sum, 1e-30) // rows past nq have none
+			for k := uint32(0); k < AttentionFlashDim/flashCols; k++ {
+				qs[r*(AttentionFlashDim+1)+tc+flashCols*k] = acc[i][k] * inv
+			}
+		}
+		kernel.Barrier()
+		if pairedRows(dt, dim) == 1 {
+			for e := t; e < flashBQ*dim; e += flashThreads {
+				r, d := e/dim, e%dim
+				if i0+r < nq {
+					o := ((i0+r)*heads+h)*dim + d
+					if dt == DTFloat32 {
+						out[o] = kernel.Float32bits(qs[r*(AttentionFlashDim+1)+d])
+					} else {
+						kernel.AtomicAnd(&out[o/2], otherHalf(o))
+						kernel.AtomicOr(&out[o/2], halfBits(qs[r*(AttentionFlashDim+1)+d], dt, o))
+					}
+				}
+			}
+		} else { // 16-bit rows that start on a word (dim even): a word per thread
+			half := dim / 2
+			for e := t; e < flashBQ*half; e += flashThreads {
+				r, d := e/half, (e%half)*2
+				if i0+r < nq {
+					o := ((i0+r)*heads+h)*dim + d
+					out[o/2] = encode16(qs[r*(AttentionFlashDim+1)+d], dt) | encode16(qs[r*(AttentionFlashDim+1)+d+1], dt)<<16
+				}
+			}
+		}
+		kernel.Barrier() // qs read before the next block's queries
+	}
+}
+
+// attentionFlashWide is attentionFlash for head dimensions up to
+// AttentionFlashWideDim, in key tiles of flashWideBK: the same inputs,
+// result and group size.
+//
+//gpu:kernel
+//gpu:maxthreads 64
+func attentionFlashWide(out, q, kc, vc, table []uint32, dt, nq, heads, dim, pos, ctx, page, pages, toff, qoff, qi, qh, qd uint32, scale float32) {
+	qs := kernel.Shared[[AttentionFlashWideDim * flashQPad]float32]() // the queries, scaled, transposed: qs[d·flashQPad + r]; the output rows at the end
+	kv := kernel.Shared[[flashWideKV]float32]()                       // a tile's keys, transposed (kv[d·(flashWideBK+1) + c]), then its values (kv[c·AttentionFlashWideDim + d])
+	pt := kernel.Shared[[flashWideBK * flashPPad]float32]()           // the tile's probabilities, transposed: pt[c·flashPPad + r]
+	red := kernel.Shared[[flashBQ * flashCols]float32]()              // a value per (row, column thread): row maxima, then sums
+	t := kernel.ThreadX()
+	tr, tc := t/flashCols, t%flashCols // rows tr + flashRowStep·i, keys and dimensions tc + flashCols·j
+	blocks := (nq + flashBQ - 1) / flashBQ
+	for w := kernel.GroupX(); w < blocks*heads; w += kernel.GridX() {
+		// The last query blocks, which see the most keys, go first.
+		i0, h := (blocks-1-w/heads)*flashBQ, w%heads
+		for e := t; e < flashBQ*AttentionFlashWideDim; e += flashThreads {
+			r, d := e/AttentionFlashWideDim, e%AttentionFlashWideDim
+			var v float32
+			if i0+r < nq && d < dim {
+				at := qoff + (i0+r)*qi + h*qh + d*qd
+				v = kernel.Float32frombits(bitsOf(q[wordOf(at, dt)], dt, at)) * scale
+			}
+			qs[d*flashQPad+r] = v
+		}
+		var acc [4][AttentionFlashWideDim / flashCols]float32 // rows i, dimensions tc + flashCols·k
+		var m, l [4]float32                                   // each row's running maximum, and this thread's part of its sum
+		for i := 0; i < 4; i++ {
+			m[i] = attnNone
+		}
+		nk := pos + min(nq, i0+flashBQ) // the block's last query sees positions 0..nk-1
+		for j0 := uint32(0); j0 < nk; j0 += flashWideBK {
+			kernel.Barrier() // the last tile's values and probabilities (and, first, the queries) done with
+			for e := t; e < flashWideBK*AttentionFlashWideDim; e += flashThreads {
+				c, d := e/AttentionFlashWideDim, e%AttentionFlashWideDim
+				var x float32
+				if j0+c < nk && d < dim {
+					var pg uint32
+					if page != 0 {
+						pg = min(table[toff+(j0+c)/page], pages-1)
+					}
+					at := kvRow(pg, h, j0+c, heads, ctx, page, dim) + d
+					x = kernel.Float32frombits(bitsOf(kc[wordOf(at, dt)], dt, at))
+				}
+				kv[d*(flashWideBK+1)+c] = x
+			}
+			kernel.Barrier()
+			var s [4][flashWideBK / flashCols]float32 // rows i, keys tc + flashCols·j
+			for d0 := uint32(0); d0 < dim; d0 += 4 {
+				for dd := uint32(0); dd < 4; dd++ {
+					var qv [4]float32
+					var kx [flashWideBK / flashCols]float32
+					for i := uint32(0); i < 4; i++ {
+						qv[i] = qs[(d0+dd)*flashQPad+tr+flashRowStep*i]
+					}
+					for j := uint32(0); j < flashWideBK/flashCols; j++ {
+						kx[j] = kv[(d0+dd)*(flashWideBK+1)+tc+flashCols*j]
+					}
+					for i := 0; i < 4; i++ {
+						for j := 0; j < flashWideBK/flashCols; j++ {
+							s[i][j] += qv[i] * kx[j]
+						}
+					}
+				}
+			}
+			for i := uint32(0); i < 4; i++ {
+				mx := float32(attnNone)
+				for j := uint32(0); j < flashWideBK/flashCols; j++ {
+					s[i][j] = attnMasked(s[i][j], j0+tc+flashCols*j, pos+i0+tr+flashRowStep*i, i0+tr+flashRowStep*i < nq)
+					mx = max(mx, s[i][j])
+				}
+				red[(tr+flashRowStep*i)*flashCols+tc] = mx
+			}
+			kernel.Barrier() // the keys done with, the maxima written
+			for e := t; e < flashWideBK*AttentionFlashWideDim; e += flashThreads {
+				c, d := e/AttentionFlashWideDim, e%AttentionFlashWideDim
+				var x float32
+				if j0+c < nk && d < dim {
+					var pg uint32
+					if page != 0 {
+						pg = min(table[toff+(j0+c)/page], pages-1)
+					}
+					at := kvRow(pg, h, j0+c, heads, ctx, page, dim) + d
+					x = kernel.Float32frombits(bitsOf(vc[wordOf(at, dt)], dt, at))
+				}
+				kv[e] = x
+			}
+			for i := uint32(0); i < 4; i++ {
+				r := tr + flashRowStep*i
+				mn := m[i]
+				for x := uint32(0); x < flashCols; x++ {
+					mn = max(mn, red[r*flashCols+x])
+				}
+				alpha := kernel.Exp(m[i] - mn)
+				sum := l[i] * alpha
+				for j := uint32(0); j < flashWideBK/flashCols; j++ {
+					var p float32
+					if j0+tc+flashCols*j <= pos+i0+r && i0+r < nq {
+						p = kernel.Exp(s[i][j] - mn)
+					}
+					pt[(tc+flashCols*j)*flashPPad+r] = p
+					sum += p
+				}
+				l[i] = sum
+				m[i] = mn
+				for k := 0; k < AttentionFlashWideDim/flashCols; k++ {
+					acc[i][k] *= alpha
+				}
+			}
+			kernel.Barrier() // the values and probabilities written
+			for c := uint32(0); c < flashWideBK; c++ {
+				var p [4]float32
+				var v [AttentionFlashWideDim / flashCols]float32
+				for i := uint32(0); i < 4; i++ {
+					p[i] = pt[c*flashPPad+tr+flashRowStep*i]
+				}
+				for k := uint32(0); k < AttentionFlashWideDim/flashCols; k++ {
+					v[k] = kv[c*AttentionFlashWideDim+tc+flashCols*k]
+				}
+				for i := 0; i < 4; i++ {
+					for k := 0; k < AttentionFlashWideDim/flashCols; k++ {
+						acc[i][k] += p[i] * v[k]
+					}
+				}
+			}
+		}
+		// The sums' parts meet in red; the rows, normalised, in qs.
+		kernel.Barrier()
+		for i := uint32(0); i < 4; i++ {
+			red[(tr+flashRowStep*i)*flashCols+tc] = l[i]
+		}
+		kernel.Barrier()
+		for i := uint32(0); i < 4; i++ {
+			r := tr + flashRowStep*i
+			var sum float32
+			for x := uint32(0); x < flashCols; x++ {
+				sum += red[r*flashCols+x]
+			}
+			inv := 1 / max(sum, 1e-30) // rows past nq have none
+			for k := uint32(0); k < AttentionFlashWideDim/flashCols; k++ {
+				qs[r*(AttentionFlashWideDim+1)+tc+flashCols*k] = acc[i][k] * inv
+			}
+		}
+		kernel.Barrier()
+		if pairedRows(dt, dim) == 1 {
+			for e := t; e < flashBQ*dim; e += flashThreads {
+				r, d := e/dim, e%dim
+				if i0+r < nq {
+					o := ((i0+r)*heads+h)*dim + d
+					if dt == DTFloat32 {
+						out[o] = kernel.Float32bits(qs[r*(AttentionFlashWideDim+1)+d])
+					} else {
+						kernel.AtomicAnd(&out[o/2], otherHalf(o))
+						kernel.AtomicOr(&out[o/2], halfBits(qs[r*(AttentionFlashWideDim+1)+d], dt, o))
+					}
+				}
+			}
+		} else { // 16-bit rows that start on a word (dim even): a word per thread
+			half := dim / 2
+			for e := t; e < flashBQ*half; e += flashThreads {
+				r, d := e/half, (e%half)*2
+				if i0+r < nq {
+					o := ((i0+r)*heads+h)*dim + d
+					out[o/2] = encode16(qs[r*(AttentionFlashWideDim+1)+d], dt) | encode16(qs[r*(AttentionFlashWideDim+1)+d+1], dt)<<16
+				}
+			}
+		}
+		kernel.Barrier() // qs read before the next block's queries
+	}
+}
