@@ -142,6 +142,9 @@ func attend(op string, q *Tensor, src kvSource, pos int, scale float32) (*Tensor
 	info := ds.info()
 	if kernel, threads := attentionBlockKernel(nq, dim, info.SharedMemPerBlock); kernel != "" { // a prefill: blocks of queries
 		queries := ops.AttentionBlockQueries
+		if flash := attentionFlashKernel(nq, dim, info.SharedMemPerBlock, attentionFlashOff()); flash != "" {
+			kernel, threads, queries = flash, ops.AttentionFlashThreads, ops.AttentionFlashQueries
+		}
 		if attentionMMA(q.dtype, dim, info) {
 			kernel, threads, queries = "attentionBlockMMA", ops.AttentionBlockMMAThreads, ops.AttentionBlockMMAQueries
 		}
