@@ -53,16 +53,19 @@ const (
 	flashWideKV = max(AttentionFlashWideDim*(flashWideBK+1), flashWideBK*AttentionFlashWideDim)
 )
 
-// attentionFlash is attention (one split) for blocks of queries, as a
-// prefill has them, on register tiles (the tiling above): the same inputs
-// and result as attentionBlock, dim ≤ AttentionFlashDim, groups of exactly
-// AttentionFlashThreads threads taking (query block, head) pairs
-// grid-stride, the blocks with the most keys first. Every tensor is of
-// dtype code dt.
+// attentionFlash is attention for blocks of queries, as a prefill has them,
+// on register tiles (the tiling above): the inputs and results of attention
+// (the per-query kernel: its splits, kchunk, out and stats, out of dtype dt
+// with one split), dim ≤ AttentionFlashDim, groups of exactly
+// AttentionFlashThreads threads taking (query block, head, split) triples
+// grid-stride, the blocks with the most keys first. Splits (flash-decoding)
+// give a short prefill on a large GPU more groups, and its longest blocks a
+// shorter path: split s of a block takes keys s·kchunk .. (s+1)·kchunk-1 of
+// its range; attentionCombine joins them.
 //
 //gpu:kernel
 //gpu:maxthreads 64
-func attentionFlash(out, q, kc, vc, table []uint32, dt, nq, heads, dim, pos, ctx, page, pages, toff, qoff, qi, qh, qd uint32, scale float32) {
+func attentionFlash(out []uint32, stats []float32, q, kc, vc, table []uint32, dt, nq, heads, dim, pos, ctx, page, pages, toff, qoff, qi, qh, qd, kchunk, splits uint32, scale float32) {
 	qs := kernel.Shared[[AttentionFlashDim * flashQPad]float32]() // the queries, scaled, transposed: qs[d·flashQPad + r]; the output rows at the end
 	kv := kernel.Shared[[flashKV]float32]()                       // a tile's keys, transposed (kv[d·(flashBK+1) + c]), then its values (kv[c·AttentionFlashDim + d])
 	pt := kernel.Shared[[flashBK * flashPPad]float32]()           // the tile's probabilities, transposed: pt[c·flashPPad + r]
@@ -70,9 +73,10 @@ func attentionFlash(out, q, kc, vc, table []uint32, dt, nq, heads, dim, pos, ctx
 	t := kernel.ThreadX()
 	tr, tc := t/flashCols, t%flashCols // rows tr + flashRowStep·i, keys and dimensions tc + flashCols·j
 	blocks := (nq + flashBQ - 1) / flashBQ
-	for w := kernel.GroupX(); w < blocks*heads; w += kernel.GridX() {
+	for w := kernel.GroupX(); w < blocks*heads*splits; w += kernel.GridX() {
 		// The last query blocks, which see the most keys, go first.
-		i0, h := (blocks-1-w/heads)*flashBQ, w%heads
+		split, bh := w%splits, w/splits
+		i0, h := (blocks-1-bh/heads)*flashBQ, bh%heads
 		for e := t; e < flashBQ*AttentionFlashDim; e += flashThreads {
 			r, d := e/AttentionFlashDim, e%AttentionFlashDim
 			var v float32
@@ -87,8 +91,11 @@ func attentionFlash(out, q, kc, vc, table []uint32, dt, nq, heads, dim, pos, ctx
 		for i := 0; i < 4; i++ {
 			m[i] = attnNone
 		}
-		nk := pos + min(nq, i0+flashBQ) // the block's last query sees positions 0..nk-1
-		for j0 := uint32(0); j0 < nk; j0 += flashBK {
+		// The split's keys: kbeg..nk-1 of the 0..pos+min(nq, i0+flashBQ)-1
+		// the block's last query sees.
+		kbeg := split * kchunk
+		nk := min(pos+min(nq, i0+flashBQ), kbeg+kchunk)
+		for j0 := kbeg; j0 < nk; j0 += flashBK {
 			kernel.Barrier() // the last tile's values and probabilities (and, first, the queries) done with
 			for e := t; e < flashBK*AttentionFlashDim; e += flashThreads {
 				c, d := e/AttentionFlashDim, e%AttentionFlashDim
@@ -125,7 +132,7 @@ func attentionFlash(out, q, kc, vc, table []uint32, dt, nq, heads, dim, pos, ctx
 			for i := uint32(0); i < 4; i++ {
 				mx := float32(attnNone)
 				for j := uint32(0); j < flashBK/flashCols; j++ {
-					s[i][j] = attnMasked(s[i][j], j0+tc+flashCols*j, pos+i0+tr+flashRowStep*i, i0+tr+flashRowStep*i < nq)
+					s[i][j] = attnMasked(s[i][j], j0+tc+flashCols*j, pos+i0+tr+flashRowStep*i, i0+tr+flashRowStep*i < nq && j0+tc+flashCols*j < nk)
 					mx = max(mx, s[i][j])
 				}
 				red[(tr+flashRowStep*i)*flashCols+tc] = mx
@@ -154,7 +161,7 @@ func attentionFlash(out, q, kc, vc, table []uint32, dt, nq, heads, dim, pos, ctx
 				sum := l[i] * alpha
 				for j := uint32(0); j < flashBK/flashCols; j++ {
 					var p float32
-					if j0+tc+flashCols*j <= pos+i0+r && i0+r < nq {
+					if j0+tc+flashCols*j <= pos+i0+r && i0+r < nq && j0+tc+flashCols*j < nk {
 						p = kernel.Exp(s[i][j] - mn)
 					}
 					pt[(tc+flashCols*j)*flashPPad+r] = p
@@ -189,6 +196,30 @@ func attentionFlash(out, q, kc, vc, table []uint32, dt, nq, heads, dim, pos, ctx
 			red[(tr+flashRowStep*i)*flashCols+tc] = l[i]
 		}
 		kernel.Barrier()
+		if splits > 1 {
+			// The unnormalised rows and their maxima and sums, for
+			// attentionCombine: out is float32.
+			for i := uint32(0); i < 4; i++ {
+				r := tr + flashRowStep*i
+				if i0+r < nq {
+					var sum float32
+					for x := uint32(0); x < flashCols; x++ {
+						sum += red[r*flashCols+x]
+					}
+					row := ((i0+r)*heads+h)*splits + split
+					for k := uint32(0); k < AttentionFlashDim/flashCols; k++ {
+						if tc+flashCols*k < dim {
+							out[row*dim+tc+flashCols*k] = kernel.Float32bits(acc[i][k])
+						}
+					}
+					if tc == 0 {
+						stats[2*row] = m[i]
+						stats[2*row+1] = sum
+					}
+				}
+			}
+			continue // no barrier needed: the next block's first waits before its keys; red is rewritten only after one
+		}
 		for i := uint32(0); i < 4; i++ {
 			r := tr + flashRowStep*i
 			var sum float32
@@ -230,11 +261,11 @@ func attentionFlash(out, q, kc, vc, table []uint32, dt, nq, heads, dim, pos, ctx
 
 // attentionFlashWide is attentionFlash for head dimensions up to
 // AttentionFlashWideDim, in key tiles of flashWideBK: the same inputs,
-// result and group size.
+// results and group size.
 //
 //gpu:kernel
 //gpu:maxthreads 64
-func attentionFlashWide(out, q, kc, vc, table []uint32, dt, nq, heads, dim, pos, ctx, page, pages, toff, qoff, qi, qh, qd uint32, scale float32) {
+func attentionFlashWide(out []uint32, stats []float32, q, kc, vc, table []uint32, dt, nq, heads, dim, pos, ctx, page, pages, toff, qoff, qi, qh, qd, kchunk, splits uint32, scale float32) {
 	qs := kernel.Shared[[AttentionFlashWideDim * flashQPad]float32]() // the queries, scaled, transposed: qs[d·flashQPad + r]; the output rows at the end
 	kv := kernel.Shared[[flashWideKV]float32]()                       // a tile's keys, transposed (kv[d·(flashWideBK+1) + c]), then its values (kv[c·AttentionFlashWideDim + d])
 	pt := kernel.Shared[[flashWideBK * flashPPad]float32]()           // the tile's probabilities, transposed: pt[c·flashPPad + r]
@@ -242,9 +273,10 @@ func attentionFlashWide(out, q, kc, vc, table []uint32, dt, nq, heads, dim, pos,
 	t := kernel.ThreadX()
 	tr, tc := t/flashCols, t%flashCols // rows tr + flashRowStep·i, keys and dimensions tc + flashCols·j
 	blocks := (nq + flashBQ - 1) / flashBQ
-	for w := kernel.GroupX(); w < blocks*heads; w += kernel.GridX() {
+	for w := kernel.GroupX(); w < blocks*heads*splits; w += kernel.GridX() {
 		// The last query blocks, which see the most keys, go first.
-		i0, h := (blocks-1-w/heads)*flashBQ, w%heads
+		split, bh := w%splits, w/splits
+		i0, h := (blocks-1-bh/heads)*flashBQ, bh%heads
 		for e := t; e < flashBQ*AttentionFlashWideDim; e += flashThreads {
 			r, d := e/AttentionFlashWideDim, e%AttentionFlashWideDim
 			var v float32
@@ -259,8 +291,11 @@ func attentionFlashWide(out, q, kc, vc, table []uint32, dt, nq, heads, dim, pos,
 		for i := 0; i < 4; i++ {
 			m[i] = attnNone
 		}
-		nk := pos + min(nq, i0+flashBQ) // the block's last query sees positions 0..nk-1
-		for j0 := uint32(0); j0 < nk; j0 += flashWideBK {
+		// The split's keys: kbeg..nk-1 of the 0..pos+min(nq, i0+flashBQ)-1
+		// the block's last query sees.
+		kbeg := split * kchunk
+		nk := min(pos+min(nq, i0+flashBQ), kbeg+kchunk)
+		for j0 := kbeg; j0 < nk; j0 += flashWideBK {
 			kernel.Barrier() // the last tile's values and probabilities (and, first, the queries) done with
 			for e := t; e < flashWideBK*AttentionFlashWideDim; e += flashThreads {
 				c, d := e/AttentionFlashWideDim, e%AttentionFlashWideDim
@@ -297,7 +332,7 @@ func attentionFlashWide(out, q, kc, vc, table []uint32, dt, nq, heads, dim, pos,
 			for i := uint32(0); i < 4; i++ {
 				mx := float32(attnNone)
 				for j := uint32(0); j < flashWideBK/flashCols; j++ {
-					s[i][j] = attnMasked(s[i][j], j0+tc+flashCols*j, pos+i0+tr+flashRowStep*i, i0+tr+flashRowStep*i < nq)
+					s[i][j] = attnMasked(s[i][j], j0+tc+flashCols*j, pos+i0+tr+flashRowStep*i, i0+tr+flashRowStep*i < nq && j0+tc+flashCols*j < nk)
 					mx = max(mx, s[i][j])
 				}
 				red[(tr+flashRowStep*i)*flashCols+tc] = mx
@@ -326,7 +361,7 @@ func attentionFlashWide(out, q, kc, vc, table []uint32, dt, nq, heads, dim, pos,
 				sum := l[i] * alpha
 				for j := uint32(0); j < flashWideBK/flashCols; j++ {
 					var p float32
-					if j0+tc+flashCols*j <= pos+i0+r && i0+r < nq {
+					if j0+tc+flashCols*j <= pos+i0+r && i0+r < nq && j0+tc+flashCols*j < nk {
 						p = kernel.Exp(s[i][j] - mn)
 					}
 					pt[(tc+flashCols*j)*flashPPad+r] = p
@@ -361,6 +396,30 @@ func attentionFlashWide(out, q, kc, vc, table []uint32, dt, nq, heads, dim, pos,
 			red[(tr+flashRowStep*i)*flashCols+tc] = l[i]
 		}
 		kernel.Barrier()
+		if splits > 1 {
+			// The unnormalised rows and their maxima and sums, for
+			// attentionCombine: out is float32.
+			for i := uint32(0); i < 4; i++ {
+				r := tr + flashRowStep*i
+				if i0+r < nq {
+					var sum float32
+					for x := uint32(0); x < flashCols; x++ {
+						sum += red[r*flashCols+x]
+					}
+					row := ((i0+r)*heads+h)*splits + split
+					for k := uint32(0); k < AttentionFlashWideDim/flashCols; k++ {
+						if tc+flashCols*k < dim {
+							out[row*dim+tc+flashCols*k] = kernel.Float32bits(acc[i][k])
+						}
+					}
+					if tc == 0 {
+						stats[2*row] = m[i]
+						stats[2*row+1] = sum
+					}
+				}
+			}
+			continue // no barrier needed: the next block's first waits before its keys; red is rewritten only after one
+		}
 		for i := uint32(0); i < 4; i++ {
 			r := tr + flashRowStep*i
 			var sum float32

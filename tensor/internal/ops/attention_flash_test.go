@@ -93,15 +93,23 @@ func TestAttentionFlash(t *testing.T) {
 				}
 				k, err := mod.Kernel(fk.name)
 				require.NoError(t, err)
+				combine, err := mod.Kernel("attentionCombine")
+				require.NoError(t, err)
 				for _, d := range dtypes {
 					for _, c := range flashCases {
 						if c.dim > fk.dim {
 							continue
 						}
-						ran++
-						t.Run(fk.name+"/"+d.name+"/"+c.name, func(t *testing.T) {
-							runFlashCase(ctx, t, dev, k, c.attnCase, c.page, d.dt, d.rel)
-						})
+						// One split, then splits of 37 keys (not a tile's
+						// multiple: a split ends inside a tile, and early
+						// queries' last splits are empty) joined by
+						// attentionCombine.
+						for _, kchunk := range []int{0, 37} {
+							ran++
+							t.Run(fmt.Sprintf("%s/%s/%s/kchunk %d", fk.name, d.name, c.name, kchunk), func(t *testing.T) {
+								runFlashCase(ctx, t, dev, k, combine, c.attnCase, c.page, kchunk, d.dt, d.rel)
+							})
+						}
 					}
 				}
 			}
@@ -113,8 +121,9 @@ func TestAttentionFlash(t *testing.T) {
 }
 
 // runFlashCase launches kernel k on case c (paged by page when > 0) in
-// dtype code dt and compares the result with the float64 reference.
-func runFlashCase(ctx context.Context, t *testing.T, dev *gpu.Device, k *gpu.Kernel, c attnCase, page int, dt uint32, rel float64) {
+// dtype code dt, in splits of kchunk keys joined by combine (one split when
+// kchunk is 0), and compares the result with the float64 reference.
+func runFlashCase(ctx context.Context, t *testing.T, dev *gpu.Device, k, combine *gpu.Kernel, c attnCase, page, kchunk int, dt uint32, rel float64) {
 	rng := rand.New(rand.NewPCG(uint64(c.dim), uint64(c.nq*1000+c.pos)))
 	ctxLen := c.pos + c.nq + 3
 	rnd := func(n int) []float64 {
@@ -162,8 +171,16 @@ func runFlashCase(ctx context.Context, t *testing.T, dev *gpu.Device, k *gpu.Ker
 		outWords = (n + 1) / 2
 	}
 	scale := 1 / math.Sqrt(float64(c.dim))
-	bufs := make([]*gpu.Buffer, 5)
-	for i, words := range [][]uint32{make([]uint32, outWords), qw, kw, vw, table} {
+	splits := 1
+	if kchunk == 0 {
+		kchunk = c.pos + c.nq
+	} else {
+		splits = (c.pos + c.nq + kchunk - 1) / kchunk
+	}
+	require.Positive(t, splits)
+	bufs := make([]*gpu.Buffer, 7)
+	for i, words := range [][]uint32{make([]uint32, outWords), qw, kw, vw, table,
+		make([]uint32, n*splits), make([]uint32, 2*c.nq*c.heads*splits)} {
 		var err error
 		bufs[i], err = gpu.FromSlice(ctx, dev, words)
 		require.NoError(t, err)
@@ -172,12 +189,20 @@ func runFlashCase(ctx context.Context, t *testing.T, dev *gpu.Device, k *gpu.Ker
 	u := func(x int) gpu.Arg { return gpu.U32(uint32(x)) }
 	blocks := (c.nq + ops.AttentionFlashQueries - 1) / ops.AttentionFlashQueries
 	// Fewer groups than blocks: the grid-stride loop takes the rest.
-	groups := max(1, blocks*c.heads-1)
+	groups := max(1, blocks*c.heads*splits-1)
+	out, stats := bufs[0], bufs[0] // stats is not written with one split
+	if splits > 1 {
+		out, stats = bufs[5], bufs[6]
+	}
 	st := dev.DefaultStream()
 	require.NoError(t, st.Launch(k, gpu.D1(groups), gpu.D1(ops.AttentionFlashThreads),
-		gpu.Buf(bufs[0]), gpu.Buf(bufs[1]), gpu.Buf(bufs[2]), gpu.Buf(bufs[3]), gpu.Buf(bufs[4]),
+		gpu.Buf(out), gpu.Buf(stats), gpu.Buf(bufs[1]), gpu.Buf(bufs[2]), gpu.Buf(bufs[3]), gpu.Buf(bufs[4]),
 		u(int(dt)), u(c.nq), u(c.heads), u(c.dim), u(c.pos), u(ctxLen), u(page), u(pages), u(toff),
-		u(0), u(c.heads*c.dim), u(c.dim), u(1), gpu.F32(float32(scale))))
+		u(0), u(c.heads*c.dim), u(c.dim), u(1), u(kchunk), u(splits), gpu.F32(float32(scale))))
+	if splits > 1 {
+		require.NoError(t, st.Launch(combine, gpu.D1((outWords+63)/64), gpu.D1(64),
+			gpu.Buf(bufs[0]), gpu.Buf(bufs[5]), gpu.Buf(bufs[6]), u(int(dt)), u(n), u(c.dim), u(splits)))
+	}
 	require.NoError(t, st.Synchronize(ctx))
 	words, err := gpu.ToSlice[uint32](ctx, bufs[0])
 	require.NoError(t, err)
