@@ -6,7 +6,8 @@ import "github.com/anygpu/gpu/kernel"
 // flashBQ consecutive queries of one head (the queries, scaled, staged once
 // in shared memory) and walks their keys in tiles (flashBK keys for head
 // dimensions up to 64, flashWideBK up to 128), staging a tile's keys and
-// then, in the same shared array, its values. Thread t owns a register tile
+// then, in the same shared array, its values (the rows' offsets in the
+// cache computed once a tile, by a thread a key). Thread t owns a register tile
 // of the scores, rows tr + flashRowStep·i (i < 4, tr = t/flashCols) by keys
 // tc + flashCols·j (tc = t%flashCols; 4 keys, or 2 in the wide kernel), and
 // of the output, the same rows by dimensions tc + flashCols·k (8 or 16 of
@@ -33,11 +34,11 @@ const (
 	AttentionFlashQueries = flashBQ      // the queries a group takes
 	AttentionFlashDim     = 64           // the largest head dimension attentionFlash takes
 	AttentionFlashWideDim = 128          // the largest head dimension attentionFlashWide takes
-	// AttentionFlashShared is attentionFlash's shared memory in bytes (22
-	// KiB).
-	AttentionFlashShared = 4 * (AttentionFlashDim*flashQPad + flashKV + flashBK*flashPPad + flashBQ*flashCols)
+	// AttentionFlashShared is attentionFlash's shared memory in bytes
+	// (22.1 KiB).
+	AttentionFlashShared = 4 * (AttentionFlashDim*flashQPad + flashKV + flashBK*flashPPad + flashBQ*flashCols + flashBK)
 	// AttentionFlashWideShared is attentionFlashWide's in bytes (28.3 KiB).
-	AttentionFlashWideShared = 4 * (AttentionFlashWideDim*flashQPad + flashWideKV + flashWideBK*flashPPad + flashBQ*flashCols)
+	AttentionFlashWideShared = 4 * (AttentionFlashWideDim*flashQPad + flashWideKV + flashWideBK*flashPPad + flashBQ*flashCols + flashWideBK)
 
 	flashThreads = 64
 	flashBQ      = 32
@@ -70,6 +71,7 @@ func attentionFlash(out []uint32, stats []float32, q, kc, vc, table []uint32, dt
 	kv := kernel.Shared[[flashKV]float32]()                       // a tile's keys, transposed (kv[d·(flashBK+1) + c]), then its values (kv[c·AttentionFlashDim + d])
 	pt := kernel.Shared[[flashBK * flashPPad]float32]()           // the tile's probabilities, transposed: pt[c·flashPPad + r]
 	red := kernel.Shared[[flashBQ * flashCols]float32]()          // a value per (row, column thread): row maxima, then sums
+	rows := kernel.Shared[[flashBK]uint32]()                      // the offsets of the tile's keys' and values' rows in the cache
 	t := kernel.ThreadX()
 	tr, tc := t/flashCols, t%flashCols // rows tr + flashRowStep·i, keys and dimensions tc + flashCols·j
 	blocks := (nq + flashBQ - 1) / flashBQ
@@ -96,19 +98,26 @@ func attentionFlash(out []uint32, stats []float32, q, kc, vc, table []uint32, dt
 		kbeg := split * kchunk
 		nk := min(pos+min(nq, i0+flashBQ), kbeg+kchunk)
 		for j0 := kbeg; j0 < nk; j0 += flashBK {
-			kernel.Barrier() // the last tile's values and probabilities (and, first, the queries) done with
-			for e := t; e < flashBK*AttentionFlashDim; e += flashThreads {
-				c, d := e/AttentionFlashDim, e%AttentionFlashDim
-				var x float32
-				if j0+c < nk && d < dim {
-					var pg uint32
-					if page != 0 {
-						pg = min(table[toff+(j0+c)/page], pages-1)
-					}
-					at := kvRow(pg, h, j0+c, heads, ctx, page, dim) + d
-					x = kernel.Float32frombits(bitsOf(kc[wordOf(at, dt)], dt, at))
+			// The last tile's values were staged before its second barrier:
+			// rows is free.
+			if t < flashBK && j0+t < nk {
+				var pg uint32
+				if page != 0 {
+					pg = min(table[toff+(j0+t)/page], pages-1)
 				}
-				kv[d*(flashBK+1)+c] = x
+				rows[t] = kvRow(pg, h, j0+t, heads, ctx, page, dim)
+			}
+			kernel.Barrier() // the last tile's values and probabilities (and, first, the queries) done with
+			for c := uint32(0); c < flashBK; c++ {
+				row := rows[c]
+				for d := t; d < AttentionFlashDim; d += flashThreads {
+					var x float32
+					if j0+c < nk && d < dim {
+						at := row + d
+						x = kernel.Float32frombits(bitsOf(kc[wordOf(at, dt)], dt, at))
+					}
+					kv[d*(flashBK+1)+c] = x
+				}
 			}
 			kernel.Barrier()
 			var s [4][flashBK / flashCols]float32 // rows i, keys tc + flashCols·j
@@ -138,18 +147,16 @@ func attentionFlash(out []uint32, stats []float32, q, kc, vc, table []uint32, dt
 				red[(tr+flashRowStep*i)*flashCols+tc] = mx
 			}
 			kernel.Barrier() // the keys done with, the maxima written
-			for e := t; e < flashBK*AttentionFlashDim; e += flashThreads {
-				c, d := e/AttentionFlashDim, e%AttentionFlashDim
-				var x float32
-				if j0+c < nk && d < dim {
-					var pg uint32
-					if page != 0 {
-						pg = min(table[toff+(j0+c)/page], pages-1)
+			for c := uint32(0); c < flashBK; c++ {
+				row := rows[c]
+				for d := t; d < AttentionFlashDim; d += flashThreads {
+					var x float32
+					if j0+c < nk && d < dim {
+						at := row + d
+						x = kernel.Float32frombits(bitsOf(vc[wordOf(at, dt)], dt, at))
 					}
-					at := kvRow(pg, h, j0+c, heads, ctx, page, dim) + d
-					x = kernel.Float32frombits(bitsOf(vc[wordOf(at, dt)], dt, at))
+					kv[c*AttentionFlashDim+d] = x
 				}
-				kv[e] = x
 			}
 			for i := uint32(0); i < 4; i++ {
 				r := tr + flashRowStep*i
@@ -270,6 +277,7 @@ func attentionFlashWide(out []uint32, stats []float32, q, kc, vc, table []uint32
 	kv := kernel.Shared[[flashWideKV]float32]()                       // a tile's keys, transposed (kv[d·(flashWideBK+1) + c]), then its values (kv[c·AttentionFlashWideDim + d])
 	pt := kernel.Shared[[flashWideBK * flashPPad]float32]()           // the tile's probabilities, transposed: pt[c·flashPPad + r]
 	red := kernel.Shared[[flashBQ * flashCols]float32]()              // a value per (row, column thread): row maxima, then sums
+	rows := kernel.Shared[[flashWideBK]uint32]()                      // the offsets of the tile's keys' and values' rows in the cache
 	t := kernel.ThreadX()
 	tr, tc := t/flashCols, t%flashCols // rows tr + flashRowStep·i, keys and dimensions tc + flashCols·j
 	blocks := (nq + flashBQ - 1) / flashBQ
@@ -296,19 +304,26 @@ func attentionFlashWide(out []uint32, stats []float32, q, kc, vc, table []uint32
 		kbeg := split * kchunk
 		nk := min(pos+min(nq, i0+flashBQ), kbeg+kchunk)
 		for j0 := kbeg; j0 < nk; j0 += flashWideBK {
-			kernel.Barrier() // the last tile's values and probabilities (and, first, the queries) done with
-			for e := t; e < flashWideBK*AttentionFlashWideDim; e += flashThreads {
-				c, d := e/AttentionFlashWideDim, e%AttentionFlashWideDim
-				var x float32
-				if j0+c < nk && d < dim {
-					var pg uint32
-					if page != 0 {
-						pg = min(table[toff+(j0+c)/page], pages-1)
-					}
-					at := kvRow(pg, h, j0+c, heads, ctx, page, dim) + d
-					x = kernel.Float32frombits(bitsOf(kc[wordOf(at, dt)], dt, at))
+			// The last tile's values were staged before its second barrier:
+			// rows is free.
+			if t < flashWideBK && j0+t < nk {
+				var pg uint32
+				if page != 0 {
+					pg = min(table[toff+(j0+t)/page], pages-1)
 				}
-				kv[d*(flashWideBK+1)+c] = x
+				rows[t] = kvRow(pg, h, j0+t, heads, ctx, page, dim)
+			}
+			kernel.Barrier() // the last tile's values and probabilities (and, first, the queries) done with
+			for c := uint32(0); c < flashWideBK; c++ {
+				row := rows[c]
+				for d := t; d < AttentionFlashWideDim; d += flashThreads {
+					var x float32
+					if j0+c < nk && d < dim {
+						at := row + d
+						x = kernel.Float32frombits(bitsOf(kc[wordOf(at, dt)], dt, at))
+					}
+					kv[d*(flashWideBK+1)+c] = x
+				}
 			}
 			kernel.Barrier()
 			var s [4][flashWideBK / flashCols]float32 // rows i, keys tc + flashCols·j
@@ -338,18 +353,16 @@ func attentionFlashWide(out []uint32, stats []float32, q, kc, vc, table []uint32
 				red[(tr+flashRowStep*i)*flashCols+tc] = mx
 			}
 			kernel.Barrier() // the keys done with, the maxima written
-			for e := t; e < flashWideBK*AttentionFlashWideDim; e += flashThreads {
-				c, d := e/AttentionFlashWideDim, e%AttentionFlashWideDim
-				var x float32
-				if j0+c < nk && d < dim {
-					var pg uint32
-					if page != 0 {
-						pg = min(table[toff+(j0+c)/page], pages-1)
+			for c := uint32(0); c < flashWideBK; c++ {
+				row := rows[c]
+				for d := t; d < AttentionFlashWideDim; d += flashThreads {
+					var x float32
+					if j0+c < nk && d < dim {
+						at := row + d
+						x = kernel.Float32frombits(bitsOf(vc[wordOf(at, dt)], dt, at))
 					}
-					at := kvRow(pg, h, j0+c, heads, ctx, page, dim) + d
-					x = kernel.Float32frombits(bitsOf(vc[wordOf(at, dt)], dt, at))
+					kv[c*AttentionFlashWideDim+d] = x
 				}
-				kv[e] = x
 			}
 			for i := uint32(0); i < 4; i++ {
 				r := tr + flashRowStep*i
