@@ -4,16 +4,17 @@ import "github.com/anygpu/gpu/kernel"
 
 // The flash kernels' tiling: a group of AttentionFlashThreads threads takes
 // flashBQ consecutive queries of one head (the queries, scaled, staged once
-// in shared memory) and walks their keys in tiles (flashBK keys for head
-// dimensions up to 64, flashWideBK up to 128), staging a tile's keys and
-// then, in the same shared array, its values (the rows' offsets in the
-// cache computed once a tile, by a thread a key). Thread t owns a register tile
-// of the scores, rows tr + flashRowStep·i (i < 4, tr = t/flashCols) by keys
-// tc + flashCols·j (tc = t%flashCols; 4 keys, or 2 in the wide kernel), and
-// of the output, the same rows by dimensions tc + flashCols·k (8 or 16 of
-// them). A shared-memory read feeds 2 multiply-adds in Q·Kᵀ (1.33 in the
-// wide kernel) and 2.7 (head dimension 64) to 3.2 (128) in P·V, where
-// attentionBlock's fed 0.5 to 1.
+// in shared memory) and walks their keys in tiles of flashBK, staging a
+// tile's keys and then, in the same shared array, its values (the rows'
+// offsets in the cache computed once a tile, by a thread a key); the wide
+// kernel (head dimensions up to 128) stages the keys in two halves of their
+// dimensions and the values in two halves of the keys, to stay within 32
+// KiB. Thread t owns a register tile of the scores, rows tr + flashRowStep·i
+// (i < 4, tr = t/flashCols) by keys tc + flashCols·j (j < 4, tc =
+// t%flashCols), and of the output, the same rows by dimensions tc +
+// flashCols·k (8 or 16 of them). A shared-memory read feeds 2
+// multiply-adds in Q·Kᵀ and 2.7 (head dimension 64) to 3.2 (128) in P·V,
+// where attentionBlock's fed 0.5 to 1.
 //
 // The online softmax keeps each row's running maximum in the registers of
 // the flashCols threads that own the row (they meet in shared memory once a
@@ -27,8 +28,7 @@ import "github.com/anygpu/gpu/kernel"
 // dimension; the threads staging a row's dimensions write distinct banks),
 // the probabilities with a stride of flashPPad ≡ 4 (mod 32), so that the
 // 32 a warp writes lie in 32 banks. Both kernels' shared memory stays
-// within 32 KiB (OpenGL's guarantee on desktops and llvmpipe's GLES):
-// that is what holds the wide kernel's key tiles to 16.
+// within 32 KiB (OpenGL's guarantee on desktops, llvmpipe's GLES, Metal's).
 const (
 	AttentionFlashThreads = flashThreads // the group size the flash kernels must be launched with
 	AttentionFlashQueries = flashBQ      // the queries a group takes
@@ -37,21 +37,22 @@ const (
 	// AttentionFlashShared is attentionFlash's shared memory in bytes
 	// (22.1 KiB).
 	AttentionFlashShared = 4 * (AttentionFlashDim*flashQPad + flashKV + flashBK*flashPPad + flashBQ*flashCols + flashBK)
-	// AttentionFlashWideShared is attentionFlashWide's in bytes (28.3 KiB).
-	AttentionFlashWideShared = 4 * (AttentionFlashWideDim*flashQPad + flashWideKV + flashWideBK*flashPPad + flashBQ*flashCols + flashWideBK)
+	// AttentionFlashWideShared is attentionFlashWide's in bytes (30.4 KiB).
+	AttentionFlashWideShared = 4 * (AttentionFlashWideDim*flashQPad + flashWideKV + flashBK*flashPPad + flashBQ*flashCols + flashBK)
 
 	flashThreads = 64
 	flashBQ      = 32
 	flashBK      = 32
-	flashWideBK  = 16
+	flashWideKH  = 64                       // the dimensions of a tile's keys the wide kernel stages at a time
+	flashWideVH  = 16                       // the keys of a tile whose values it stages at a time
 	flashCols    = 8                        // the threads that share a row
 	flashRowStep = flashThreads / flashCols // the distance between a thread's rows
 	flashQPad    = flashBQ + 1              // qs's stride
 	flashPPad    = flashBQ + 4              // pt's stride
-	// The key-and-value arrays: a key tile transposed (stride tile + 1) or
-	// a value tile, whichever is larger.
+	// The key-and-value arrays: the keys staged at a time, transposed
+	// (stride flashBK + 1), or the values, whichever is larger.
 	flashKV     = max(AttentionFlashDim*(flashBK+1), flashBK*AttentionFlashDim)
-	flashWideKV = max(AttentionFlashWideDim*(flashWideBK+1), flashWideBK*AttentionFlashWideDim)
+	flashWideKV = max(flashWideKH*(flashBK+1), flashWideVH*AttentionFlashWideDim)
 )
 
 // attentionFlash is attention for blocks of queries, as a prefill has them,
@@ -107,33 +108,38 @@ func attentionFlash(out []uint32, stats []float32, q, kc, vc, table []uint32, dt
 				}
 				rows[t] = kvRow(pg, h, j0+t, heads, ctx, page, dim)
 			}
-			kernel.Barrier() // the last tile's values and probabilities (and, first, the queries) done with
-			for c := uint32(0); c < flashBK; c++ {
-				row := rows[c]
-				for d := t; d < AttentionFlashDim; d += flashThreads {
-					var x float32
-					if j0+c < nk && d < dim {
-						at := row + d
-						x = kernel.Float32frombits(bitsOf(kc[wordOf(at, dt)], dt, at))
-					}
-					kv[d*(flashBK+1)+c] = x
+			kernel.Barrier()                                         // the last tile's values and probabilities (and, first, the queries) done with
+			var s [4][flashBK / flashCols]float32                    // rows i, keys tc + flashCols·j
+			for d1 := uint32(0); d1 < dim; d1 += AttentionFlashDim { // the keys' dimensions d1..d1+AttentionFlashDim-1
+				if d1 > 0 {
+					kernel.Barrier() // the last dimensions' keys done with
 				}
-			}
-			kernel.Barrier()
-			var s [4][flashBK / flashCols]float32 // rows i, keys tc + flashCols·j
-			for d0 := uint32(0); d0 < dim; d0 += 4 {
-				for dd := uint32(0); dd < 4; dd++ {
-					var qv [4]float32
-					var kx [flashBK / flashCols]float32
-					for i := uint32(0); i < 4; i++ {
-						qv[i] = qs[(d0+dd)*flashQPad+tr+flashRowStep*i]
+				for c := uint32(0); c < flashBK; c++ {
+					row := rows[c]
+					for d := t; d < AttentionFlashDim; d += flashThreads {
+						var x float32
+						if j0+c < nk && d1+d < dim {
+							at := row + d1 + d
+							x = kernel.Float32frombits(bitsOf(kc[wordOf(at, dt)], dt, at))
+						}
+						kv[d*(flashBK+1)+c] = x
 					}
-					for j := uint32(0); j < flashBK/flashCols; j++ {
-						kx[j] = kv[(d0+dd)*(flashBK+1)+tc+flashCols*j]
-					}
-					for i := 0; i < 4; i++ {
-						for j := 0; j < flashBK/flashCols; j++ {
-							s[i][j] += qv[i] * kx[j]
+				}
+				kernel.Barrier()
+				for d0 := uint32(0); d0 < min(AttentionFlashDim, dim-d1); d0 += 4 {
+					for dd := uint32(0); dd < 4; dd++ {
+						var qv [4]float32
+						var kx [flashBK / flashCols]float32
+						for i := uint32(0); i < 4; i++ {
+							qv[i] = qs[(d1+d0+dd)*flashQPad+tr+flashRowStep*i]
+						}
+						for j := uint32(0); j < flashBK/flashCols; j++ {
+							kx[j] = kv[(d0+dd)*(flashBK+1)+tc+flashCols*j]
+						}
+						for i := 0; i < 4; i++ {
+							for j := 0; j < flashBK/flashCols; j++ {
+								s[i][j] += qv[i] * kx[j]
+							}
 						}
 					}
 				}
@@ -146,53 +152,60 @@ func attentionFlash(out []uint32, stats []float32, q, kc, vc, table []uint32, dt
 				}
 				red[(tr+flashRowStep*i)*flashCols+tc] = mx
 			}
-			kernel.Barrier() // the keys done with, the maxima written
-			for c := uint32(0); c < flashBK; c++ {
-				row := rows[c]
-				for d := t; d < AttentionFlashDim; d += flashThreads {
-					var x float32
-					if j0+c < nk && d < dim {
-						at := row + d
-						x = kernel.Float32frombits(bitsOf(vc[wordOf(at, dt)], dt, at))
+			kernel.Barrier()                                   // the keys done with, the maxima written
+			for c1 := uint32(0); c1 < flashBK; c1 += flashBK { // the values of keys c1..c1+flashBK-1
+				if c1 > 0 {
+					kernel.Barrier() // the last keys' values done with
+				}
+				for c := uint32(0); c < flashBK; c++ {
+					row := rows[c1+c]
+					for d := t; d < AttentionFlashDim; d += flashThreads {
+						var x float32
+						if j0+c1+c < nk && d < dim {
+							at := row + d
+							x = kernel.Float32frombits(bitsOf(vc[wordOf(at, dt)], dt, at))
+						}
+						kv[c*AttentionFlashDim+d] = x
 					}
-					kv[c*AttentionFlashDim+d] = x
 				}
-			}
-			for i := uint32(0); i < 4; i++ {
-				r := tr + flashRowStep*i
-				mn := m[i]
-				for x := uint32(0); x < flashCols; x++ {
-					mn = max(mn, red[r*flashCols+x])
-				}
-				alpha := kernel.Exp(m[i] - mn)
-				sum := l[i] * alpha
-				for j := uint32(0); j < flashBK/flashCols; j++ {
-					var p float32
-					if j0+tc+flashCols*j <= pos+i0+r && i0+r < nq && j0+tc+flashCols*j < nk {
-						p = kernel.Exp(s[i][j] - mn)
+				if c1 == 0 {
+					for i := uint32(0); i < 4; i++ {
+						r := tr + flashRowStep*i
+						mn := m[i]
+						for x := uint32(0); x < flashCols; x++ {
+							mn = max(mn, red[r*flashCols+x])
+						}
+						alpha := kernel.Exp(m[i] - mn)
+						sum := l[i] * alpha
+						for j := uint32(0); j < flashBK/flashCols; j++ {
+							var p float32
+							if j0+tc+flashCols*j <= pos+i0+r && i0+r < nq && j0+tc+flashCols*j < nk {
+								p = kernel.Exp(s[i][j] - mn)
+							}
+							pt[(tc+flashCols*j)*flashPPad+r] = p
+							sum += p
+						}
+						l[i] = sum
+						m[i] = mn
+						for k := 0; k < AttentionFlashDim/flashCols; k++ {
+							acc[i][k] *= alpha
+						}
 					}
-					pt[(tc+flashCols*j)*flashPPad+r] = p
-					sum += p
 				}
-				l[i] = sum
-				m[i] = mn
-				for k := 0; k < AttentionFlashDim/flashCols; k++ {
-					acc[i][k] *= alpha
-				}
-			}
-			kernel.Barrier() // the values and probabilities written
-			for c := uint32(0); c < flashBK; c++ {
-				var p [4]float32
-				var v [AttentionFlashDim / flashCols]float32
-				for i := uint32(0); i < 4; i++ {
-					p[i] = pt[c*flashPPad+tr+flashRowStep*i]
-				}
-				for k := uint32(0); k < AttentionFlashDim/flashCols; k++ {
-					v[k] = kv[c*AttentionFlashDim+tc+flashCols*k]
-				}
-				for i := 0; i < 4; i++ {
-					for k := 0; k < AttentionFlashDim/flashCols; k++ {
-						acc[i][k] += p[i] * v[k]
+				kernel.Barrier() // the values and probabilities written
+				for c := uint32(0); c < flashBK; c++ {
+					var p [4]float32
+					var v [AttentionFlashDim / flashCols]float32
+					for i := uint32(0); i < 4; i++ {
+						p[i] = pt[(c1+c)*flashPPad+tr+flashRowStep*i]
+					}
+					for k := uint32(0); k < AttentionFlashDim/flashCols; k++ {
+						v[k] = kv[c*AttentionFlashDim+tc+flashCols*k]
+					}
+					for i := 0; i < 4; i++ {
+						for k := 0; k < AttentionFlashDim/flashCols; k++ {
+							acc[i][k] += p[i] * v[k]
+						}
 					}
 				}
 			}
@@ -267,17 +280,18 @@ func attentionFlash(out []uint32, stats []float32, q, kc, vc, table []uint32, dt
 }
 
 // attentionFlashWide is attentionFlash for head dimensions up to
-// AttentionFlashWideDim, in key tiles of flashWideBK: the same inputs,
-// results and group size.
+// AttentionFlashWideDim, staging a tile's keys flashWideKH dimensions and
+// its values flashWideVH keys at a time: the same inputs, results and group
+// size.
 //
 //gpu:kernel
 //gpu:maxthreads 64
 func attentionFlashWide(out []uint32, stats []float32, q, kc, vc, table []uint32, dt, nq, heads, dim, pos, ctx, page, pages, toff, qoff, qi, qh, qd, kchunk, splits uint32, scale float32) {
 	qs := kernel.Shared[[AttentionFlashWideDim * flashQPad]float32]() // the queries, scaled, transposed: qs[d·flashQPad + r]; the output rows at the end
-	kv := kernel.Shared[[flashWideKV]float32]()                       // a tile's keys, transposed (kv[d·(flashWideBK+1) + c]), then its values (kv[c·AttentionFlashWideDim + d])
-	pt := kernel.Shared[[flashWideBK * flashPPad]float32]()           // the tile's probabilities, transposed: pt[c·flashPPad + r]
+	kv := kernel.Shared[[flashWideKV]float32]()                       // a tile's keys, transposed (kv[d·(flashBK+1) + c]), then its values (kv[c·AttentionFlashWideDim + d])
+	pt := kernel.Shared[[flashBK * flashPPad]float32]()               // the tile's probabilities, transposed: pt[c·flashPPad + r]
 	red := kernel.Shared[[flashBQ * flashCols]float32]()              // a value per (row, column thread): row maxima, then sums
-	rows := kernel.Shared[[flashWideBK]uint32]()                      // the offsets of the tile's keys' and values' rows in the cache
+	rows := kernel.Shared[[flashBK]uint32]()                          // the offsets of the tile's keys' and values' rows in the cache
 	t := kernel.ThreadX()
 	tr, tc := t/flashCols, t%flashCols // rows tr + flashRowStep·i, keys and dimensions tc + flashCols·j
 	blocks := (nq + flashBQ - 1) / flashBQ
@@ -303,102 +317,114 @@ func attentionFlashWide(out []uint32, stats []float32, q, kc, vc, table []uint32
 		// the block's last query sees.
 		kbeg := split * kchunk
 		nk := min(pos+min(nq, i0+flashBQ), kbeg+kchunk)
-		for j0 := kbeg; j0 < nk; j0 += flashWideBK {
+		for j0 := kbeg; j0 < nk; j0 += flashBK {
 			// The last tile's values were staged before its second barrier:
 			// rows is free.
-			if t < flashWideBK && j0+t < nk {
+			if t < flashBK && j0+t < nk {
 				var pg uint32
 				if page != 0 {
 					pg = min(table[toff+(j0+t)/page], pages-1)
 				}
 				rows[t] = kvRow(pg, h, j0+t, heads, ctx, page, dim)
 			}
-			kernel.Barrier() // the last tile's values and probabilities (and, first, the queries) done with
-			for c := uint32(0); c < flashWideBK; c++ {
-				row := rows[c]
-				for d := t; d < AttentionFlashWideDim; d += flashThreads {
-					var x float32
-					if j0+c < nk && d < dim {
-						at := row + d
-						x = kernel.Float32frombits(bitsOf(kc[wordOf(at, dt)], dt, at))
-					}
-					kv[d*(flashWideBK+1)+c] = x
+			kernel.Barrier()                                   // the last tile's values and probabilities (and, first, the queries) done with
+			var s [4][flashBK / flashCols]float32              // rows i, keys tc + flashCols·j
+			for d1 := uint32(0); d1 < dim; d1 += flashWideKH { // the keys' dimensions d1..d1+flashWideKH-1
+				if d1 > 0 {
+					kernel.Barrier() // the last dimensions' keys done with
 				}
-			}
-			kernel.Barrier()
-			var s [4][flashWideBK / flashCols]float32 // rows i, keys tc + flashCols·j
-			for d0 := uint32(0); d0 < dim; d0 += 4 {
-				for dd := uint32(0); dd < 4; dd++ {
-					var qv [4]float32
-					var kx [flashWideBK / flashCols]float32
-					for i := uint32(0); i < 4; i++ {
-						qv[i] = qs[(d0+dd)*flashQPad+tr+flashRowStep*i]
+				for c := uint32(0); c < flashBK; c++ {
+					row := rows[c]
+					for d := t; d < flashWideKH; d += flashThreads {
+						var x float32
+						if j0+c < nk && d1+d < dim {
+							at := row + d1 + d
+							x = kernel.Float32frombits(bitsOf(kc[wordOf(at, dt)], dt, at))
+						}
+						kv[d*(flashBK+1)+c] = x
 					}
-					for j := uint32(0); j < flashWideBK/flashCols; j++ {
-						kx[j] = kv[(d0+dd)*(flashWideBK+1)+tc+flashCols*j]
-					}
-					for i := 0; i < 4; i++ {
-						for j := 0; j < flashWideBK/flashCols; j++ {
-							s[i][j] += qv[i] * kx[j]
+				}
+				kernel.Barrier()
+				for d0 := uint32(0); d0 < min(flashWideKH, dim-d1); d0 += 4 {
+					for dd := uint32(0); dd < 4; dd++ {
+						var qv [4]float32
+						var kx [flashBK / flashCols]float32
+						for i := uint32(0); i < 4; i++ {
+							qv[i] = qs[(d1+d0+dd)*flashQPad+tr+flashRowStep*i]
+						}
+						for j := uint32(0); j < flashBK/flashCols; j++ {
+							kx[j] = kv[(d0+dd)*(flashBK+1)+tc+flashCols*j]
+						}
+						for i := 0; i < 4; i++ {
+							for j := 0; j < flashBK/flashCols; j++ {
+								s[i][j] += qv[i] * kx[j]
+							}
 						}
 					}
 				}
 			}
 			for i := uint32(0); i < 4; i++ {
 				mx := float32(attnNone)
-				for j := uint32(0); j < flashWideBK/flashCols; j++ {
+				for j := uint32(0); j < flashBK/flashCols; j++ {
 					s[i][j] = attnMasked(s[i][j], j0+tc+flashCols*j, pos+i0+tr+flashRowStep*i, i0+tr+flashRowStep*i < nq && j0+tc+flashCols*j < nk)
 					mx = max(mx, s[i][j])
 				}
 				red[(tr+flashRowStep*i)*flashCols+tc] = mx
 			}
-			kernel.Barrier() // the keys done with, the maxima written
-			for c := uint32(0); c < flashWideBK; c++ {
-				row := rows[c]
-				for d := t; d < AttentionFlashWideDim; d += flashThreads {
-					var x float32
-					if j0+c < nk && d < dim {
-						at := row + d
-						x = kernel.Float32frombits(bitsOf(vc[wordOf(at, dt)], dt, at))
+			kernel.Barrier()                                       // the keys done with, the maxima written
+			for c1 := uint32(0); c1 < flashBK; c1 += flashWideVH { // the values of keys c1..c1+flashWideVH-1
+				if c1 > 0 {
+					kernel.Barrier() // the last keys' values done with
+				}
+				for c := uint32(0); c < flashWideVH; c++ {
+					row := rows[c1+c]
+					for d := t; d < AttentionFlashWideDim; d += flashThreads {
+						var x float32
+						if j0+c1+c < nk && d < dim {
+							at := row + d
+							x = kernel.Float32frombits(bitsOf(vc[wordOf(at, dt)], dt, at))
+						}
+						kv[c*AttentionFlashWideDim+d] = x
 					}
-					kv[c*AttentionFlashWideDim+d] = x
 				}
-			}
-			for i := uint32(0); i < 4; i++ {
-				r := tr + flashRowStep*i
-				mn := m[i]
-				for x := uint32(0); x < flashCols; x++ {
-					mn = max(mn, red[r*flashCols+x])
-				}
-				alpha := kernel.Exp(m[i] - mn)
-				sum := l[i] * alpha
-				for j := uint32(0); j < flashWideBK/flashCols; j++ {
-					var p float32
-					if j0+tc+flashCols*j <= pos+i0+r && i0+r < nq && j0+tc+flashCols*j < nk {
-						p = kernel.Exp(s[i][j] - mn)
+				if c1 == 0 {
+					for i := uint32(0); i < 4; i++ {
+						r := tr + flashRowStep*i
+						mn := m[i]
+						for x := uint32(0); x < flashCols; x++ {
+							mn = max(mn, red[r*flashCols+x])
+						}
+						alpha := kernel.Exp(m[i] - mn)
+						sum := l[i] * alpha
+						for j := uint32(0); j < flashBK/flashCols; j++ {
+							var p float32
+							if j0+tc+flashCols*j <= pos+i0+r && i0+r < nq && j0+tc+flashCols*j < nk {
+								p = kernel.Exp(s[i][j] - mn)
+							}
+							pt[(tc+flashCols*j)*flashPPad+r] = p
+							sum += p
+						}
+						l[i] = sum
+						m[i] = mn
+						for k := 0; k < AttentionFlashWideDim/flashCols; k++ {
+							acc[i][k] *= alpha
+						}
 					}
-					pt[(tc+flashCols*j)*flashPPad+r] = p
-					sum += p
 				}
-				l[i] = sum
-				m[i] = mn
-				for k := 0; k < AttentionFlashWideDim/flashCols; k++ {
-					acc[i][k] *= alpha
-				}
-			}
-			kernel.Barrier() // the values and probabilities written
-			for c := uint32(0); c < flashWideBK; c++ {
-				var p [4]float32
-				var v [AttentionFlashWideDim / flashCols]float32
-				for i := uint32(0); i < 4; i++ {
-					p[i] = pt[c*flashPPad+tr+flashRowStep*i]
-				}
-				for k := uint32(0); k < AttentionFlashWideDim/flashCols; k++ {
-					v[k] = kv[c*AttentionFlashWideDim+tc+flashCols*k]
-				}
-				for i := 0; i < 4; i++ {
-					for k := 0; k < AttentionFlashWideDim/flashCols; k++ {
-						acc[i][k] += p[i] * v[k]
+				kernel.Barrier() // the values and probabilities written
+				for c := uint32(0); c < flashWideVH; c++ {
+					var p [4]float32
+					var v [AttentionFlashWideDim / flashCols]float32
+					for i := uint32(0); i < 4; i++ {
+						p[i] = pt[(c1+c)*flashPPad+tr+flashRowStep*i]
+					}
+					for k := uint32(0); k < AttentionFlashWideDim/flashCols; k++ {
+						v[k] = kv[c*AttentionFlashWideDim+tc+flashCols*k]
+					}
+					for i := 0; i < 4; i++ {
+						for k := 0; k < AttentionFlashWideDim/flashCols; k++ {
+							acc[i][k] += p[i] * v[k]
+						}
 					}
 				}
 			}
