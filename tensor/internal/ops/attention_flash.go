@@ -75,6 +75,9 @@ func attentionFlash(out []uint32, stats []float32, q, kc, vc, table []uint32, dt
 	rows := kernel.Shared[[flashBK]uint32]()                      // the offsets of the tile's keys' and values' rows in the cache
 	t := kernel.ThreadX()
 	tr, tc := t/flashCols, t%flashCols // rows tr + flashRowStep·i, keys and dimensions tc + flashCols·j
+	// 16-bit rows that start on words (dim even) are staged a word, two
+	// dimensions, a thread.
+	paired := pairedRows(dt, dim) == 2
 	blocks := (nq + flashBQ - 1) / flashBQ
 	for w := kernel.GroupX(); w < blocks*heads*splits; w += kernel.GridX() {
 		// The last query blocks, which see the most keys, go first.
@@ -114,15 +117,30 @@ func attentionFlash(out []uint32, stats []float32, q, kc, vc, table []uint32, dt
 				if d1 > 0 {
 					kernel.Barrier() // the last dimensions' keys done with
 				}
-				for c := uint32(0); c < flashBK; c++ {
-					row := rows[c]
-					for d := t; d < AttentionFlashDim; d += flashThreads {
-						var x float32
+				if paired {
+					for e := t; e < flashBK*AttentionFlashDim/2; e += flashThreads {
+						c, d := e/(AttentionFlashDim/2), 2*(e%(AttentionFlashDim/2))
+						var x0, x1 float32
 						if j0+c < nk && d1+d < dim {
-							at := row + d1 + d
-							x = kernel.Float32frombits(bitsOf(kc[wordOf(at, dt)], dt, at))
+							at := rows[c] + d1 + d
+							w := kc[at/2]
+							x0 = kernel.Float32frombits(half16(w, dt, at))
+							x1 = kernel.Float32frombits(half16(w, dt, at+1))
 						}
-						kv[d*(flashBK+1)+c] = x
+						kv[d*(flashBK+1)+c] = x0
+						kv[(d+1)*(flashBK+1)+c] = x1
+					}
+				} else {
+					for c := uint32(0); c < flashBK; c++ {
+						row := rows[c]
+						for d := t; d < AttentionFlashDim; d += flashThreads {
+							var x float32
+							if j0+c < nk && d1+d < dim {
+								at := row + d1 + d
+								x = kernel.Float32frombits(bitsOf(kc[wordOf(at, dt)], dt, at))
+							}
+							kv[d*(flashBK+1)+c] = x
+						}
 					}
 				}
 				kernel.Barrier()
@@ -157,15 +175,30 @@ func attentionFlash(out []uint32, stats []float32, q, kc, vc, table []uint32, dt
 				if c1 > 0 {
 					kernel.Barrier() // the last keys' values done with
 				}
-				for c := uint32(0); c < flashBK; c++ {
-					row := rows[c1+c]
-					for d := t; d < AttentionFlashDim; d += flashThreads {
-						var x float32
+				if paired {
+					for e := t; e < flashBK*AttentionFlashDim/2; e += flashThreads {
+						c, d := e/(AttentionFlashDim/2), 2*(e%(AttentionFlashDim/2))
+						var x0, x1 float32
 						if j0+c1+c < nk && d < dim {
-							at := row + d
-							x = kernel.Float32frombits(bitsOf(vc[wordOf(at, dt)], dt, at))
+							at := rows[c1+c] + d
+							w := vc[at/2]
+							x0 = kernel.Float32frombits(half16(w, dt, at))
+							x1 = kernel.Float32frombits(half16(w, dt, at+1))
 						}
-						kv[c*AttentionFlashDim+d] = x
+						kv[c*AttentionFlashDim+d] = x0
+						kv[c*AttentionFlashDim+d+1] = x1
+					}
+				} else {
+					for c := uint32(0); c < flashBK; c++ {
+						row := rows[c1+c]
+						for d := t; d < AttentionFlashDim; d += flashThreads {
+							var x float32
+							if j0+c1+c < nk && d < dim {
+								at := row + d
+								x = kernel.Float32frombits(bitsOf(vc[wordOf(at, dt)], dt, at))
+							}
+							kv[c*AttentionFlashDim+d] = x
+						}
 					}
 				}
 				if c1 == 0 {
@@ -294,6 +327,9 @@ func attentionFlashWide(out []uint32, stats []float32, q, kc, vc, table []uint32
 	rows := kernel.Shared[[flashBK]uint32]()                          // the offsets of the tile's keys' and values' rows in the cache
 	t := kernel.ThreadX()
 	tr, tc := t/flashCols, t%flashCols // rows tr + flashRowStep·i, keys and dimensions tc + flashCols·j
+	// 16-bit rows that start on words (dim even) are staged a word, two
+	// dimensions, a thread.
+	paired := pairedRows(dt, dim) == 2
 	blocks := (nq + flashBQ - 1) / flashBQ
 	for w := kernel.GroupX(); w < blocks*heads*splits; w += kernel.GridX() {
 		// The last query blocks, which see the most keys, go first.
@@ -333,15 +369,30 @@ func attentionFlashWide(out []uint32, stats []float32, q, kc, vc, table []uint32
 				if d1 > 0 {
 					kernel.Barrier() // the last dimensions' keys done with
 				}
-				for c := uint32(0); c < flashBK; c++ {
-					row := rows[c]
-					for d := t; d < flashWideKH; d += flashThreads {
-						var x float32
+				if paired {
+					for e := t; e < flashBK*flashWideKH/2; e += flashThreads {
+						c, d := e/(flashWideKH/2), 2*(e%(flashWideKH/2))
+						var x0, x1 float32
 						if j0+c < nk && d1+d < dim {
-							at := row + d1 + d
-							x = kernel.Float32frombits(bitsOf(kc[wordOf(at, dt)], dt, at))
+							at := rows[c] + d1 + d
+							w := kc[at/2]
+							x0 = kernel.Float32frombits(half16(w, dt, at))
+							x1 = kernel.Float32frombits(half16(w, dt, at+1))
 						}
-						kv[d*(flashBK+1)+c] = x
+						kv[d*(flashBK+1)+c] = x0
+						kv[(d+1)*(flashBK+1)+c] = x1
+					}
+				} else {
+					for c := uint32(0); c < flashBK; c++ {
+						row := rows[c]
+						for d := t; d < flashWideKH; d += flashThreads {
+							var x float32
+							if j0+c < nk && d1+d < dim {
+								at := row + d1 + d
+								x = kernel.Float32frombits(bitsOf(kc[wordOf(at, dt)], dt, at))
+							}
+							kv[d*(flashBK+1)+c] = x
+						}
 					}
 				}
 				kernel.Barrier()
@@ -376,15 +427,30 @@ func attentionFlashWide(out []uint32, stats []float32, q, kc, vc, table []uint32
 				if c1 > 0 {
 					kernel.Barrier() // the last keys' values done with
 				}
-				for c := uint32(0); c < flashWideVH; c++ {
-					row := rows[c1+c]
-					for d := t; d < AttentionFlashWideDim; d += flashThreads {
-						var x float32
+				if paired {
+					for e := t; e < flashWideVH*AttentionFlashWideDim/2; e += flashThreads {
+						c, d := e/(AttentionFlashWideDim/2), 2*(e%(AttentionFlashWideDim/2))
+						var x0, x1 float32
 						if j0+c1+c < nk && d < dim {
-							at := row + d
-							x = kernel.Float32frombits(bitsOf(vc[wordOf(at, dt)], dt, at))
+							at := rows[c1+c] + d
+							w := vc[at/2]
+							x0 = kernel.Float32frombits(half16(w, dt, at))
+							x1 = kernel.Float32frombits(half16(w, dt, at+1))
 						}
-						kv[c*AttentionFlashWideDim+d] = x
+						kv[c*AttentionFlashWideDim+d] = x0
+						kv[c*AttentionFlashWideDim+d+1] = x1
+					}
+				} else {
+					for c := uint32(0); c < flashWideVH; c++ {
+						row := rows[c1+c]
+						for d := t; d < AttentionFlashWideDim; d += flashThreads {
+							var x float32
+							if j0+c1+c < nk && d < dim {
+								at := row + d
+								x = kernel.Float32frombits(bitsOf(vc[wordOf(at, dt)], dt, at))
+							}
+							kv[c*AttentionFlashWideDim+d] = x
+						}
 					}
 				}
 				if c1 == 0 {
