@@ -102,7 +102,7 @@ func attentionFlash(out []uint32, stats []float32, q, kc, vc, table []uint32, dt
 		kbeg := split * kchunk
 		nk := min(pos+min(nq, i0+flashBQ), kbeg+kchunk)
 		for j0 := kbeg; j0 < nk; j0 += flashBK {
-			// The last tile's values were staged before its second barrier:
+			// The last tile's values were staged before its last barrier:
 			// rows is free.
 			if t < flashBK && j0+t < nk {
 				var pg uint32
@@ -123,9 +123,9 @@ func attentionFlash(out []uint32, stats []float32, q, kc, vc, table []uint32, dt
 						var x0, x1 float32
 						if j0+c < nk && d1+d < dim {
 							at := rows[c] + d1 + d
-							w := kc[at/2]
-							x0 = kernel.Float32frombits(half16(w, dt, at))
-							x1 = kernel.Float32frombits(half16(w, dt, at+1))
+							word := kc[at/2]
+							x0 = kernel.Float32frombits(half16(word, dt, at))
+							x1 = kernel.Float32frombits(half16(word, dt, at+1))
 						}
 						kv[d*(flashBK+1)+c] = x0
 						kv[(d+1)*(flashBK+1)+c] = x1
@@ -181,9 +181,9 @@ func attentionFlash(out []uint32, stats []float32, q, kc, vc, table []uint32, dt
 						var x0, x1 float32
 						if j0+c1+c < nk && d < dim {
 							at := rows[c1+c] + d
-							w := vc[at/2]
-							x0 = kernel.Float32frombits(half16(w, dt, at))
-							x1 = kernel.Float32frombits(half16(w, dt, at+1))
+							word := vc[at/2]
+							x0 = kernel.Float32frombits(half16(word, dt, at))
+							x1 = kernel.Float32frombits(half16(word, dt, at+1))
 						}
 						kv[c*AttentionFlashDim+d] = x0
 						kv[c*AttentionFlashDim+d+1] = x1
@@ -271,7 +271,7 @@ func attentionFlash(out []uint32, stats []float32, q, kc, vc, table []uint32, dt
 					}
 				}
 			}
-			continue // no barrier needed: the next block's first waits before its keys; red is rewritten only after one
+			continue // qs is not read past the barrier above; red and kv are rewritten only after the next tile's first barrier
 		}
 		for i := uint32(0); i < 4; i++ {
 			r := tr + flashRowStep*i
@@ -354,7 +354,7 @@ func attentionFlashWide(out []uint32, stats []float32, q, kc, vc, table []uint32
 		kbeg := split * kchunk
 		nk := min(pos+min(nq, i0+flashBQ), kbeg+kchunk)
 		for j0 := kbeg; j0 < nk; j0 += flashBK {
-			// The last tile's values were staged before its second barrier:
+			// The last tile's values were staged before its last barrier:
 			// rows is free.
 			if t < flashBK && j0+t < nk {
 				var pg uint32
@@ -375,9 +375,9 @@ func attentionFlashWide(out []uint32, stats []float32, q, kc, vc, table []uint32
 						var x0, x1 float32
 						if j0+c < nk && d1+d < dim {
 							at := rows[c] + d1 + d
-							w := kc[at/2]
-							x0 = kernel.Float32frombits(half16(w, dt, at))
-							x1 = kernel.Float32frombits(half16(w, dt, at+1))
+							word := kc[at/2]
+							x0 = kernel.Float32frombits(half16(word, dt, at))
+							x1 = kernel.Float32frombits(half16(word, dt, at+1))
 						}
 						kv[d*(flashBK+1)+c] = x0
 						kv[(d+1)*(flashBK+1)+c] = x1
@@ -433,9 +433,9 @@ func attentionFlashWide(out []uint32, stats []float32, q, kc, vc, table []uint32
 						var x0, x1 float32
 						if j0+c1+c < nk && d < dim {
 							at := rows[c1+c] + d
-							w := vc[at/2]
-							x0 = kernel.Float32frombits(half16(w, dt, at))
-							x1 = kernel.Float32frombits(half16(w, dt, at+1))
+							word := vc[at/2]
+							x0 = kernel.Float32frombits(half16(word, dt, at))
+							x1 = kernel.Float32frombits(half16(word, dt, at+1))
 						}
 						kv[c*AttentionFlashWideDim+d] = x0
 						kv[c*AttentionFlashWideDim+d+1] = x1
@@ -523,7 +523,7 @@ func attentionFlashWide(out []uint32, stats []float32, q, kc, vc, table []uint32
 					}
 				}
 			}
-			continue // no barrier needed: the next block's first waits before its keys; red is rewritten only after one
+			continue // qs is not read past the barrier above; red and kv are rewritten only after the next tile's first barrier
 		}
 		for i := uint32(0); i < 4; i++ {
 			r := tr + flashRowStep*i
