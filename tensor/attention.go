@@ -139,6 +139,13 @@ func attend(op string, q *Tensor, src kvSource, pos int, scale float32) (*Tensor
 	}
 	info := ds.info()
 	if kernel, threads := attentionBlockKernel(nq, dim, info.SharedMemPerBlock); kernel != "" { // a prefill: blocks of queries
+		if flash := attentionFlashKernel(nq, dim, info.SharedMemPerBlock, attentionFlashOff()); flash != "" && !attentionMMA(q.dtype, dim, info) {
+			if err := attendFlash(ds, op, flash, out, q, src, pos, scale, uses); err != nil {
+				_ = out.Close()
+				return nil, err
+			}
+			return out, nil
+		}
 		queries := ops.AttentionBlockQueries
 		if attentionMMA(q.dtype, dim, info) {
 			kernel, threads, queries = "attentionBlockMMA", ops.AttentionBlockMMAThreads, ops.AttentionBlockMMAQueries
