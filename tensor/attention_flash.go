@@ -71,7 +71,6 @@ func flashSplits(groups, keys, units int) (splits, kchunk int) {
 // tensors' storages.
 func attendFlash(ds *deviceState, op, name string, out, q *Tensor, src kvSource, pos int, scale float32, uses []*storage) error {
 	nq, heads, dim := q.shape[0], src.heads, src.dim
-	u := func(x int) gpu.Arg { return gpu.U32(uint32(x)) }
 	blocks := (nq + ops.AttentionFlashQueries - 1) / ops.AttentionFlashQueries
 	splits, kchunk := flashSplits(blocks*heads, pos+nq, ds.info().Units)
 	part, stats := out, out // not written with one split
@@ -88,18 +87,21 @@ func attendFlash(ds *deviceState, op, name string, out, q *Tensor, src kvSource,
 		uses = append(uses, part.st, stats.st)
 	}
 	table, paging := src.tableArgs()
-	dt := u(int(q.dtype))
-	args := []gpu.Arg{gpu.Buf(part.st.buf), gpu.Buf(stats.st.buf), gpu.Buf(q.st.buf), gpu.Buf(src.k.st.buf), gpu.Buf(src.v.st.buf), table,
-		dt, u(nq), u(heads), u(dim), u(pos)}
-	args = append(args, paging...)
-	args = append(args, u(q.offset), u(q.strides[0]), u(q.strides[1]), u(q.strides[2]), u(kchunk), u(splits), gpu.F32(scale))
-	if err := ds.launchGroups(name, ops.AttentionFlashThreads, blocks*heads*splits, uses, args...); err != nil {
+	var args argList
+	args.add(gpu.Buf(part.st.buf), gpu.Buf(stats.st.buf), gpu.Buf(q.st.buf), gpu.Buf(src.k.st.buf), gpu.Buf(src.v.st.buf), table)
+	args.u32(int(q.dtype), nq, heads, dim, pos)
+	args.u32(paging[:]...)
+	args.u32(q.offset, q.strides[0], q.strides[1], q.strides[2], kchunk, splits)
+	args.add(gpu.F32(scale))
+	if err := ds.launchGroups(name, ops.AttentionFlashThreads, blocks*heads*splits, uses, args.args()...); err != nil {
 		return wrap(err, op)
 	}
 	if splits > 1 {
 		n := out.Len()
-		args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(part.st.buf), gpu.Buf(stats.st.buf), dt, u(n), u(dim), u(splits)}
-		if err := ds.launch("attentionCombine", false, words(q.dtype, n), uses, args...); err != nil {
+		var args argList
+		args.add(gpu.Buf(out.st.buf), gpu.Buf(part.st.buf), gpu.Buf(stats.st.buf))
+		args.u32(int(q.dtype), n, dim, splits)
+		if err := ds.launch("attentionCombine", false, words(q.dtype, n), uses, args.args()...); err != nil {
 			return wrap(err, op)
 		}
 	}
