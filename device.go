@@ -77,7 +77,11 @@ func openDevice(ctx context.Context, c candidate, info DeviceInfo, o options) (*
 		streams:   map[*Stream]struct{}{},
 		limits:    launchLimits{maxThreads: info.MaxThreadsPerBlock, maxBlock: info.MaxBlockDim, maxGrid: info.MaxGridDim},
 	}
-	d.pool = newPool(o.pool, func(size int64) (closer, error) { return impl.Alloc(size) })
+	pool := o.pool
+	if !o.poolSet {
+		pool = devicePool(info)
+	}
+	d.pool = newPool(pool, func(size int64) (closer, error) { return impl.Alloc(size) })
 	d.hostPool = newPool(o.hostPool, func(size int64) (closer, error) { return impl.AllocHost(size) })
 	if d.def, err = d.newStream(true); err != nil {
 		_ = impl.Close()

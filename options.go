@@ -21,6 +21,7 @@ type options struct {
 	profiler    *profiling.Profiler
 	logger      *slog.Logger
 	pool        PoolConfig
+	poolSet     bool // WithPool was given: the pool is not scaled to the device
 	hostPool    PoolConfig
 	fake        fakeSpec
 	fakeSet     bool
@@ -53,8 +54,9 @@ func WithProfiler(p *profiling.Profiler) Option { return func(o *options) { o.pr
 // (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
-// WithPool sets the device memory pool (default DefaultPool).
-func WithPool(c PoolConfig) Option { return func(o *options) { o.pool = c } }
+// WithPool sets the device memory pool (default DefaultPool, scaled up on
+// a discrete GPU with more memory: see devicePool).
+func WithPool(c PoolConfig) Option { return func(o *options) { o.pool, o.poolSet = c, true } }
 
 // WithHostPool sets the pinned host memory pool (default DefaultHostPool).
 func WithHostPool(c PoolConfig) Option { return func(o *options) { o.hostPool = c } }

@@ -3,6 +3,8 @@ package gpu
 import (
 	"math/bits"
 	"sync"
+
+	"github.com/anygpu/gpu/backend"
 )
 
 // PoolConfig shapes a memory pool. Requests up to MaxBlock are rounded up to
@@ -32,6 +34,23 @@ var (
 	// common request.
 	DefaultHostPool = PoolConfig{MinBlock: 64 << 10, MaxBlock: 64 << 20, MaxPoolBytes: 256 << 20}
 )
+
+// devicePool is the pool a device gets without WithPool: DefaultPool, with
+// its largest class and its cap raised on a discrete GPU to 1/128 and 1/32
+// of the device's memory (at most 1 GiB and 4 GiB: on an H200, classes up
+// to 1 GiB and 4 GiB kept). A tensor of 8192×4096 float32 is 128 MiB: past
+// DefaultPool's 64 MiB class every such op allocated and freed its result
+// through the driver, and cuMemFree waits for the device (an add took
+// 373 µs there against 80 µs for the same op in bfloat16).
+func devicePool(info DeviceInfo) PoolConfig {
+	c := DefaultPool
+	if info.Type != backend.TypeDiscreteGPU || info.MemoryBytes <= 0 {
+		return c
+	}
+	c.MaxBlock = max(c.MaxBlock, min(info.MemoryBytes/128, 1<<30))
+	c.MaxPoolBytes = max(c.MaxPoolBytes, min(info.MemoryBytes/32, 4<<30))
+	return c
+}
 
 // PoolStats counts what a pool did.
 type PoolStats struct {

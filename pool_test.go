@@ -3,6 +3,7 @@ package gpu
 import (
 	"testing"
 
+	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/errors"
 	"github.com/stretchr/testify/require"
 )
@@ -106,5 +107,27 @@ func TestCheckRange(t *testing.T) {
 	} {
 		err := checkRange(tc.off, tc.n, tc.size)
 		require.Equal(t, tc.ok, err == nil, "checkRange(%d, %d, %d): %v", tc.off, tc.n, tc.size, err)
+	}
+}
+
+// TestDevicePool: a discrete GPU's default pool grows with its memory
+// (capped), everything else keeps DefaultPool.
+func TestDevicePool(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		info DeviceInfo
+		want PoolConfig
+	}{
+		{"H200", DeviceInfo{Type: backend.TypeDiscreteGPU, MemoryBytes: 141 << 30},
+			PoolConfig{MinBlock: DefaultPool.MinBlock, MaxBlock: 1 << 30, MaxPoolBytes: 4 << 30}},
+		{"8 GiB GPU", DeviceInfo{Type: backend.TypeDiscreteGPU, MemoryBytes: 8 << 30},
+			PoolConfig{MinBlock: DefaultPool.MinBlock, MaxBlock: 64 << 20, MaxPoolBytes: 256 << 20}},
+		{"24 GiB GPU", DeviceInfo{Type: backend.TypeDiscreteGPU, MemoryBytes: 24 << 30},
+			PoolConfig{MinBlock: DefaultPool.MinBlock, MaxBlock: 192 << 20, MaxPoolBytes: 768 << 20}},
+		{"software", DeviceInfo{Type: backend.TypeSoftware, MemoryBytes: 64 << 30}, DefaultPool},
+		{"CPU", DeviceInfo{Type: backend.TypeCPU, MemoryBytes: 64 << 30}, DefaultPool},
+		{"unknown memory", DeviceInfo{Type: backend.TypeDiscreteGPU}, DefaultPool},
+	} {
+		t.Run(tc.name, func(t *testing.T) { require.Equal(t, tc.want, devicePool(tc.info)) })
 	}
 }
