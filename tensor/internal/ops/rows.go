@@ -24,9 +24,61 @@ const (
 func reduceRows(out, x []uint32, rows, cols, dt, op, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32) {
 	sh := kernel.Shared[[rowGroup]float32]()
 	t, b := kernel.ThreadX(), kernel.GroupSizeX()
+	part := kernel.Shared[[rowParts]float32]()
+	chunk := rowChunk(kernel.GroupSizeX())
+	parts := rowPartsOf(kernel.GroupSizeX(), chunk)
+	per := perWord(dt)
 	rr := rank6(1, s0, s1, s2, s3) // the outer view's rank
 	for r := kernel.GroupX(); r < rows; r += kernel.GridX() {
 		base := xoff + offset6(r, rr, s0, s1, s2, s3, s4, 0, t0, t1, t2, t3, t4)
+		if rowFast(dt, cols, cstride, base, b) {
+			w0 := base / per
+			n := rowHeld(t, b, cols/per, per)
+			acc := kernel.Float32frombits(bitsOf(x[w0], dt, 0)) // every thread starts from the first element
+			if op != ReduceMax {
+				acc = 0
+			}
+			if per == 1 {
+				for k := uint32(0); k < rowSlots; k++ {
+					if k < n {
+						acc = reduceValue(op, acc, kernel.Float32frombits(x[w0+t+k*b]))
+					}
+				}
+			} else {
+				for k := uint32(0); k < rowSlots/2; k++ {
+					if 2*k < n {
+						w := x[w0+t+k*b]
+						acc = reduceValue(op, reduceValue(op, acc, lowHalf(w, dt)), highHalf(w, dt))
+					}
+				}
+			}
+			sh[t] = acc
+			kernel.Barrier()
+			if t < parts {
+				p := sh[t*chunk]
+				for i := t*chunk + 1; i < min(b, t*chunk+chunk); i++ {
+					p = reduceValue(op, p, sh[i])
+				}
+				part[t] = p
+			}
+			kernel.Barrier()
+			if t == 0 {
+				v := part[0]
+				for i := uint32(1); i < parts; i++ {
+					v = reduceValue(op, v, part[i])
+				}
+				if op == ReduceMean {
+					v /= float32(cols)
+				}
+				if dt == DTFloat32 {
+					out[r] = kernel.Float32bits(v)
+				} else {
+					kernel.AtomicAnd(&out[r/2], otherHalf(r))
+					kernel.AtomicOr(&out[r/2], halfBits(v, dt, r))
+				}
+			}
+			continue
+		}
 		var acc float32
 		if op == ReduceMax && cols > 0 {
 			acc = kernel.Float32frombits(bitsOf(x[wordOf(base, dt)], dt, base)) // every thread starts from the first element
@@ -203,10 +255,91 @@ func argmaxJoin(out, part []int32, rows, chunks uint32) {
 //gpu:kernel
 func softmaxRows(y, x []uint32, rows, cols, dt, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32) {
 	sh := kernel.Shared[[rowGroup]float32]()
+	part := kernel.Shared[[rowParts]float32]()
 	t, b := kernel.ThreadX(), kernel.GroupSizeX()
+	chunk := rowChunk(b)
+	parts := rowPartsOf(b, chunk)
+	per := perWord(dt)
 	rr := rank6(1, s0, s1, s2, s3) // the outer view's rank
 	for r := kernel.GroupX(); r < rows; r += kernel.GridX() {
 		base := xoff + offset6(r, rr, s0, s1, s2, s3, s4, 0, t0, t1, t2, t3, t4)
+		if rowFast(dt, cols, cstride, base, b) {
+			var vals [rowSlots]float32 // this thread's elements: words t, t+b, ... of the row
+			w0 := base / per
+			n := rowHeld(t, b, cols/per, per)
+			if per == 1 {
+				for k := uint32(0); k < rowSlots; k++ {
+					if k < n {
+						vals[k] = kernel.Float32frombits(x[w0+t+k*b])
+					}
+				}
+			} else {
+				for k := uint32(0); k < rowSlots/2; k++ {
+					if 2*k < n {
+						w := x[w0+t+k*b]
+						vals[2*k] = lowHalf(w, dt)
+						vals[2*k+1] = highHalf(w, dt)
+					}
+				}
+			}
+			m := kernel.Float32frombits(bitsOf(x[w0], dt, 0))
+			for k := uint32(0); k < rowSlots; k++ {
+				if k < n {
+					m = max(m, vals[k])
+				}
+			}
+			sh[t] = m
+			kernel.Barrier()
+			if t < parts {
+				p := sh[t*chunk]
+				for i := t*chunk + 1; i < min(b, t*chunk+chunk); i++ {
+					p = max(p, sh[i])
+				}
+				part[t] = p
+			}
+			kernel.Barrier()
+			mx := part[0]
+			for i := uint32(1); i < parts; i++ {
+				mx = max(mx, part[i])
+			}
+			var e float32
+			for k := uint32(0); k < rowSlots; k++ {
+				if k < n {
+					vals[k] = kernel.Exp(vals[k] - mx)
+					e += vals[k]
+				}
+			}
+			sh[t] = e
+			kernel.Barrier()
+			if t < parts {
+				p := sh[t*chunk]
+				for i := t*chunk + 1; i < min(b, t*chunk+chunk); i++ {
+					p += sh[i]
+				}
+				part[t] = p
+			}
+			kernel.Barrier()
+			sum := part[0]
+			for i := uint32(1); i < parts; i++ {
+				sum += part[i]
+			}
+			inv := 1 / sum
+			o := r * cols / per // the row's first word in y
+			if per == 1 {
+				for k := uint32(0); k < rowSlots; k++ {
+					if k < n {
+						y[o+t+k*b] = kernel.Float32bits(vals[k] * inv)
+					}
+				}
+			} else {
+				for k := uint32(0); k < rowSlots/2; k++ {
+					if 2*k < n {
+						y[o+t+k*b] = encode16(vals[2*k]*inv, dt) | encode16(vals[2*k+1]*inv, dt)<<16
+					}
+				}
+			}
+			continue
+		}
 		m := kernel.Float32frombits(bitsOf(x[wordOf(base, dt)], dt, base))
 		for c := t; c < cols; c += b {
 			at := base + c*cstride
@@ -284,10 +417,115 @@ const (
 //gpu:kernel
 func normRows(y, x, gamma, beta []uint32, rows, cols, dt, kind, affine, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32, eps float32) {
 	sh := kernel.Shared[[rowGroup]float32]()
+	part := kernel.Shared[[rowParts]float32]()
 	t, b := kernel.ThreadX(), kernel.GroupSizeX()
+	chunk := rowChunk(b)
+	parts := rowPartsOf(b, chunk)
+	per := perWord(dt)
 	rr := rank6(1, s0, s1, s2, s3) // the outer view's rank
 	for r := kernel.GroupX(); r < rows; r += kernel.GridX() {
 		base := xoff + offset6(r, rr, s0, s1, s2, s3, s4, 0, t0, t1, t2, t3, t4)
+		if rowFast(dt, cols, cstride, base, b) {
+			var vals [rowSlots]float32 // this thread's elements: words t, t+b, ... of the row
+			w0 := base / per
+			n := rowHeld(t, b, cols/per, per)
+			if per == 1 {
+				for k := uint32(0); k < rowSlots; k++ {
+					if k < n {
+						vals[k] = kernel.Float32frombits(x[w0+t+k*b])
+					}
+				}
+			} else {
+				for k := uint32(0); k < rowSlots/2; k++ {
+					if 2*k < n {
+						w := x[w0+t+k*b]
+						vals[2*k] = lowHalf(w, dt)
+						vals[2*k+1] = highHalf(w, dt)
+					}
+				}
+			}
+			var mean float32
+			if kind == NormLayer {
+				var s float32
+				for k := uint32(0); k < rowSlots; k++ {
+					if k < n {
+						s += vals[k]
+					}
+				}
+				sh[t] = s
+				kernel.Barrier()
+				if t < parts {
+					p := sh[t*chunk]
+					for i := t*chunk + 1; i < min(b, t*chunk+chunk); i++ {
+						p += sh[i]
+					}
+					part[t] = p
+				}
+				kernel.Barrier()
+				total := part[0]
+				for i := uint32(1); i < parts; i++ {
+					total += part[i]
+				}
+				mean = total / float32(cols)
+			}
+			var q float32
+			for k := uint32(0); k < rowSlots; k++ {
+				if k < n {
+					d := vals[k] - mean
+					q += d * d
+				}
+			}
+			sh[t] = q
+			kernel.Barrier()
+			if t < parts {
+				p := sh[t*chunk]
+				for i := t*chunk + 1; i < min(b, t*chunk+chunk); i++ {
+					p += sh[i]
+				}
+				part[t] = p
+			}
+			kernel.Barrier()
+			squares := part[0]
+			for i := uint32(1); i < parts; i++ {
+				squares += part[i]
+			}
+			inv := kernel.Rsqrt(squares/float32(cols) + eps)
+			o := r * cols / per // the row's first word in y
+			if per == 1 {
+				for k := uint32(0); k < rowSlots; k++ {
+					if k < n {
+						c := t + k*b
+						v := (vals[k] - mean) * inv
+						if affine&NormGamma != 0 {
+							v *= kernel.Float32frombits(gamma[c])
+						}
+						if affine&NormBeta != 0 {
+							v += kernel.Float32frombits(beta[c])
+						}
+						y[o+c] = kernel.Float32bits(v)
+					}
+				}
+			} else {
+				for k := uint32(0); k < rowSlots/2; k++ {
+					if 2*k < n {
+						w := t + k*b // the word of columns 2w and 2w+1
+						lo, hi := (vals[2*k]-mean)*inv, (vals[2*k+1]-mean)*inv
+						if affine&NormGamma != 0 {
+							g := gamma[w]
+							lo *= lowHalf(g, dt)
+							hi *= highHalf(g, dt)
+						}
+						if affine&NormBeta != 0 {
+							g := beta[w]
+							lo += lowHalf(g, dt)
+							hi += highHalf(g, dt)
+						}
+						y[o+w] = encode16(lo, dt) | encode16(hi, dt)<<16
+					}
+				}
+			}
+			continue
+		}
 		var mean float32
 		if kind == NormLayer {
 			var s float32
