@@ -44,11 +44,18 @@ func reduceRows(out, x []uint32, rows, cols, dt, op, xoff, s0, s1, s2, s3, s4, t
 						acc = reduceValue(op, acc, kernel.Float32frombits(x[w0+t+k*b]))
 					}
 				}
+			} else if dt == DTBFloat16 { // one dtype per loop: the unrolled body stays short
+				for k := uint32(0); k < rowSlots/2; k++ {
+					if 2*k < n {
+						w := x[w0+t+k*b]
+						acc = reduceValue(op, reduceValue(op, acc, lowHalf(w, DTBFloat16)), highHalf(w, DTBFloat16))
+					}
+				}
 			} else {
 				for k := uint32(0); k < rowSlots/2; k++ {
 					if 2*k < n {
 						w := x[w0+t+k*b]
-						acc = reduceValue(op, reduceValue(op, acc, lowHalf(w, dt)), highHalf(w, dt))
+						acc = reduceValue(op, reduceValue(op, acc, lowHalf(w, DTFloat16)), highHalf(w, DTFloat16))
 					}
 				}
 			}
@@ -273,12 +280,20 @@ func softmaxRows(y, x []uint32, rows, cols, dt, xoff, s0, s1, s2, s3, s4, t0, t1
 						vals[k] = kernel.Float32frombits(x[w0+t+k*b])
 					}
 				}
+			} else if dt == DTBFloat16 { // one dtype per loop: the unrolled body stays short
+				for k := uint32(0); k < rowSlots/2; k++ {
+					if 2*k < n {
+						w := x[w0+t+k*b]
+						vals[2*k] = lowHalf(w, DTBFloat16)
+						vals[2*k+1] = highHalf(w, DTBFloat16)
+					}
+				}
 			} else {
 				for k := uint32(0); k < rowSlots/2; k++ {
 					if 2*k < n {
 						w := x[w0+t+k*b]
-						vals[2*k] = lowHalf(w, dt)
-						vals[2*k+1] = highHalf(w, dt)
+						vals[2*k] = lowHalf(w, DTFloat16)
+						vals[2*k+1] = highHalf(w, DTFloat16)
 					}
 				}
 			}
@@ -331,10 +346,16 @@ func softmaxRows(y, x []uint32, rows, cols, dt, xoff, s0, s1, s2, s3, s4, t0, t1
 						y[o+t+k*b] = kernel.Float32bits(vals[k] * inv)
 					}
 				}
+			} else if dt == DTBFloat16 { // one dtype per loop: the unrolled body stays short
+				for k := uint32(0); k < rowSlots/2; k++ {
+					if 2*k < n {
+						y[o+t+k*b] = encode16(vals[2*k]*inv, DTBFloat16) | encode16(vals[2*k+1]*inv, DTBFloat16)<<16
+					}
+				}
 			} else {
 				for k := uint32(0); k < rowSlots/2; k++ {
 					if 2*k < n {
-						y[o+t+k*b] = encode16(vals[2*k]*inv, dt) | encode16(vals[2*k+1]*inv, dt)<<16
+						y[o+t+k*b] = encode16(vals[2*k]*inv, DTFloat16) | encode16(vals[2*k+1]*inv, DTFloat16)<<16
 					}
 				}
 			}
@@ -435,12 +456,20 @@ func normRows(y, x, gamma, beta []uint32, rows, cols, dt, kind, affine, xoff, s0
 						vals[k] = kernel.Float32frombits(x[w0+t+k*b])
 					}
 				}
+			} else if dt == DTBFloat16 { // one dtype per loop: the unrolled body stays short
+				for k := uint32(0); k < rowSlots/2; k++ {
+					if 2*k < n {
+						w := x[w0+t+k*b]
+						vals[2*k] = lowHalf(w, DTBFloat16)
+						vals[2*k+1] = highHalf(w, DTBFloat16)
+					}
+				}
 			} else {
 				for k := uint32(0); k < rowSlots/2; k++ {
 					if 2*k < n {
 						w := x[w0+t+k*b]
-						vals[2*k] = lowHalf(w, dt)
-						vals[2*k+1] = highHalf(w, dt)
+						vals[2*k] = lowHalf(w, DTFloat16)
+						vals[2*k+1] = highHalf(w, DTFloat16)
 					}
 				}
 			}
@@ -505,6 +534,24 @@ func normRows(y, x, gamma, beta []uint32, rows, cols, dt, kind, affine, xoff, s0
 						y[o+c] = kernel.Float32bits(v)
 					}
 				}
+			} else if dt == DTBFloat16 { // one dtype per loop: the unrolled body stays short
+				for k := uint32(0); k < rowSlots/2; k++ {
+					if 2*k < n {
+						w := t + k*b // the word of columns 2w and 2w+1
+						lo, hi := (vals[2*k]-mean)*inv, (vals[2*k+1]-mean)*inv
+						if affine&NormGamma != 0 {
+							g := gamma[w]
+							lo *= lowHalf(g, DTBFloat16)
+							hi *= highHalf(g, DTBFloat16)
+						}
+						if affine&NormBeta != 0 {
+							g := beta[w]
+							lo += lowHalf(g, DTBFloat16)
+							hi += highHalf(g, DTBFloat16)
+						}
+						y[o+w] = encode16(lo, DTBFloat16) | encode16(hi, DTBFloat16)<<16
+					}
+				}
 			} else {
 				for k := uint32(0); k < rowSlots/2; k++ {
 					if 2*k < n {
@@ -512,15 +559,15 @@ func normRows(y, x, gamma, beta []uint32, rows, cols, dt, kind, affine, xoff, s0
 						lo, hi := (vals[2*k]-mean)*inv, (vals[2*k+1]-mean)*inv
 						if affine&NormGamma != 0 {
 							g := gamma[w]
-							lo *= lowHalf(g, dt)
-							hi *= highHalf(g, dt)
+							lo *= lowHalf(g, DTFloat16)
+							hi *= highHalf(g, DTFloat16)
 						}
 						if affine&NormBeta != 0 {
 							g := beta[w]
-							lo += lowHalf(g, dt)
-							hi += highHalf(g, dt)
+							lo += lowHalf(g, DTFloat16)
+							hi += highHalf(g, DTFloat16)
 						}
-						y[o+w] = encode16(lo, dt) | encode16(hi, dt)<<16
+						y[o+w] = encode16(lo, DTFloat16) | encode16(hi, DTFloat16)<<16
 					}
 				}
 			}
