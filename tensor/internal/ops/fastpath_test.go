@@ -248,11 +248,11 @@ func TestElementwiseFastPaths(t *testing.T) {
 }
 
 // TestRowFastPaths runs the row kernels on every backend for rows of 1 to
-// 8193 columns: those that fit the fast path (contiguous, whole words, at
-// most 64 elements per thread), and, as the other path, rows of odd
-// 16-bit starts (an odd offset; a row stride of cols+1, so that rows
-// alternate between the paths), strided columns, and rows longer than the
-// group holds; each against float64 from the same rounded inputs.
+// 8193 columns: those of the fast path (contiguous, whole words: a pass
+// then ends inside, at and past rowUnroll words per thread), and, on the
+// general path, rows of odd 16-bit starts (an odd offset; a row stride of
+// cols+1, so that rows alternate between the paths), odd 16-bit lengths and
+// strided columns; each against float64 from the same rounded inputs.
 func TestRowFastPaths(t *testing.T) {
 	forEachOpsDevice(t, func(t *testing.T, ctx context.Context, dev *gpu.Device, mod *gpu.Module) {
 		rng := rand.New(rand.NewPCG(18, 5))

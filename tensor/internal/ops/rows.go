@@ -25,38 +25,33 @@ func reduceRows(out, x []uint32, rows, cols, dt, op, xoff, s0, s1, s2, s3, s4, t
 	sh := kernel.Shared[[rowGroup]float32]()
 	t, b := kernel.ThreadX(), kernel.GroupSizeX()
 	part := kernel.Shared[[rowParts]float32]()
-	chunk := rowChunk(kernel.GroupSizeX())
-	parts := rowPartsOf(kernel.GroupSizeX(), chunk)
+	chunk := rowChunk(b)
+	parts := rowPartsOf(b, chunk)
 	per := perWord(dt)
 	rr := rank6(1, s0, s1, s2, s3) // the outer view's rank
 	for r := kernel.GroupX(); r < rows; r += kernel.GridX() {
 		base := xoff + offset6(r, rr, s0, s1, s2, s3, s4, 0, t0, t1, t2, t3, t4)
-		if rowFast(dt, cols, cstride, base, b) {
-			w0 := base / per
-			n := rowHeld(t, b, cols/per, per)
-			acc := kernel.Float32frombits(bitsOf(x[w0], dt, 0)) // every thread starts from the first element
+		if rowFast(dt, cols, cstride, base) {
+			w0, words := base/per, cols/per
+			first := kernel.Float32frombits(bitsOf(x[w0], dt, 0)) // the row's first element
+			acc := first                                          // every thread starts from the first element
 			if op != ReduceMax {
 				acc = 0
 			}
-			if per == 1 {
-				for k := uint32(0); k < rowSlots; k++ {
-					if k < n {
-						acc = reduceValue(op, acc, kernel.Float32frombits(x[w0+t+k*b]))
+			for w := t; w < words; w += rowUnroll * b {
+				var ws [rowUnroll]uint32
+				for u := uint32(0); u < rowUnroll; u++ {
+					if w+u*b < words {
+						ws[u] = x[w0+w+u*b]
 					}
 				}
-			} else if dt == DTBFloat16 { // one dtype per loop: the unrolled body stays short
-				for k := uint32(0); k < rowSlots/2; k++ {
-					if 2*k < n {
-						w := x[w0+t+k*b]
-						acc = reduceValue(op, reduceValue(op, acc, lowHalf(w, DTBFloat16)), highHalf(w, DTBFloat16))
+				for u := uint32(0); u < rowUnroll; u++ {
+					if w+u*b < words {
+						acc = reduceWord(op, acc, ws[u], per, dt)
 					}
 				}
-			} else {
-				for k := uint32(0); k < rowSlots/2; k++ {
-					if 2*k < n {
-						w := x[w0+t+k*b]
-						acc = reduceValue(op, reduceValue(op, acc, lowHalf(w, DTFloat16)), highHalf(w, DTFloat16))
-					}
+				if last(w, rowUnroll*b, words) {
+					break
 				}
 			}
 			sh[t] = acc
@@ -69,11 +64,11 @@ func reduceRows(out, x []uint32, rows, cols, dt, op, xoff, s0, s1, s2, s3, s4, t
 				part[t] = p
 			}
 			kernel.Barrier()
+			v := part[0]
+			for i := uint32(1); i < parts; i++ {
+				v = reduceValue(op, v, part[i])
+			}
 			if t == 0 {
-				v := part[0]
-				for i := uint32(1); i < parts; i++ {
-					v = reduceValue(op, v, part[i])
-				}
 				if op == ReduceMean {
 					v /= float32(cols)
 				}
@@ -270,37 +265,34 @@ func softmaxRows(y, x []uint32, rows, cols, dt, xoff, s0, s1, s2, s3, s4, t0, t1
 	rr := rank6(1, s0, s1, s2, s3) // the outer view's rank
 	for r := kernel.GroupX(); r < rows; r += kernel.GridX() {
 		base := xoff + offset6(r, rr, s0, s1, s2, s3, s4, 0, t0, t1, t2, t3, t4)
-		if rowFast(dt, cols, cstride, base, b) {
-			var vals [rowSlots]float32 // this thread's elements: words t, t+b, ... of the row
-			w0 := base / per
-			n := rowHeld(t, b, cols/per, per)
-			if per == 1 {
-				for k := uint32(0); k < rowSlots; k++ {
-					if k < n {
-						vals[k] = kernel.Float32frombits(x[w0+t+k*b])
+		if rowFast(dt, cols, cstride, base) {
+			w0, words := base/per, cols/per
+			first := kernel.Float32frombits(bitsOf(x[w0], dt, 0)) // the row's first element
+			m, e := first, float32(0)                             // this thread's running maximum and its sum of e^(v-m)
+			for w := t; w < words; w += rowUnroll * b {
+				var ws [rowUnroll]uint32
+				for u := uint32(0); u < rowUnroll; u++ {
+					if w+u*b < words {
+						ws[u] = x[w0+w+u*b]
 					}
 				}
-			} else if dt == DTBFloat16 { // one dtype per loop: the unrolled body stays short
-				for k := uint32(0); k < rowSlots/2; k++ {
-					if 2*k < n {
-						w := x[w0+t+k*b]
-						vals[2*k] = lowHalf(w, DTBFloat16)
-						vals[2*k+1] = highHalf(w, DTBFloat16)
+				cm := m
+				for u := uint32(0); u < rowUnroll; u++ {
+					if w+u*b < words {
+						cm = wordMax(cm, ws[u], per, dt)
 					}
 				}
-			} else {
-				for k := uint32(0); k < rowSlots/2; k++ {
-					if 2*k < n {
-						w := x[w0+t+k*b]
-						vals[2*k] = lowHalf(w, DTFloat16)
-						vals[2*k+1] = highHalf(w, DTFloat16)
+				if cm > m {
+					e *= kernel.Exp(m - cm)
+					m = cm
+				}
+				for u := uint32(0); u < rowUnroll; u++ {
+					if w+u*b < words {
+						e += wordExpSum(ws[u], per, dt, m)
 					}
 				}
-			}
-			m := kernel.Float32frombits(bitsOf(x[w0], dt, 0))
-			for k := uint32(0); k < rowSlots; k++ {
-				if k < n {
-					m = max(m, vals[k])
+				if last(w, rowUnroll*b, words) {
+					break
 				}
 			}
 			sh[t] = m
@@ -317,13 +309,7 @@ func softmaxRows(y, x []uint32, rows, cols, dt, xoff, s0, s1, s2, s3, s4, t0, t1
 			for i := uint32(1); i < parts; i++ {
 				mx = max(mx, part[i])
 			}
-			var e float32
-			for k := uint32(0); k < rowSlots; k++ {
-				if k < n {
-					vals[k] = kernel.Exp(vals[k] - mx)
-					e += vals[k]
-				}
-			}
+			e *= kernel.Exp(m - mx)
 			sh[t] = e
 			kernel.Barrier()
 			if t < parts {
@@ -340,23 +326,20 @@ func softmaxRows(y, x []uint32, rows, cols, dt, xoff, s0, s1, s2, s3, s4, t0, t1
 			}
 			inv := 1 / sum
 			o := r * cols / per // the row's first word in y
-			if per == 1 {
-				for k := uint32(0); k < rowSlots; k++ {
-					if k < n {
-						y[o+t+k*b] = kernel.Float32bits(vals[k] * inv)
+			for w := t; w < words; w += rowUnroll * b {
+				var ws [rowUnroll]uint32
+				for u := uint32(0); u < rowUnroll; u++ {
+					if w+u*b < words {
+						ws[u] = x[w0+w+u*b]
 					}
 				}
-			} else if dt == DTBFloat16 { // one dtype per loop: the unrolled body stays short
-				for k := uint32(0); k < rowSlots/2; k++ {
-					if 2*k < n {
-						y[o+t+k*b] = encode16(vals[2*k]*inv, DTBFloat16) | encode16(vals[2*k+1]*inv, DTBFloat16)<<16
+				for u := uint32(0); u < rowUnroll; u++ {
+					if w+u*b < words {
+						y[o+w+u*b] = softmaxWord(ws[u], per, dt, mx, inv)
 					}
 				}
-			} else {
-				for k := uint32(0); k < rowSlots/2; k++ {
-					if 2*k < n {
-						y[o+t+k*b] = encode16(vals[2*k]*inv, DTFloat16) | encode16(vals[2*k+1]*inv, DTFloat16)<<16
-					}
+				if last(w, rowUnroll*b, words) {
+					break
 				}
 			}
 			continue
@@ -446,39 +429,25 @@ func normRows(y, x, gamma, beta []uint32, rows, cols, dt, kind, affine, xoff, s0
 	rr := rank6(1, s0, s1, s2, s3) // the outer view's rank
 	for r := kernel.GroupX(); r < rows; r += kernel.GridX() {
 		base := xoff + offset6(r, rr, s0, s1, s2, s3, s4, 0, t0, t1, t2, t3, t4)
-		if rowFast(dt, cols, cstride, base, b) {
-			var vals [rowSlots]float32 // this thread's elements: words t, t+b, ... of the row
-			w0 := base / per
-			n := rowHeld(t, b, cols/per, per)
-			if per == 1 {
-				for k := uint32(0); k < rowSlots; k++ {
-					if k < n {
-						vals[k] = kernel.Float32frombits(x[w0+t+k*b])
-					}
-				}
-			} else if dt == DTBFloat16 { // one dtype per loop: the unrolled body stays short
-				for k := uint32(0); k < rowSlots/2; k++ {
-					if 2*k < n {
-						w := x[w0+t+k*b]
-						vals[2*k] = lowHalf(w, DTBFloat16)
-						vals[2*k+1] = highHalf(w, DTBFloat16)
-					}
-				}
-			} else {
-				for k := uint32(0); k < rowSlots/2; k++ {
-					if 2*k < n {
-						w := x[w0+t+k*b]
-						vals[2*k] = lowHalf(w, DTFloat16)
-						vals[2*k+1] = highHalf(w, DTFloat16)
-					}
-				}
-			}
+		if rowFast(dt, cols, cstride, base) {
+			w0, words := base/per, cols/per
 			var mean float32
 			if kind == NormLayer {
 				var s float32
-				for k := uint32(0); k < rowSlots; k++ {
-					if k < n {
-						s += vals[k]
+				for w := t; w < words; w += rowUnroll * b {
+					var ws [rowUnroll]uint32
+					for u := uint32(0); u < rowUnroll; u++ {
+						if w+u*b < words {
+							ws[u] = x[w0+w+u*b]
+						}
+					}
+					for u := uint32(0); u < rowUnroll; u++ {
+						if w+u*b < words {
+							s += wordSum(ws[u], per, dt)
+						}
+					}
+					if last(w, rowUnroll*b, words) {
+						break
 					}
 				}
 				sh[t] = s
@@ -498,10 +467,20 @@ func normRows(y, x, gamma, beta []uint32, rows, cols, dt, kind, affine, xoff, s0
 				mean = total / float32(cols)
 			}
 			var q float32
-			for k := uint32(0); k < rowSlots; k++ {
-				if k < n {
-					d := vals[k] - mean
-					q += d * d
+			for w := t; w < words; w += rowUnroll * b {
+				var ws [rowUnroll]uint32
+				for u := uint32(0); u < rowUnroll; u++ {
+					if w+u*b < words {
+						ws[u] = x[w0+w+u*b]
+					}
+				}
+				for u := uint32(0); u < rowUnroll; u++ {
+					if w+u*b < words {
+						q += wordSquares(ws[u], per, dt, mean)
+					}
+				}
+				if last(w, rowUnroll*b, words) {
+					break
 				}
 			}
 			sh[t] = q
@@ -520,55 +499,27 @@ func normRows(y, x, gamma, beta []uint32, rows, cols, dt, kind, affine, xoff, s0
 			}
 			inv := kernel.Rsqrt(squares/float32(cols) + eps)
 			o := r * cols / per // the row's first word in y
-			if per == 1 {
-				for k := uint32(0); k < rowSlots; k++ {
-					if k < n {
-						c := t + k*b
-						v := (vals[k] - mean) * inv
+			for w := t; w < words; w += rowUnroll * b {
+				var ws [rowUnroll]uint32
+				var gs, bs [rowUnroll]uint32 // gamma's and beta's words, where affine has them
+				for u := uint32(0); u < rowUnroll; u++ {
+					if w+u*b < words {
+						ws[u] = x[w0+w+u*b]
 						if affine&NormGamma != 0 {
-							v *= kernel.Float32frombits(gamma[c])
+							gs[u] = gamma[w+u*b]
 						}
 						if affine&NormBeta != 0 {
-							v += kernel.Float32frombits(beta[c])
+							bs[u] = beta[w+u*b]
 						}
-						y[o+c] = kernel.Float32bits(v)
 					}
 				}
-			} else if dt == DTBFloat16 { // one dtype per loop: the unrolled body stays short
-				for k := uint32(0); k < rowSlots/2; k++ {
-					if 2*k < n {
-						w := t + k*b // the word of columns 2w and 2w+1
-						lo, hi := (vals[2*k]-mean)*inv, (vals[2*k+1]-mean)*inv
-						if affine&NormGamma != 0 {
-							g := gamma[w]
-							lo *= lowHalf(g, DTBFloat16)
-							hi *= highHalf(g, DTBFloat16)
-						}
-						if affine&NormBeta != 0 {
-							g := beta[w]
-							lo += lowHalf(g, DTBFloat16)
-							hi += highHalf(g, DTBFloat16)
-						}
-						y[o+w] = encode16(lo, DTBFloat16) | encode16(hi, DTBFloat16)<<16
+				for u := uint32(0); u < rowUnroll; u++ {
+					if w+u*b < words {
+						y[o+w+u*b] = normWord(ws[u], gs[u], bs[u], per, dt, affine, mean, inv)
 					}
 				}
-			} else {
-				for k := uint32(0); k < rowSlots/2; k++ {
-					if 2*k < n {
-						w := t + k*b // the word of columns 2w and 2w+1
-						lo, hi := (vals[2*k]-mean)*inv, (vals[2*k+1]-mean)*inv
-						if affine&NormGamma != 0 {
-							g := gamma[w]
-							lo *= lowHalf(g, DTFloat16)
-							hi *= highHalf(g, DTFloat16)
-						}
-						if affine&NormBeta != 0 {
-							g := beta[w]
-							lo += lowHalf(g, DTFloat16)
-							hi += highHalf(g, DTFloat16)
-						}
-						y[o+w] = encode16(lo, DTFloat16) | encode16(hi, DTFloat16)<<16
-					}
+				if last(w, rowUnroll*b, words) {
+					break
 				}
 			}
 			continue
