@@ -14,6 +14,13 @@
 // softmax, norms) give each group whole rows, grid-stride over rows, their
 // threads striding over a row's columns and meeting in a shared-memory tree;
 // they are launched with at most rowGroup threads per group.
+//
+// Fast paths. unary and binary move 16 bytes per load and store when every
+// operand is contiguous (or, for binary, a row repeated over the output's
+// rows) from a 16-byte boundary (vector.go); the row kernels read a
+// contiguous row of whole words a word per thread at a time, rowUnroll
+// loads in flight, and reduce in two barriers (rowfast.go). Everything else
+// takes the general path, one element at a time through offset6.
 package ops
 
 //go:generate go run github.com/anygpu/gpu/cmd/gpu kernels --name tensor

@@ -40,6 +40,17 @@ func erf(x float32) float32 {
 	return r
 }
 
+// geluTanh is GELU's tanh form at v.
+func geluTanh(v float32) float32 {
+	return 0.5 * v * (1 + kernel.Tanh(0.7978845608028654*(v+0.044715*v*v*v)))
+}
+
+// geluErf is the exact GELU at v.
+func geluErf(v float32) float32 { return 0.5 * v * (1 + erf(v*0.7071067811865476)) }
+
+// silu is v·σ(v).
+func silu(v float32) float32 { return v / (1 + kernel.Exp(min(-v, expArgMax))) }
+
 // unaryValue applies unary op code op to v.
 func unaryValue(op uint32, v, a float32) float32 {
 	if op == UnaryScale {
@@ -47,11 +58,11 @@ func unaryValue(op uint32, v, a float32) float32 {
 	} else if op == UnaryReLU {
 		return max(v, 0)
 	} else if op == UnaryGELUTanh {
-		return 0.5 * v * (1 + kernel.Tanh(0.7978845608028654*(v+0.044715*v*v*v)))
+		return geluTanh(v)
 	} else if op == UnaryGELUErf {
-		return 0.5 * v * (1 + erf(v*0.7071067811865476))
+		return geluErf(v)
 	} else if op == UnarySiLU {
-		return v / (1 + kernel.Exp(min(-v, expArgMax)))
+		return silu(v)
 	} else if op == UnaryExp {
 		return kernel.Exp(v)
 	}
@@ -62,32 +73,56 @@ func unaryValue(op uint32, v, a float32) float32 {
 // (offset xoff, sizes s0..s5, strides t0..t5); y is contiguous, of x's
 // dtype code dt. a is the scale's factor. Each thread writes whole words of
 // y (perWord elements); the bytes of y's last word past the n-th element are
-// set to 0.
+// set to 0. The buffers are words (float32 only for Load4 and Store4: a
+// 16-bit pair is moved as its bits, never computed with).
+//
+// A contiguous x whose start is on a 16-byte boundary (flatMode) goes 16
+// bytes at a time, two independent vectors per thread and step (vectorSteps);
+// the words past the last whole vector, and any other view, go one word at a
+// time through offset6.
 //
 //gpu:kernel
-func unary(y, x []uint32, n, dt, op, xoff, s0, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5 uint32, a float32) {
+func unary(y, x []float32, n, dt, op, xoff, s0, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5 uint32, a float32) {
 	if n == 0 {
 		return
 	}
 	per := perWord(dt)
 	words := (n + per - 1) / per
 	step := kernel.GroupSizeX() * kernel.GridX()
+	first := kernel.GroupX()*kernel.GroupSizeX() + kernel.ThreadX()
 	r := rank6(s0, s1, s2, s3, s4)
-	for w := kernel.GroupX()*kernel.GroupSizeX() + kernel.ThreadX(); w < words; w += step {
+	head := uint32(0) // the words the vector loop wrote
+	if flatMode(r, s5, t4, t5, xoff, per) == flatWhole {
+		vecs := n / (4 * per)
+		xv := xoff / (4 * per)
+		for v := first; v < vecs; v += vectorSteps * step {
+			v2 := min(v+step, vecs-1) // a thread past the end repeats the last vector
+			u := kernel.Load4(x, xv+v)
+			u2 := kernel.Load4(x, xv+v2)
+			kernel.Store4(y, v, unary4(op, dt, u, a))
+			if v+step < vecs {
+				kernel.Store4(y, v2, unary4(op, dt, u2, a))
+			}
+			if last(v, vectorSteps*step, vecs) {
+				break
+			}
+		}
+		head = 4 * vecs
+	}
+	for w := head + first; w < words; w += step {
 		if per == 1 {
 			xa := xoff + offset6(w, r, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5)
-			v := kernel.Float32frombits(bitsOf(x[wordOf(xa, dt)], dt, xa))
-			y[w] = kernel.Float32bits(unaryValue(op, v, a))
+			y[w] = unaryValue(op, x[xa], a)
 		} else {
 			var out uint32
 			for j := uint32(0); j < 2; j++ {
 				if i := 2*w + j; i < n {
 					xa := xoff + offset6(i, r, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5)
-					v := kernel.Float32frombits(bitsOf(x[wordOf(xa, dt)], dt, xa))
+					v := kernel.Float32frombits(half16(kernel.Float32bits(x[xa/2]), dt, xa))
 					out |= encode16(unaryValue(op, v, a), dt) << (16 * j)
 				}
 			}
-			y[w] = out
+			y[w] = kernel.Float32frombits(out)
 		}
 		if last(w, step, words) {
 			break
@@ -113,34 +148,61 @@ func binaryValue(op uint32, u, v float32) float32 {
 // All three are of dtype code dt; each thread writes whole words of z, as
 // unary's.
 //
+// When each input is contiguous or a row repeated over the output's rows
+// (flatMode), 16-byte aligned, the kernel goes 16 bytes at a time as
+// unary's; the rest goes one word at a time through offset6.
+//
 //gpu:kernel
-func binary(z, x, y []uint32, n, dt, op, s0, s1, s2, s3, s4, s5, xoff, xt0, xt1, xt2, xt3, xt4, xt5, yoff, yt0, yt1, yt2, yt3, yt4, yt5 uint32) {
+func binary(z, x, y []float32, n, dt, op, s0, s1, s2, s3, s4, s5, xoff, xt0, xt1, xt2, xt3, xt4, xt5, yoff, yt0, yt1, yt2, yt3, yt4, yt5 uint32) {
 	if n == 0 {
 		return
 	}
 	per := perWord(dt)
 	words := (n + per - 1) / per
 	step := kernel.GroupSizeX() * kernel.GridX()
+	first := kernel.GroupX()*kernel.GroupSizeX() + kernel.ThreadX()
 	r := rank6(s0, s1, s2, s3, s4)
-	for w := kernel.GroupX()*kernel.GroupSizeX() + kernel.ThreadX(); w < words; w += step {
+	head := uint32(0) // the words the vector loop wrote
+	xm, ym := flatMode(r, s5, xt4, xt5, xoff, per), flatMode(r, s5, yt4, yt5, yoff, per)
+	if xm != flatNone && ym != flatNone {
+		vecs := n / (4 * per)
+		rowVecs := s5 / (4 * per) // a row's vectors, when an input repeats a row
+		xv, yv := xoff/(4*per), yoff/(4*per)
+		for v := first; v < vecs; v += vectorSteps * step {
+			v2 := min(v+step, vecs-1) // a thread past the end repeats the last vector
+			u := kernel.Load4(x, xv+flatVector(xm, v, rowVecs))
+			w := kernel.Load4(y, yv+flatVector(ym, v, rowVecs))
+			u2 := kernel.Load4(x, xv+flatVector(xm, v2, rowVecs))
+			w2 := kernel.Load4(y, yv+flatVector(ym, v2, rowVecs))
+			kernel.Store4(z, v, binary4(op, dt, u, w))
+			if v+step < vecs {
+				kernel.Store4(z, v2, binary4(op, dt, u2, w2))
+			}
+			if last(v, vectorSteps*step, vecs) {
+				break
+			}
+		}
+		head = 4 * vecs
+	}
+	for w := head + first; w < words; w += step {
 		if per == 1 {
 			xa := xoff + offset6(w, r, s1, s2, s3, s4, s5, xt0, xt1, xt2, xt3, xt4, xt5)
-			u := kernel.Float32frombits(bitsOf(x[wordOf(xa, dt)], dt, xa))
+			u := x[xa]
 			ya := yoff + offset6(w, r, s1, s2, s3, s4, s5, yt0, yt1, yt2, yt3, yt4, yt5)
-			v := kernel.Float32frombits(bitsOf(y[wordOf(ya, dt)], dt, ya))
-			z[w] = kernel.Float32bits(binaryValue(op, u, v))
+			v := y[ya]
+			z[w] = binaryValue(op, u, v)
 		} else {
 			var out uint32
 			for j := uint32(0); j < 2; j++ {
 				if i := 2*w + j; i < n {
 					xa := xoff + offset6(i, r, s1, s2, s3, s4, s5, xt0, xt1, xt2, xt3, xt4, xt5)
-					u := kernel.Float32frombits(bitsOf(x[wordOf(xa, dt)], dt, xa))
+					u := kernel.Float32frombits(half16(kernel.Float32bits(x[xa/2]), dt, xa))
 					ya := yoff + offset6(i, r, s1, s2, s3, s4, s5, yt0, yt1, yt2, yt3, yt4, yt5)
-					v := kernel.Float32frombits(bitsOf(y[wordOf(ya, dt)], dt, ya))
+					v := kernel.Float32frombits(half16(kernel.Float32bits(y[ya/2]), dt, ya))
 					out |= encode16(binaryValue(op, u, v), dt) << (16 * j)
 				}
 			}
-			z[w] = out
+			z[w] = kernel.Float32frombits(out)
 		}
 		if last(w, step, words) {
 			break

@@ -24,9 +24,63 @@ const (
 func reduceRows(out, x []uint32, rows, cols, dt, op, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32) {
 	sh := kernel.Shared[[rowGroup]float32]()
 	t, b := kernel.ThreadX(), kernel.GroupSizeX()
+	part := kernel.Shared[[rowParts]float32]()
+	chunk := rowChunk(b)
+	parts := rowPartsOf(b, chunk)
+	per := perWord(dt)
 	rr := rank6(1, s0, s1, s2, s3) // the outer view's rank
 	for r := kernel.GroupX(); r < rows; r += kernel.GridX() {
 		base := xoff + offset6(r, rr, s0, s1, s2, s3, s4, 0, t0, t1, t2, t3, t4)
+		if rowFast(dt, cols, cstride, base) {
+			w0, words := base/per, cols/per
+			first := kernel.Float32frombits(bitsOf(x[w0], dt, 0)) // the row's first element
+			acc := first                                          // every thread starts from the first element
+			if op != ReduceMax {
+				acc = 0
+			}
+			for w := t; w < words; w += rowUnroll * b {
+				var ws [rowUnroll]uint32
+				for u := uint32(0); u < rowUnroll; u++ {
+					if w+u*b < words {
+						ws[u] = x[w0+w+u*b]
+					}
+				}
+				for u := uint32(0); u < rowUnroll; u++ {
+					if w+u*b < words {
+						acc = reduceWord(op, acc, ws[u], per, dt)
+					}
+				}
+				if last(w, rowUnroll*b, words) {
+					break
+				}
+			}
+			sh[t] = acc
+			kernel.Barrier()
+			if t < parts {
+				p := sh[t*chunk]
+				for i := t*chunk + 1; i < min(b, t*chunk+chunk); i++ {
+					p = reduceValue(op, p, sh[i])
+				}
+				part[t] = p
+			}
+			kernel.Barrier()
+			v := part[0]
+			for i := uint32(1); i < parts; i++ {
+				v = reduceValue(op, v, part[i])
+			}
+			if t == 0 {
+				if op == ReduceMean {
+					v /= float32(cols)
+				}
+				if dt == DTFloat32 {
+					out[r] = kernel.Float32bits(v)
+				} else {
+					kernel.AtomicAnd(&out[r/2], otherHalf(r))
+					kernel.AtomicOr(&out[r/2], halfBits(v, dt, r))
+				}
+			}
+			continue
+		}
 		var acc float32
 		if op == ReduceMax && cols > 0 {
 			acc = kernel.Float32frombits(bitsOf(x[wordOf(base, dt)], dt, base)) // every thread starts from the first element
@@ -203,10 +257,93 @@ func argmaxJoin(out, part []int32, rows, chunks uint32) {
 //gpu:kernel
 func softmaxRows(y, x []uint32, rows, cols, dt, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32) {
 	sh := kernel.Shared[[rowGroup]float32]()
+	part := kernel.Shared[[rowParts]float32]()
 	t, b := kernel.ThreadX(), kernel.GroupSizeX()
+	chunk := rowChunk(b)
+	parts := rowPartsOf(b, chunk)
+	per := perWord(dt)
 	rr := rank6(1, s0, s1, s2, s3) // the outer view's rank
 	for r := kernel.GroupX(); r < rows; r += kernel.GridX() {
 		base := xoff + offset6(r, rr, s0, s1, s2, s3, s4, 0, t0, t1, t2, t3, t4)
+		if rowFast(dt, cols, cstride, base) {
+			w0, words := base/per, cols/per
+			first := kernel.Float32frombits(bitsOf(x[w0], dt, 0)) // the row's first element
+			m, e := first, float32(0)                             // this thread's running maximum and its sum of e^(v-m)
+			for w := t; w < words; w += rowUnroll * b {
+				var ws [rowUnroll]uint32
+				for u := uint32(0); u < rowUnroll; u++ {
+					if w+u*b < words {
+						ws[u] = x[w0+w+u*b]
+					}
+				}
+				cm := m
+				for u := uint32(0); u < rowUnroll; u++ {
+					if w+u*b < words {
+						cm = wordMax(cm, ws[u], per, dt)
+					}
+				}
+				if cm > m {
+					e *= kernel.Exp(m - cm)
+					m = cm
+				}
+				for u := uint32(0); u < rowUnroll; u++ {
+					if w+u*b < words {
+						e += wordExpSum(ws[u], per, dt, m)
+					}
+				}
+				if last(w, rowUnroll*b, words) {
+					break
+				}
+			}
+			sh[t] = m
+			kernel.Barrier()
+			if t < parts {
+				p := sh[t*chunk]
+				for i := t*chunk + 1; i < min(b, t*chunk+chunk); i++ {
+					p = max(p, sh[i])
+				}
+				part[t] = p
+			}
+			kernel.Barrier()
+			mx := part[0]
+			for i := uint32(1); i < parts; i++ {
+				mx = max(mx, part[i])
+			}
+			e *= kernel.Exp(m - mx)
+			sh[t] = e
+			kernel.Barrier()
+			if t < parts {
+				p := sh[t*chunk]
+				for i := t*chunk + 1; i < min(b, t*chunk+chunk); i++ {
+					p += sh[i]
+				}
+				part[t] = p
+			}
+			kernel.Barrier()
+			sum := part[0]
+			for i := uint32(1); i < parts; i++ {
+				sum += part[i]
+			}
+			inv := 1 / sum
+			o := r * cols / per // the row's first word in y
+			for w := t; w < words; w += rowUnroll * b {
+				var ws [rowUnroll]uint32
+				for u := uint32(0); u < rowUnroll; u++ {
+					if w+u*b < words {
+						ws[u] = x[w0+w+u*b]
+					}
+				}
+				for u := uint32(0); u < rowUnroll; u++ {
+					if w+u*b < words {
+						y[o+w+u*b] = softmaxWord(ws[u], per, dt, mx, inv)
+					}
+				}
+				if last(w, rowUnroll*b, words) {
+					break
+				}
+			}
+			continue
+		}
 		m := kernel.Float32frombits(bitsOf(x[wordOf(base, dt)], dt, base))
 		for c := t; c < cols; c += b {
 			at := base + c*cstride
@@ -284,10 +421,109 @@ const (
 //gpu:kernel
 func normRows(y, x, gamma, beta []uint32, rows, cols, dt, kind, affine, xoff, s0, s1, s2, s3, s4, t0, t1, t2, t3, t4, cstride uint32, eps float32) {
 	sh := kernel.Shared[[rowGroup]float32]()
+	part := kernel.Shared[[rowParts]float32]()
 	t, b := kernel.ThreadX(), kernel.GroupSizeX()
+	chunk := rowChunk(b)
+	parts := rowPartsOf(b, chunk)
+	per := perWord(dt)
 	rr := rank6(1, s0, s1, s2, s3) // the outer view's rank
 	for r := kernel.GroupX(); r < rows; r += kernel.GridX() {
 		base := xoff + offset6(r, rr, s0, s1, s2, s3, s4, 0, t0, t1, t2, t3, t4)
+		if rowFast(dt, cols, cstride, base) {
+			w0, words := base/per, cols/per
+			var mean float32
+			if kind == NormLayer {
+				var s float32
+				for w := t; w < words; w += rowUnroll * b {
+					var ws [rowUnroll]uint32
+					for u := uint32(0); u < rowUnroll; u++ {
+						if w+u*b < words {
+							ws[u] = x[w0+w+u*b]
+						}
+					}
+					for u := uint32(0); u < rowUnroll; u++ {
+						if w+u*b < words {
+							s += wordSum(ws[u], per, dt)
+						}
+					}
+					if last(w, rowUnroll*b, words) {
+						break
+					}
+				}
+				sh[t] = s
+				kernel.Barrier()
+				if t < parts {
+					p := sh[t*chunk]
+					for i := t*chunk + 1; i < min(b, t*chunk+chunk); i++ {
+						p += sh[i]
+					}
+					part[t] = p
+				}
+				kernel.Barrier()
+				total := part[0]
+				for i := uint32(1); i < parts; i++ {
+					total += part[i]
+				}
+				mean = total / float32(cols)
+			}
+			var q float32
+			for w := t; w < words; w += rowUnroll * b {
+				var ws [rowUnroll]uint32
+				for u := uint32(0); u < rowUnroll; u++ {
+					if w+u*b < words {
+						ws[u] = x[w0+w+u*b]
+					}
+				}
+				for u := uint32(0); u < rowUnroll; u++ {
+					if w+u*b < words {
+						q += wordSquares(ws[u], per, dt, mean)
+					}
+				}
+				if last(w, rowUnroll*b, words) {
+					break
+				}
+			}
+			sh[t] = q
+			kernel.Barrier()
+			if t < parts {
+				p := sh[t*chunk]
+				for i := t*chunk + 1; i < min(b, t*chunk+chunk); i++ {
+					p += sh[i]
+				}
+				part[t] = p
+			}
+			kernel.Barrier()
+			squares := part[0]
+			for i := uint32(1); i < parts; i++ {
+				squares += part[i]
+			}
+			inv := kernel.Rsqrt(squares/float32(cols) + eps)
+			o := r * cols / per // the row's first word in y
+			for w := t; w < words; w += rowUnroll * b {
+				var ws [rowUnroll]uint32
+				var gs, bs [rowUnroll]uint32 // gamma's and beta's words, where affine has them
+				for u := uint32(0); u < rowUnroll; u++ {
+					if w+u*b < words {
+						ws[u] = x[w0+w+u*b]
+						if affine&NormGamma != 0 {
+							gs[u] = gamma[w+u*b]
+						}
+						if affine&NormBeta != 0 {
+							bs[u] = beta[w+u*b]
+						}
+					}
+				}
+				for u := uint32(0); u < rowUnroll; u++ {
+					if w+u*b < words {
+						y[o+w+u*b] = normWord(ws[u], gs[u], bs[u], per, dt, affine, mean, inv)
+					}
+				}
+				if last(w, rowUnroll*b, words) {
+					break
+				}
+			}
+			continue
+		}
 		var mean float32
 		if kind == NormLayer {
 			var s float32
