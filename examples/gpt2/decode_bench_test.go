@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -103,14 +102,4 @@ func benchmarkDecode(b *testing.B, dev *gpu.Device, path string, cfg Config, d t
 	b.ReportMetric(float64(elapsed.Nanoseconds())/float64(b.N)/launches/1000, "µs/launch")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/token")
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/launches/1000, "cpu-µs/launch")
-}
-
-// cpuTime is the CPU time the process has used (user and system), which
-// other programs on a shared machine disturb less than the wall time.
-func cpuTime() time.Duration {
-	var u syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &u) != nil {
-		return 0
-	}
-	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
