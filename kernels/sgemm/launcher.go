@@ -71,6 +71,9 @@ func New(dev *gpu.Device, builtins *gpu.Module) (*Launcher, error) {
 // Close closes the modules the Launcher compiled itself (not one given to
 // New). The Launcher is unusable afterwards.
 func (l *Launcher) Close() error {
+	if l == nil {
+		return nil
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var errs []error
@@ -86,6 +89,9 @@ func (l *Launcher) Close() error {
 
 // UsesLibrary reports whether the device's library has taken a product.
 func (l *Launcher) UsesLibrary() bool {
+	if l == nil {
+		return false
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, state := range l.library {
@@ -102,10 +108,10 @@ func (l *Launcher) UsesLibrary() bool {
 // device's library unless the library said NotSupported before to a
 // product of its alignment class, or alpha and beta are both 0, or k is 0
 // (the library's MatMul reads those differently); otherwise to the kernel
-// kernels.ChooseSgemm picks. Errors: InvalidArgument for a closed Launcher,
+// kernels.ChooseSgemm picks. Errors: InvalidArgument for a nil Launcher,
 // a stream or buffer of another device, a nil buffer, a negative size or
 // one beyond 2³²-1, or a buffer too small for its matrix; the library's,
-// the stream's and the compiler's errors as they come.
+// the stream's and the compiler's errors as they come; Closed after Close.
 func (l *Launcher) Sgemm(st *gpu.Stream, c, a, b *gpu.Buffer, m, n, k int, alpha, beta float32) error {
 	if err := l.check(st, c, a, b, m, n, k); err != nil {
 		return err
@@ -135,6 +141,9 @@ func (l *Launcher) Sgemm(st *gpu.Stream, c, a, b *gpu.Buffer, m, n, k int, alpha
 
 // check validates Sgemm's arguments.
 func (l *Launcher) check(st *gpu.Stream, c, a, b *gpu.Buffer, m, n, k int) error {
+	if l == nil {
+		return errors.E(errors.InvalidArgument, "", "sgemm", "nil launcher")
+	}
 	bad := func(format string, args ...any) error {
 		return errors.E(errors.InvalidArgument, l.dev.Backend(), "sgemm", format, args...)
 	}
@@ -142,7 +151,7 @@ func (l *Launcher) check(st *gpu.Stream, c, a, b *gpu.Buffer, m, n, k int) error
 	closed := l.kernels == nil
 	l.mu.Unlock()
 	if closed {
-		return bad("the launcher is closed")
+		return errClosed(l.dev)
 	}
 	if st == nil || st.Device() != l.dev {
 		return bad("the stream is not of the launcher's device %s", l.dev)
@@ -173,6 +182,11 @@ func (l *Launcher) check(st *gpu.Stream, c, a, b *gpu.Buffer, m, n, k int) error
 	return nil
 }
 
+// errClosed is the error of a call on a closed Launcher.
+func errClosed(dev *gpu.Device) error {
+	return errors.E(errors.Closed, dev.Backend(), "sgemm", "the launcher is closed")
+}
+
 // tryLibrary reports whether a product of a class may go to the library:
 // it has not said NotSupported to the class.
 func (l *Launcher) tryLibrary(class alignment) bool {
@@ -197,7 +211,7 @@ func (l *Launcher) kernel(name string) (*gpu.Kernel, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.kernels == nil {
-		return nil, errors.E(errors.InvalidArgument, l.dev.Backend(), "sgemm", "the launcher is closed")
+		return nil, errClosed(l.dev)
 	}
 	if k, ok := l.kernels[name]; ok {
 		return k, nil

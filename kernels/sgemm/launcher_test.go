@@ -206,4 +206,10 @@ func TestLauncherBadArguments(t *testing.T) {
 	err = l.Sgemm(st, big, big, big, 2, 2, 2, 1, 0)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "the launcher is closed")
+	assert.ErrorIs(t, err, errors.Closed)
+	require.NoError(t, l.Close(), "Close is idempotent")
+	var none *sgemm.Launcher
+	require.ErrorIs(t, none.Sgemm(st, big, big, big, 2, 2, 2, 1, 0), errors.InvalidArgument)
+	require.NoError(t, none.Close())
+	require.False(t, none.UsesLibrary())
 }
