@@ -3,7 +3,6 @@ package tensor
 import (
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/errors"
-	"github.com/anygpu/gpu/tensor/internal/ops"
 )
 
 // matMulLibrary enqueues a product through the device's matrix library. It
@@ -52,15 +51,14 @@ type libraryKey struct {
 	bias           bool // the library adds the bias (MatMul.Bias)
 }
 
-// libraryProduct computes out = a·b (+ bias, packed) (+ r, a view of
-// out's shape, when not nil) through the device's matrix library when it
-// has one for a's dtype and the operands' layout suits it, and reports
-// whether it did. A bias of the product's dtype, packed, is the library's
-// to add (MatMul.Bias: no launch of its own); another is copied into C
-// first. A NotSupported answer is
-// remembered for the device and the kind of product (libraryKey: no later
-// product of that kind asks again) and is no error: the caller falls back
-// to the package's kernels. out is contiguous [batch m n] (or [m n]);
+// libraryProduct computes out = a·b (+ bias, packed, of a's dtype) (+ r, a
+// view of out's shape of a's dtype, when not nil) through the device's
+// matrix library when it has one for a's dtype and the operands' layout
+// suits it, and reports whether it did. The library adds the bias
+// (MatMul.Bias) and reads a contiguous r in place (MatMul.D): no launch of
+// their own. A NotSupported answer is remembered for the device and the
+// kind of product (libraryKey: no later product of that kind asks again)
+// and is no error: the caller falls back to the package's kernels. out is contiguous [batch m n] (or [m n]);
 // k > 0.
 func (ds *deviceState) libraryProduct(op string, out, a, b, bias, r *Tensor, av, bv matrixView, batch, m, n, k int) (bool, error) {
 	lda, transA, okA := libraryOperand(av)
@@ -68,11 +66,7 @@ func (ds *deviceState) libraryProduct(op string, out, a, b, bias, r *Tensor, av,
 	if !okA || !okB {
 		return false, nil
 	}
-	// A packed bias of the product's dtype goes to the library, which adds
-	// it as it writes C (no launch of its own); another is copied into C
-	// first, which the product then adds to (Beta 1).
-	epilogue := bias != nil && bias.dtype == a.dtype && bias.IsContiguous() && bias.Len() == n
-	key := libraryKey{dtype: a.dtype, transA: transA, transB: transB, batched: batch > 1, bias: epilogue}
+	key := libraryKey{dtype: a.dtype, transA: transA, transB: transB, batched: batch > 1, bias: bias != nil}
 	ds.mu.Lock()
 	absent := ds.noLibrary[key]
 	ds.mu.Unlock()
@@ -92,39 +86,18 @@ func (ds *deviceState) libraryProduct(op string, out, a, b, bias, r *Tensor, av,
 	}
 	var ubuf [5]*storage
 	uses := append(ubuf[:0], out.st, a.st, b.st)
-	if epilogue { // the library adds the bias as it writes C
+	if bias != nil { // packed, of the product's dtype: the library adds it as it writes C
 		mm.Bias, mm.BiasOffset = bias.st.buf, int64(bias.offset)*size
 		uses = append(uses, bias.st)
 	}
-	if r != nil && r.dtype == a.dtype && r.IsContiguous() && (epilogue || bias == nil) {
-		// r is read as C in place and the result goes to out (MatMul.D):
-		// out = a·b + r (+ the bias), no launch of its own.
-		mm.C, mm.COffset, mm.D = r.st.buf, int64(r.offset)*size, out.st.buf
-		mm.Beta = 1
-		uses = append(uses, r.st)
-	} else if r != nil { // C starts as r (plus the bias in every row, unless the library adds it): C = a·b + C
-		var err error
-		if bias != nil && !epilogue {
-			strides := [2]int{0, bias.strides[0]}
-			err = launchBinary(out, r, r.strides, r.offset, bias, strides[:], bias.offset, ops.BinaryAdd)
-			uses = append(uses, bias.st)
-		} else {
-			err = r.gatherInto(op, out)
-		}
-		if err != nil {
+	if r != nil { // out = a·b (+ the bias) + r: C is r, read in place (MatMul.D), or r copied into out
+		if r.IsContiguous() {
+			mm.C, mm.COffset, mm.D = r.st.buf, int64(r.offset)*size, out.st.buf
+		} else if err := r.gatherInto(op, out); err != nil {
 			return false, wrap(err, op)
 		}
 		mm.Beta = 1
 		uses = append(uses, r.st)
-	} else if bias != nil && !epilogue { // C starts as the bias in every row: C = a·b + C
-		// bias [n] seen as [m·batch n] (stride 0 down the rows).
-		rows := [2]int{m * batch, n}
-		strides := [2]int{0, bias.strides[0]}
-		if err := bias.gatherViewInto(op, out, rows[:], strides[:], bias.offset); err != nil {
-			return false, err
-		}
-		mm.Beta = 1
-		uses = append(uses, bias.st)
 	}
 	ds.touch(uses)
 	err := matMulLibrary(ds.dev.DefaultStream(), mm)
