@@ -576,20 +576,34 @@ func (g *gen) call(t typ, depth int) (expr, bool) {
 		return expr{}, false
 	}
 	h := hs[g.r.IntN(len(hs))]
-	code := h.name + "("
-	var args []operand
-	for j, p := range h.params {
-		if j > 0 {
-			code += ", "
-		}
+	var args []expr
+	for _, p := range h.params {
 		a := g.expr(p, depth-1)
 		if p == tF32 {
 			a = clampFloat(a)
 		}
-		code += a.code
-		args = append(args, reads(a, h.walk))
+		args = append(args, a)
 	}
-	e := op(code+")", args...)
+	return callOf(h, args), true
+}
+
+// callOf is the expr of a call of h with args. It counts as uniform-only
+// whatever the arguments: the helper may read only its uniform ones (seed
+// 914841016's float helper read one scalar parameter of four, and three
+// nested calls of it spun lavapipe), so every argument's walk counts, times
+// the helper's.
+func callOf(h helper, args []expr) expr {
+	code := h.name + "("
+	ops := make([]operand, len(args))
+	for j, a := range args {
+		if j > 0 {
+			code += ", "
+		}
+		code += a.code
+		a.uniform = true
+		ops[j] = reads(a, h.walk)
+	}
+	e := op(code+")", ops...)
 	e.bound = floatLimit
-	return e, true
+	return e
 }

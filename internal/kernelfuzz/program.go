@@ -79,7 +79,8 @@ func (g *gen) helper(w *writer) {
 		g.stmt(w, 2)
 	}
 	g.pop(w)
-	result := g.bounded(func() expr { return g.value(h.result, g.maxDepth) }, walkOf).code
+	value := g.bounded(func() expr { return g.value(h.result, g.maxDepth) }, walkOf)
+	result := value.code
 	switch h.result {
 	case tI32:
 		result = fmt.Sprintf("%s ^ int32(%s)", result, g.hash)
@@ -87,6 +88,11 @@ func (g *gen) helper(w *writer) {
 		result = fmt.Sprintf("%s + %s", result, g.hash)
 	default:
 		result = fmt.Sprintf("kernel.Clamp(%s+float32(%s%%64), -%d, %d)", result, g.hash, floatLimit, floatLimit)
+		// The clamp reads the sum readsFloatClamp times: a call's
+		// arguments' walks are multiplied by that too (seed 914841016
+		// nested three calls of a float helper on a scalar parameter,
+		// past the limit unseen, and lavapipe spun for minutes).
+		g.helperWalk = math.Max(g.helperWalk, 1+readsFloatClamp*(value.walk+1))
 	}
 	w.line("return %s", result)
 	w.indent--

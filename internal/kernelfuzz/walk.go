@@ -35,7 +35,11 @@ import (
 // walk of its other operands (the walk ends inside the first of them).
 // Variables carry the walk of what they hold; an assignment under an if or
 // in a loop adds to it, and a loop that feeds a variable into itself
-// multiplies it per trip (loops of constant trip count are unrolled).
+// multiplies it per trip (loops of constant trip count are unrolled). A
+// helper's walk is the largest in its body, its result's clamp included; a
+// call multiplies every argument's walk by it and counts as uniform-only,
+// since the helper may read only its uniform arguments (seed 914841016:
+// three nested calls of a float helper that read one scalar parameter).
 // Statements retry their expressions until the walk is under walkLimit.
 // This is the lavapipe bug's model, not a property of the kernel language:
 // the CPU, CUDA, llvmpipe (OpenGL) and other drivers are not affected.

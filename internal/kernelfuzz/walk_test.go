@@ -92,3 +92,25 @@ func TestRepros(t *testing.T) {
 		assert.True(t, strings.HasSuffix(r.Name, "-"+strconv.FormatUint(r.Seed, 10)), r.Name)
 	}
 }
+
+// TestHelperCallsCountAsUniform: a float helper's walk counts the clamp of
+// its result (readsFloatClamp reads of the sum), and a call counts every
+// argument as uniform-only, since the helper may read only its uniform
+// ones: three nested calls of such a helper on a scalar parameter, its
+// other argument varying, are past the limit (seed 914841016 spun lavapipe
+// with them); one is within it.
+func TestHelperCallsCountAsUniform(t *testing.T) {
+	var h helper
+	for seed := uint64(0); h.result != tF32; seed++ {
+		g := &gen{r: rand.New(rand.NewPCG(seed, 4)), opt: Default(), maxDepth: 1}
+		g.helper(&writer{})
+		h = g.helpers[0]
+	}
+	require.GreaterOrEqual(t, h.walk, float64(readsFloatClamp))
+	call := func(arg expr) expr { return callOf(h, []expr{varyingLeaf("in[i]"), arg}) }
+	one := call(uniformLeaf("s"))
+	three := call(call(call(uniformLeaf("s"))))
+	assert.True(t, three.uniform)
+	assert.LessOrEqual(t, one.walk, float64(walkLimit))
+	assert.Greater(t, three.walk, float64(walkLimit))
+}
