@@ -71,8 +71,8 @@ func attention(out []uint32, stats []float32, q, kc, vc, table, posb []uint32, d
 			acc[d] = 0
 		}
 		kernel.Barrier()
-		m := float32(attnNone)               // the running maximum, the same in every thread
-		var l float32                        // the running sum of e^(s-m)
+		m := float32(attnNone)                           // the running maximum, the same in every thread
+		var l float32                                    // the running sum of e^(s-m)
 		nk := min(min(first+i+1, ctx), (split+1)*kchunk) // this split's end
 		// The tiles walked: to nk with a host position; with a device one
 		// (nk varies for the uniformity analysis) to the split's end in the
