@@ -38,8 +38,9 @@ const attnNone = -3.0e38
 // or negative, is taken as ctx, each query then attending to all ctx
 // positions. Nothing else depends on it, so one launch, its scalars frozen
 // (a captured graph), serves every position: a split walks its whole range
-// of the cache, masking the keys past the query's position. With pdev 0, posb is any buffer
-// of the launch (not read).
+// of the cache, masking the keys past the query's position (a range past
+// it writes a maximum of attnNone and sums of 0, which attentionCombine
+// weighs 0). With pdev 0, posb is any buffer of the launch (not read).
 //
 // With splits > 1 (flash-decoding: a decode step has one query per head, too
 // few groups to fill a GPU) split s takes positions s·kchunk ..
