@@ -67,34 +67,45 @@ func AppendKV(cache, x *Tensor, pos int) error {
 // a float dtype, the result's; scores, softmax and sums are float32.
 func Attention(q, k, v *Tensor, pos int, scale float32) (*Tensor, error) {
 	const op = "attention"
-	if err := needFloat(op, q, nil); err != nil {
+	src, shapes, err := attentionSource(op, q, k, v)
+	if err != nil {
 		return nil, err
+	}
+	nq := q.shape[0]
+	if pos < 0 || pos+nq > src.ctx {
+		return nil, invalid(shapes, "positions %d..%d outside the cache's %d", pos, pos+nq-1, src.ctx)
+	}
+	return attend(op, q, src, pos, nil, scale)
+}
+
+// attentionSource checks Attention's queries q and caches k and v and
+// returns where attention reads them, and the op with the shapes, for
+// errors.
+func attentionSource(op string, q, k, v *Tensor) (kvSource, string, error) {
+	if err := needFloat(op, q, nil); err != nil {
+		return kvSource{}, "", err
 	}
 	if err := checkCache(op, "the key", k, q); err != nil {
-		return nil, err
+		return kvSource{}, "", err
 	}
 	if err := checkCache(op, "the value", v, q); err != nil {
-		return nil, err
+		return kvSource{}, "", err
 	}
 	if err := sameDevice(op, q, k, v); err != nil {
-		return nil, err
+		return kvSource{}, "", err
 	}
-	shapes := func() string { return op + " " + shapeString(q.shape) + " over " + shapeString(k.shape) } // for errors
+	shapes := op + " " + shapeString(q.shape) + " over " + shapeString(k.shape)
 	if !slices.Equal(k.shape, v.shape) {
-		return nil, invalid(shapes(), "key cache %s and value cache %s differ", shapeString(k.shape), shapeString(v.shape))
+		return kvSource{}, "", invalid(shapes, "key cache %s and value cache %s differ", shapeString(k.shape), shapeString(v.shape))
 	}
 	heads, ctx, dim := k.shape[0], k.shape[1], k.shape[2]
 	if len(q.shape) != 3 || q.shape[1] != heads || q.shape[2] != dim {
-		return nil, invalid(shapes(), "queries of shape [nq %d %d]", heads, dim)
+		return kvSource{}, "", invalid(shapes, "queries of shape [nq %d %d]", heads, dim)
 	}
 	if dim > ops.AttentionMaxHeadDim {
-		return nil, notSupported(shapes(), "", "head dimension %d; at most %d", dim, ops.AttentionMaxHeadDim)
+		return kvSource{}, "", notSupported(shapes, "", "head dimension %d; at most %d", dim, ops.AttentionMaxHeadDim)
 	}
-	nq := q.shape[0]
-	if pos < 0 || pos+nq > ctx {
-		return nil, invalid(shapes(), "positions %d..%d outside the cache's %d", pos, pos+nq-1, ctx)
-	}
-	return attend(op, q, kvSource{k: k, v: v, heads: heads, ctx: ctx, dim: dim}, pos, scale)
+	return kvSource{k: k, v: v, heads: heads, ctx: ctx, dim: dim}, shapes, nil
 }
 
 // kvSource is where attention reads keys and values: contiguous caches
@@ -116,10 +127,14 @@ func (src *kvSource) tableArgs() (gpu.Arg, [4]int) {
 	return gpu.Buf(src.table.st.buf), [4]int{src.ctx, src.page, src.pages, src.table.offset}
 }
 
-// attend launches attention of the checked queries q over src: the block
-// kernels for a prefill whose head dimension they take and whose shared
-// memory the device has, else the per-query kernel, split for decode.
-func attend(op string, q *Tensor, src kvSource, pos int, scale float32) (*Tensor, error) {
+// attend launches attention of the checked queries q over src, the first
+// at position pos, or, when at is not nil, at at[0] read on the device (a
+// checked position tensor): the block kernels for a prefill whose head
+// dimension they take and whose shared memory the device has, else the
+// per-query kernel, split for decode. A device position takes the
+// per-query kernel, split as for keys = ctx: its launches depend on the
+// shapes alone.
+func attend(op string, q *Tensor, src kvSource, pos int, at *Tensor, scale float32) (*Tensor, error) {
 	heads, dim := src.heads, src.dim
 	nq := q.shape[0]
 	ds := q.st.ds
@@ -132,13 +147,18 @@ func attend(op string, q *Tensor, src kvSource, pos int, scale float32) (*Tensor
 	}
 	dt := int(q.dtype)
 	table, paging := src.tableArgs()
-	var ubuf [7]*storage
+	var ubuf [8]*storage
 	uses := append(ubuf[:0], out.st, q.st, src.k.st, src.v.st)
 	if src.table != nil {
 		uses = append(uses, src.table.st)
 	}
+	keys, posArg, posAt, pdev := pos+nq, gpu.Buf(q.st.buf), pos, 0
+	if at != nil {
+		uses = append(uses, at.st)
+		keys, posArg, posAt, pdev = src.ctx, gpu.Buf(at.st.buf), at.offset, 1
+	}
 	info := ds.info()
-	if kernel, threads := attentionBlockKernel(nq, dim, info.SharedMemPerBlock); kernel != "" { // a prefill: blocks of queries
+	if kernel, threads := attentionBlockKernel(nq, dim, info.SharedMemPerBlock); kernel != "" && at == nil { // a prefill: blocks of queries
 		if flash := attentionFlashKernel(nq, dim, info.SharedMemPerBlock, attentionFlashOff()); flash != "" && !attentionMMA(q.dtype, dim, info) {
 			if err := attendFlash(ds, op, flash, out, q, src, pos, scale, uses); err != nil {
 				_ = out.Close()
@@ -163,7 +183,7 @@ func attend(op string, q *Tensor, src kvSource, pos int, scale float32) (*Tensor
 		}
 		return out, nil
 	}
-	splits, kchunk := ds.attentionSplits(nq*heads, pos+nq)
+	splits, kchunk := ds.attentionSplits(nq*heads, keys)
 	part, stats := out, out // not written with one split
 	odt := dt
 	if splits > 1 {
@@ -181,8 +201,8 @@ func attend(op string, q *Tensor, src kvSource, pos int, scale float32) (*Tensor
 		odt = int(Float32)
 	}
 	var args argList
-	args.add(gpu.Buf(part.st.buf), gpu.Buf(stats.st.buf), gpu.Buf(q.st.buf), gpu.Buf(src.k.st.buf), gpu.Buf(src.v.st.buf), table)
-	args.u32(dt, odt, nq, heads, dim, pos)
+	args.add(gpu.Buf(part.st.buf), gpu.Buf(stats.st.buf), gpu.Buf(q.st.buf), gpu.Buf(src.k.st.buf), gpu.Buf(src.v.st.buf), table, posArg)
+	args.u32(dt, odt, nq, heads, dim, posAt, pdev)
 	args.u32(paging[:]...)
 	args.u32(q.offset, q.strides[0], q.strides[1], q.strides[2], kchunk, splits)
 	args.add(gpu.F32(scale))

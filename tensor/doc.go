@@ -75,7 +75,12 @@
 // page pool [pages heads page dim] per layer, each sequence's pages listed
 // by its Int32 block table: AppendPagedKV scatters new positions into the
 // pool and PagedAttention reads them through the table, with Attention's
-// kernels.
+// kernels. For a decode step captured once and replayed (whose launches
+// keep their scalars), AppendKVAt, AppendPagedKVAt, AttentionAt,
+// PagedAttentionAt and RotaryAt read the position from an Int32 tensor on
+// the device, which Advance moves on; their launches depend on the shapes
+// alone. ArgMaxInto and Assign write into a fixed tensor the next replay
+// reads (the next token's id, for Embedding).
 //
 // # Devices and launches
 //

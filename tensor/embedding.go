@@ -72,25 +72,51 @@ func EmbeddingFrom(table, ids *Tensor, first int) (*Tensor, error) {
 // (pos+s)·base^(-2p/dim). base is usually 10000.
 func Rotary(x *Tensor, pos int, base float32) (*Tensor, error) {
 	const op = "rotary"
-	if err := needFloat(op, x, nil); err != nil {
+	if err := checkRotary(op, x, base); err != nil {
 		return nil, err
 	}
-	if len(x.shape) != 3 || x.shape[2]%2 != 0 {
-		return nil, invalid(op+" "+shapeString(x.shape), "a tensor [seq heads dim] with dim even")
-	}
-	if pos < 0 || base <= 0 {
+	if pos < 0 {
 		return nil, invalid(op, "position %d and base %g; want pos ≥ 0 and base > 0", pos, base)
 	}
+	return rotary(op, x, pos, nil, base)
+}
+
+// checkRotary is nil when x and base suit Rotary.
+func checkRotary(op string, x *Tensor, base float32) error {
+	if err := needFloat(op, x, nil); err != nil {
+		return err
+	}
+	if len(x.shape) != 3 || x.shape[2]%2 != 0 {
+		return invalid(op+" "+shapeString(x.shape), "a tensor [seq heads dim] with dim even")
+	}
+	if base <= 0 {
+		return invalid(op, "base %g; want base > 0", base)
+	}
+	return nil
+}
+
+// rotary launches the rotary kernel on the checked x, its first row at
+// position pos, or, when at is not nil, at at[0] read on the device (a
+// checked position tensor).
+func rotary(op string, x *Tensor, pos int, at *Tensor, base float32) (*Tensor, error) {
 	ds := x.st.ds
 	out, err := empty(ds, op, x.dtype, x.shape)
 	if err != nil {
 		return nil, err
 	}
 	n := out.Len() / 2
-	u := func(v int) gpu.Arg { return gpu.U32(uint32(v)) }
-	args := []gpu.Arg{gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), u(int(x.dtype)), u(n), u(x.shape[1]), u(x.shape[2]), u(pos),
-		u(x.offset), u(x.strides[0]), u(x.strides[1]), u(x.strides[2]), gpu.F32(float32(math.Log(float64(base))))}
-	if err := ds.launch("rotary", false, n, []*storage{out.st, x.st}, args...); err != nil {
+	uses := []*storage{out.st, x.st}
+	posArg, posAt, pdev := gpu.Buf(x.st.buf), pos, 0
+	if at != nil {
+		posArg, posAt, pdev = gpu.Buf(at.st.buf), at.offset, 1
+		uses = append(uses, at.st)
+	}
+	var args argList
+	args.add(gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), posArg)
+	args.u32(int(x.dtype), n, x.shape[1], x.shape[2], posAt, pdev)
+	args.u32(x.offset, x.strides[0], x.strides[1], x.strides[2])
+	args.add(gpu.F32(float32(math.Log(float64(base)))))
+	if err := ds.launch("rotary", false, n, uses, args.args()...); err != nil {
 		_ = out.Close()
 		return nil, wrap(err, op)
 	}

@@ -79,16 +79,35 @@ func AppendPagedKV(pool, table, x *Tensor, pos int) error {
 	if pos < 0 || pos+n > capacity {
 		return invalid(op+" "+shapes+" through "+shapeString(table.shape), "positions %d..%d outside the block table's %d", pos, pos+n-1, capacity)
 	}
-	if n*heads*dim == 0 {
+	return appendKV(op, pool, x, kvSource{table: table, heads: heads, ctx: capacity, dim: dim, page: page, pages: pages}, pos, nil)
+}
+
+// appendKV launches the appendKV kernel: the checked rows x [n heads dim]
+// into the cache or pool cache at dst's positions (dst.table nil: a
+// contiguous cache [heads ctx dim]) from pos, or, when at is not nil, from
+// at[0] read on the device (a checked position tensor).
+func appendKV(op string, cache, x *Tensor, dst kvSource, pos int, at *Tensor) error {
+	n := x.shape[0]
+	if n*dst.heads*dst.dim == 0 {
 		return nil
 	}
-	ds := pool.st.ds
-	u := func(x int) gpu.Arg { return gpu.U32(uint32(x)) }
-	args := []gpu.Arg{gpu.Buf(pool.st.buf), gpu.Buf(x.st.buf), gpu.Buf(table.st.buf), u(int(pool.dtype)),
-		u(n), u(heads), u(dim), u(pos), u(page), u(pages), u(table.offset),
-		u(x.offset), u(x.strides[0]), u(x.strides[1]), u(x.strides[2])}
-	uses := []*storage{pool.st, x.st, table.st}
-	return wrap(ds.launch("appendPaged", false, n*heads*dim, uses, args...), op)
+	ds := cache.st.ds
+	uses := []*storage{cache.st, x.st}
+	table, posArg, posAt, pdev := gpu.Buf(cache.st.buf), gpu.Buf(cache.st.buf), pos, 0
+	toff := 0
+	if dst.table != nil {
+		table, toff = gpu.Buf(dst.table.st.buf), dst.table.offset
+		uses = append(uses, dst.table.st)
+	}
+	if at != nil {
+		posArg, posAt, pdev = gpu.Buf(at.st.buf), at.offset, 1
+		uses = append(uses, at.st)
+	}
+	var args argList
+	args.add(gpu.Buf(cache.st.buf), gpu.Buf(x.st.buf), table, posArg)
+	args.u32(int(cache.dtype), n, dst.heads, dst.dim, posAt, pdev, dst.ctx, dst.page, dst.pages, toff)
+	args.u32(x.offset, x.strides[0], x.strides[1], x.strides[2])
+	return wrap(ds.launch("appendKV", false, n*dst.heads*dst.dim, uses, args.args()...), op)
 }
 
 // PagedAttention is Attention over paged KV caches: the queries q [nq heads
@@ -101,33 +120,44 @@ func AppendPagedKV(pool, table, x *Tensor, pos int) error {
 // step), only the addresses of keys and values differ.
 func PagedAttention(q, k, v, table *Tensor, pos int, scale float32) (*Tensor, error) {
 	const op = "paged attention"
-	if err := needFloat(op, q, nil); err != nil {
-		return nil, err
-	}
-	capacity, err := checkPaged(op, "the key", k, table, q)
+	src, shapes, err := pagedSource(op, q, k, v, table)
 	if err != nil {
 		return nil, err
 	}
+	nq := q.shape[0]
+	if pos < 0 || pos+nq > src.ctx {
+		return nil, invalid(shapes, "positions %d..%d outside the block table's %d", pos, pos+nq-1, src.ctx)
+	}
+	return attend(op, q, src, pos, nil, scale)
+}
+
+// pagedSource checks PagedAttention's queries q, pools k and v and block
+// table and returns where attention reads them, and the op with the shapes,
+// for errors.
+func pagedSource(op string, q, k, v, table *Tensor) (kvSource, string, error) {
+	if err := needFloat(op, q, nil); err != nil {
+		return kvSource{}, "", err
+	}
+	capacity, err := checkPaged(op, "the key", k, table, q)
+	if err != nil {
+		return kvSource{}, "", err
+	}
 	if _, err := checkPaged(op, "the value", v, table, q); err != nil {
-		return nil, err
+		return kvSource{}, "", err
 	}
 	if err := sameDevice(op, q, k, v, table); err != nil {
-		return nil, err
+		return kvSource{}, "", err
 	}
-	shapes := shapeString(q.shape) + " over " + shapeString(k.shape)
+	shapes := op + " " + shapeString(q.shape) + " over " + shapeString(k.shape)
 	if !slices.Equal(k.shape, v.shape) {
-		return nil, invalid(op+" "+shapes, "key pool %s and value pool %s differ", shapeString(k.shape), shapeString(v.shape))
+		return kvSource{}, "", invalid(shapes, "key pool %s and value pool %s differ", shapeString(k.shape), shapeString(v.shape))
 	}
 	pages, heads, page, dim := k.shape[0], k.shape[1], k.shape[2], k.shape[3]
 	if len(q.shape) != 3 || q.shape[1] != heads || q.shape[2] != dim {
-		return nil, invalid(op+" "+shapes, "queries of shape [nq %d %d]", heads, dim)
+		return kvSource{}, "", invalid(shapes, "queries of shape [nq %d %d]", heads, dim)
 	}
 	if dim > ops.AttentionMaxHeadDim {
-		return nil, notSupported(op+" "+shapes, "", "head dimension %d; at most %d", dim, ops.AttentionMaxHeadDim)
+		return kvSource{}, "", notSupported(shapes, "", "head dimension %d; at most %d", dim, ops.AttentionMaxHeadDim)
 	}
-	nq := q.shape[0]
-	if pos < 0 || pos+nq > capacity {
-		return nil, invalid(op+" "+shapes+" through "+shapeString(table.shape), "positions %d..%d outside the block table's %d", pos, pos+nq-1, capacity)
-	}
-	return attend(op, q, kvSource{k: k, v: v, table: table, heads: heads, ctx: capacity, dim: dim, page: page, pages: pages}, pos, scale)
+	return kvSource{k: k, v: v, table: table, heads: heads, ctx: capacity, dim: dim, page: page, pages: pages}, shapes + " through " + shapeString(table.shape), nil
 }

@@ -87,6 +87,24 @@ func Max(x *Tensor, axis int) (*Tensor, error) { return reduce("max", x, axis, o
 // empty dimension is an InvalidArgument error.
 func ArgMax(x *Tensor, axis int) (*Tensor, error) {
 	const op = "argmax"
+	outer, err := checkArgMax(op, x, axis)
+	if err != nil {
+		return nil, err
+	}
+	out, err := empty(x.st.ds, op, Int32, outer)
+	if err != nil {
+		return nil, err
+	}
+	if err := argmax(op, out, x, axis); err != nil {
+		_ = out.Close()
+		return nil, err
+	}
+	return out, nil
+}
+
+// checkArgMax is nil when x and axis suit ArgMax, and returns the result's
+// shape.
+func checkArgMax(op string, x *Tensor, axis int) ([]int, error) {
 	if err := needFloat(op, x, nil); err != nil {
 		return nil, err
 	}
@@ -94,32 +112,32 @@ func ArgMax(x *Tensor, axis int) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	shape, strides, outer, cols := alongLast(x, a)
+	_, _, outer, cols := alongLast(x, a)
 	if numel(outer) > 0 && cols == 0 {
 		return nil, invalid(op+" "+shapeString(x.shape), "dimension %d is empty: no maximum", axis)
 	}
-	ds := x.st.ds
-	out, err := empty(ds, op, Int32, outer)
+	return outer, nil
+}
+
+// argmax writes ArgMax of the checked x along axis into out, a contiguous
+// Int32 tensor from the start of its buffer of the result's shape. Its
+// launches depend on the shape of x alone.
+func argmax(op string, out, x *Tensor, axis int) error {
+	a, err := normAxis(op, axis, len(x.shape), x.shape)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	shape, strides, _, cols := alongLast(x, a)
+	ds := x.st.ds
 	rows := out.Len()
 	if chunks := ds.argmaxChunks(rows, cols); chunks > 1 {
-		if err := ds.argmaxSplit(out, x, shape, strides, rows, cols, chunks); err != nil {
-			_ = out.Close()
-			return nil, wrap(err, op)
-		}
-		return out, nil
+		return wrap(ds.argmaxSplit(out, x, shape, strides, rows, cols, chunks), op)
 	}
 	var args argList
 	args.add(gpu.Buf(out.st.buf), gpu.Buf(x.st.buf))
 	args.u32(rows, cols, int(x.dtype))
 	args.rows(x.offset, shape, strides)
-	if err := ds.launch("argmaxRows", true, rows, []*storage{out.st, x.st}, args.args()...); err != nil {
-		_ = out.Close()
-		return nil, wrap(err, op)
-	}
-	return out, nil
+	return wrap(ds.launch("argmaxRows", true, rows, []*storage{out.st, x.st}, args.args()...), op)
 }
 
 // argmaxChunks is how many pieces ArgMax cuts each row into: 1 (one group

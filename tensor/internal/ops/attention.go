@@ -33,6 +33,15 @@ const attnNone = -3.0e38
 // A group takes (query, head, split) triples grid-stride; it has at most
 // rowGroup threads, and dim ≤ AttentionMaxHeadDim.
 //
+// With pdev ≠ 0 the first query's position is not pos but posb[pos] (an
+// int32 tensor's element, read on the device): a position past the cache,
+// or negative, is taken as ctx, each query then attending to all ctx
+// positions. Nothing else depends on it, so one launch, its scalars frozen
+// (a captured graph), serves every position: a split walks its whole range
+// of the cache, masking the keys past the query's position (a range past
+// it writes a maximum of attnNone and sums of 0, which attentionCombine
+// weighs 0). With pdev 0, posb is any buffer of the launch (not read).
+//
 // With splits > 1 (flash-decoding: a decode step has one query per head, too
 // few groups to fill a GPU) split s takes positions s·kchunk ..
 // (s+1)·kchunk-1 of each query's range and writes its unnormalised sum to
@@ -43,13 +52,17 @@ const attnNone = -3.0e38
 // splits > 1), stats float32.
 //
 //gpu:kernel
-func attention(out []uint32, stats []float32, q, kc, vc, table []uint32, dt, odt, nq, heads, dim, pos, ctx, page, pages, toff, qoff, qi, qh, qd, kchunk, splits uint32, scale float32) {
+func attention(out []uint32, stats []float32, q, kc, vc, table, posb []uint32, dt, odt, nq, heads, dim, pos, pdev, ctx, page, pages, toff, qoff, qi, qh, qd, kchunk, splits uint32, scale float32) {
 	qs := kernel.Shared[[AttentionMaxHeadDim]float32]()
 	acc := kernel.Shared[[AttentionMaxHeadDim]float32]()
 	ps := kernel.Shared[[rowGroup]float32]()
 	red := kernel.Shared[[rowGroup]float32]()
 	rows := kernel.Shared[[rowGroup]uint32]() // the tile's keys' rows, paged
 	t, b := kernel.ThreadX(), kernel.GroupSizeX()
+	first := pos // the first query's position
+	if pdev != 0 {
+		first = min(posb[pos], ctx)
+	}
 	for w := kernel.GroupX(); w < nq*heads*splits; w += kernel.GridX() {
 		split := w % splits
 		i, h := (w/splits)/heads, (w/splits)%heads
@@ -59,10 +72,17 @@ func attention(out []uint32, stats []float32, q, kc, vc, table []uint32, dt, odt
 			acc[d] = 0
 		}
 		kernel.Barrier()
-		m := float32(attnNone)               // the running maximum, the same in every thread
-		var l float32                        // the running sum of e^(s-m)
-		nk := min(pos+i+1, (split+1)*kchunk) // this split's end
-		for j0 := split * kchunk; j0 < nk; j0 += b {
+		m := float32(attnNone)                           // the running maximum, the same in every thread
+		var l float32                                    // the running sum of e^(s-m)
+		nk := min(min(first+i+1, ctx), (split+1)*kchunk) // this split's end
+		// The tiles walked: to nk with a host position; with a device one
+		// (nk varies for the uniformity analysis) to the split's end in the
+		// cache, the keys from nk on masked.
+		end := min(pos+i+1, (split+1)*kchunk)
+		if pdev != 0 {
+			end = min(ctx, (split+1)*kchunk)
+		}
+		for j0 := split * kchunk; j0 < end; j0 += b {
 			j := j0 + t
 			s := float32(attnNone)
 			if j < nk {
@@ -104,7 +124,7 @@ func attention(out []uint32, stats []float32, q, kc, vc, table []uint32, dt, odt
 			alpha := kernel.Exp(m - mn)
 			l = l*alpha + red[0]
 			m = mn
-			cnt := min(b, nk-j0)
+			cnt := min(b, max(nk, j0)-j0) // 0 past nk
 			for d := t; d < dim; d += b {
 				v := acc[d] * alpha
 				if page == 0 {
@@ -533,33 +553,47 @@ func attnMasked(s float32, j, qpos uint32, real bool) float32 {
 	return attnNone
 }
 
-// appendPaged writes x, keys or values [n, heads, dim] for positions
-// pos..pos+n-1 (x[xoff + i·xi + h·xh + d·xd]), into a page pool [pages,
-// heads, page, dim] through a sequence's block table: position j goes to row
-// j%page of page table[toff + j/page]. An entry outside 0..pages-1 (the
-// table is int32) writes nothing. pool and x are of dtype code dt; the
-// elements are copied bit for bit. Threads take x's elements grid-stride.
+// appendKV writes x, keys or values [n, heads, dim] for positions
+// pos..pos+n-1 (x[xoff + i·xi + h·xh + d·xd]), into a KV cache: with page
+// 0 a contiguous [heads, ctx, dim] cache, else a page pool [pages, heads,
+// page, dim] through a sequence's block table, position j going to row
+// j%page of page table[toff + j/page] (an entry outside 0..pages-1 writes
+// nothing). With pdev ≠ 0 the first position is posb[pos] (an int32 tensor's
+// element, read on the device), not pos; positions outside 0..ctx-1 (the
+// table's ctx/page entries' positions, paged) are not written. pool and x
+// are of dtype code dt; the elements are copied bit for bit. Threads take
+// x's elements grid-stride. table and posb are any buffers of the launch
+// where they are not read (page 0, pdev 0).
 //
 //gpu:kernel
-func appendPaged(pool, x, table []uint32, dt, n, heads, dim, pos, page, pages, toff, xoff, xi, xh, xd uint32) {
+func appendKV(pool, x, table, posb []uint32, dt, n, heads, dim, pos, pdev, ctx, page, pages, toff, xoff, xi, xh, xd uint32) {
 	total := n * heads * dim
 	if total == 0 {
 		return
 	}
+	first := pos
+	if pdev != 0 {
+		first = posb[pos]
+	}
 	step := kernel.GroupSizeX() * kernel.GridX()
 	for e := kernel.GroupX()*kernel.GroupSizeX() + kernel.ThreadX(); e < total; e += step {
 		d, h, i := e%dim, (e/dim)%heads, e/(dim*heads)
-		j := pos + i
-		pg := table[toff+j/page]
-		if pg < pages {
+		j := first + i // as int32 arithmetic: a negative position is past ctx
+		var pg uint32
+		inside := j < ctx
+		if page != 0 && inside {
+			pg = table[toff+j/page]
+			inside = pg < pages
+		}
+		if inside {
 			src := xoff + i*xi + h*xh + d*xd
-			at := kvRow(pg, h, j, heads, 0, page, dim) + d
+			o := kvRow(pg, h, j, heads, ctx, page, dim) + d
 			if dt == DTFloat32 {
-				pool[at] = x[src]
+				pool[o] = x[src]
 			} else {
 				bits := (x[src/2] >> ((src % 2) * 16)) & 0xffff
-				kernel.AtomicAnd(&pool[at/2], otherHalf(at))
-				kernel.AtomicOr(&pool[at/2], bits<<((at%2)*16))
+				kernel.AtomicAnd(&pool[o/2], otherHalf(o))
+				kernel.AtomicOr(&pool[o/2], bits<<((o%2)*16))
 			}
 		}
 		if last(e, step, total) {

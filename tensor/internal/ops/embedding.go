@@ -50,11 +50,18 @@ func embedding(y, table []uint32, ids []int32, dt, n, dim, vocab, idoff, toff, t
 // p < half, y[p] = x[p]·cos θ - x[p+half]·sin θ and
 // y[p+half] = x[p+half]·cos θ + x[p]·sin θ. lnBase is ln(base). n is
 // seq·heads·half, one thread per pair. x and y are of dtype code dt.
+// With pdev ≠ 0 the first row's position is posb[pos] (an int32 tensor's
+// element, read on the device), not pos; positions are int32 (a negative
+// one turns the other way). With pdev 0, posb is any buffer of the launch.
 //
 //gpu:kernel
-func rotary(y, x []uint32, dt, n, heads, dim, pos, xoff, xs, xh, xd uint32, lnBase float32) {
+func rotary(y, x, posb []uint32, dt, n, heads, dim, pos, pdev, xoff, xs, xh, xd uint32, lnBase float32) {
 	if n == 0 {
 		return
+	}
+	first := pos
+	if pdev != 0 {
+		first = posb[pos]
 	}
 	half := dim / 2
 	step := kernel.GroupSizeX() * kernel.GridX()
@@ -62,7 +69,7 @@ func rotary(y, x []uint32, dt, n, heads, dim, pos, xoff, xs, xh, xd uint32, lnBa
 		p := i % half
 		row := i / half // s·heads + h
 		h, s := row%heads, row/heads
-		theta := float32(pos+s) * kernel.Exp(-float32(2*p)/float32(dim)*lnBase)
+		theta := float32(int32(first+s)) * kernel.Exp(-float32(2*p)/float32(dim)*lnBase)
 		co, si := kernel.Cos(theta), kernel.Sin(theta)
 		base := xoff + s*xs + h*xh
 		xa, xb := base+p*xd, base+(p+half)*xd
