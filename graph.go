@@ -264,8 +264,8 @@ func (s *Stream) refuseCapturing(op, why string) error {
 // has been closed, Closed. Launch does not block.
 func (g *Graph) Launch(s *Stream) error {
 	const op = "graph launch"
-	if g == nil {
-		return errorf(errors.InvalidArgument, op, "nil graph")
+	if g == nil || g.dev == nil {
+		return errorf(errors.InvalidArgument, op, "nil graph (graphs come from Stream.EndCapture)")
 	}
 	g.gate.enter()
 	defer g.gate.leave()
