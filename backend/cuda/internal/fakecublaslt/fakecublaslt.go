@@ -23,6 +23,10 @@
 // batch counts do not agree, or a workspace under the 1 MiB the heuristic
 // says its algorithms need. With $FAKECUBLASLT_NOMATH set and not 0 it
 // checks a product but computes nothing (benchmarks of the host path).
+// On a stream the fake driver is capturing (found through cuStreamIsCapturing
+// in the library $ANYGPU_CUDA_LIBRARY names) the product becomes a host
+// function of the capture (cuLaunchHostFunc), computed at every launch of
+// the graph, and the log gets "matmul captured".
 //
 // When $FAKECUBLASLT_LOG names a file, cublasLtCreate, cublasLtDestroy, the
 // heuristic and cublasLtMatmul append a line each to it, for tests to read:

@@ -25,6 +25,18 @@
 // cuPointerGetAttribute describes every address as the start
 // of 1 MiB of device memory of device $FAKECUDA_POINTER_DEVICE (default 0),
 // except 0xdead000, which it does not know (CUDA_ERROR_INVALID_VALUE).
+//
+// Streams capture: between cuStreamBeginCapture_v2 and cuStreamEndCapture,
+// cuLaunchKernel, cuLaunchCooperativeKernel, cuMemcpyDtoDAsync_v2,
+// cuMemsetD32Async and cuLaunchHostFunc on the stream are recorded as nodes
+// instead of run, while host transfers and cuStreamSynchronize return
+// CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate the capture (then
+// cuStreamEndCapture returns CUDA_ERROR_STREAM_CAPTURE_INVALIDATED).
+// cuGraphInstantiateWithFlags copies the nodes, and cuGraphLaunch runs them
+// in order: copies and fills move memory, launches log their usual line,
+// host functions are called. The log gets "begin capture mode=M",
+// "end capture N", "instantiate N flags=F", "graph launch N", "destroy exec"
+// and "destroy graph" lines; cuGraphGetNodes counts the nodes.
 package fakecuda
 
 import (
