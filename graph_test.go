@@ -12,6 +12,7 @@ import (
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/errors"
 	"github.com/anygpu/gpu/kernels"
+	"github.com/anygpu/gpu/profiling"
 )
 
 // graphFixture is a CPU device with the built-in kernels compiled.
@@ -331,4 +332,84 @@ func TestCloseCapturingStream(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, ds.BeginCapture())
 	require.NoError(t, dev.Close())
+}
+
+// TestGraphProfiled: a profiler sees a replay as one kernel operation named
+// "graph", and nothing of the capture.
+func TestGraphProfiled(t *testing.T) {
+	ctx := context.Background()
+	p := profiling.New()
+	dev, err := gpu.Open(ctx, gpu.WithBackends("cpu"), gpu.WithProfiler(p))
+	require.NoError(t, err)
+	defer dev.Close()
+	a, err := dev.Alloc(64)
+	require.NoError(t, err)
+	defer a.Close()
+	b, err := dev.Alloc(64)
+	require.NoError(t, err)
+	defer b.Close()
+	s := dev.DefaultStream()
+	require.NoError(t, s.BeginCapture())
+	require.NoError(t, s.Fill(a, 0, 64, 1))
+	require.NoError(t, s.Copy(b, 0, a, 0, 64))
+	g, err := s.EndCapture()
+	require.NoError(t, err)
+	defer g.Close()
+	require.NoError(t, s.Synchronize(ctx))
+	before := len(dev.Profiler().Records())
+	for _, r := range dev.Profiler().Records() {
+		assert.Equal(t, profiling.KindAlloc, r.Kind, "the capture was profiled: %s %q", r.Kind, r.Name)
+	}
+	require.NoError(t, g.Launch(s))
+	require.NoError(t, s.Synchronize(ctx))
+	recs := dev.Profiler().Records()[before:]
+	var kinds []profiling.Kind
+	for _, r := range recs {
+		if r.Kind != profiling.KindAlloc {
+			kinds = append(kinds, r.Kind)
+			assert.Equal(t, "graph", r.Name)
+		}
+	}
+	assert.Equal(t, []profiling.Kind{profiling.KindKernel}, kinds)
+}
+
+// TestGraphConcurrent launches one graph from several goroutines, each on
+// its own stream, while one of them closes it: every launch either runs or
+// is Closed, and the graph's bookkeeping does not race (go test -race).
+func TestGraphConcurrent(t *testing.T) {
+	f := newGraphFixture(t)
+	s := f.stream(t)
+	// An empty graph: replays of one that writes memory, on several
+	// streams at once, would race on that memory (as they would on a GPU).
+	require.NoError(t, s.BeginCapture())
+	g, err := s.EndCapture()
+	require.NoError(t, err)
+	const workers, rounds = 4, 50
+	errs := make(chan error, workers*rounds+1)
+	done := make(chan struct{})
+	for w := range workers {
+		st := f.stream(t)
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for r := range rounds {
+				if w == 0 && r == rounds/2 {
+					errs <- g.Close()
+				}
+				errs <- g.Launch(st)
+			}
+		}()
+	}
+	for range workers {
+		<-done
+	}
+	close(errs)
+	closed := 0
+	for err := range errs {
+		if err != nil {
+			require.Equal(t, errors.Closed, errors.CategoryOf(err), "%v", err)
+			closed++
+		}
+	}
+	assert.Positive(t, closed, "launches after Close")
+	require.NoError(t, f.dev.Synchronize(context.Background()))
 }
