@@ -87,8 +87,9 @@
 // cuGraphInstantiateWithFlags (flags 0), and a graph's Launch one
 // cuGraphLaunch, on any stream of the device. Launches copy their scalars
 // into the parameter block by value, copies and fills are asynchronous
-// driver calls, and BeginCapture allocates the stream's cuBLASLt workspace
-// when cuBLASLt is there, so a MatMul under capture allocates nothing. A
+// driver calls, and BeginCapture loads cuBLASLt where it is installed and
+// creates the device's handle and the stream's 32 MiB workspace, so a MatMul
+// under capture allocates nothing. A
 // driver that lacks one of those entry points makes BeginCapture
 // NotSupported, and the root package records the operations itself.
 //

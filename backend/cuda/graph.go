@@ -16,9 +16,9 @@ import (
 // Graph.Launch is one cuGraphLaunch. What the stream does under capture is
 // capture-safe: a launch copies its scalars into its parameter block by
 // value (launchargs.go), copies and fills are asynchronous driver calls, and
-// MatMul uses the stream's workspace, which BeginCapture allocates first
-// when cuBLASLt is there (matmul.go), so nothing is allocated or
-// synchronised inside the capture. The root refuses everything else on a
+// MatMul uses the device's cuBLASLt handle and the stream's workspace, which
+// BeginCapture creates first when cuBLASLt is there (matmul.go), so nothing
+// is allocated or synchronised inside the capture. The root refuses everything else on a
 // capturing stream before it gets here.
 
 var _ backend.GraphCapturer = (*stream)(nil)
@@ -33,7 +33,7 @@ func (s *stream) BeginCapture() error {
 	if !d.lib.HasGraphs() {
 		return errors.E(errors.NotSupported, Name, op, "the driver (%s) lacks the stream capture and graph entry points", d.lib.Path)
 	}
-	_, ltErr := cublaslt.Load()
+	lib, ltErr := cublaslt.Load()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := d.enter(&s.fr, op); err != nil {
@@ -41,8 +41,14 @@ func (s *stream) BeginCapture() error {
 	}
 	defer d.leave()
 	if ltErr == nil {
-		// cuBLASLt's workspace, so that a MatMul under capture allocates
-		// nothing.
+		// cuBLASLt's handle and the stream's workspace, so that a MatMul
+		// under capture allocates nothing (its plan is host memory).
+		d.mm.mu.Lock()
+		err := d.mm.handleLocked(lib, op)
+		d.mm.mu.Unlock()
+		if err != nil {
+			return err
+		}
 		if _, err := s.matMulWorkspace(op); err != nil {
 			return err
 		}
