@@ -184,3 +184,54 @@ func TestCaptureInvalidated(t *testing.T) {
 	require.NoError(t, g.Close())
 	require.NoError(t, g.Close(), "closing twice")
 }
+
+// BenchmarkGraphStep compares the host time of a step of 132 launches (a
+// GPT-2 decode step's count) enqueued one by one with one launch of the
+// graph captured from them, over the fake driver (launches do nothing: what
+// is timed is the host path).
+func BenchmarkGraphStep(b *testing.B) {
+	b.Setenv(EnvLibrary, fakeDriver(b))
+	ctx := context.Background()
+	dev, err := gpu.OpenDriver(ctx, Driver{}, 0)
+	require.NoError(b, err)
+	defer dev.Close()
+	mod, err := dev.Compile(ctx, gpu.Source{Name: "graph", PTX: graphKernelPTX,
+		Params: map[string][]backend.ArgKind{"noop": {backend.ArgBuffer, backend.ArgF32}}})
+	require.NoError(b, err)
+	noop, err := mod.Kernel("noop")
+	require.NoError(b, err)
+	buf, err := dev.Alloc(256)
+	require.NoError(b, err)
+	defer buf.Close()
+	s := dev.DefaultStream()
+	const launches = 132
+	step := func() error {
+		for i := range launches {
+			if err := s.Launch(noop, gpu.D1(1), gpu.D1(32), gpu.Buf(buf), gpu.F32(float32(i))); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	require.NoError(b, s.BeginCapture())
+	require.NoError(b, step())
+	g, err := s.EndCapture()
+	require.NoError(b, err)
+	defer g.Close()
+	require.True(b, g.Native())
+	b.Run("launches", func(b *testing.B) {
+		for b.Loop() {
+			if err := step(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("graph", func(b *testing.B) {
+		for b.Loop() {
+			if err := g.Launch(s); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
