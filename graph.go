@@ -76,7 +76,7 @@ type capture struct {
 	seenB     map[*Buffer]struct{}
 }
 
-// errCaptureEnded is the error of an operation that raced with EndCapture.
+// captureEndedMsg is the error of an operation that raced with EndCapture.
 const captureEndedMsg = "the capture ended while the operation was being recorded"
 
 // record adds one operation that uses kernel k (nil for none) and bufs

@@ -234,4 +234,3 @@ func BenchmarkGraphStep(b *testing.B) {
 		}
 	})
 }
-
