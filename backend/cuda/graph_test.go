@@ -12,6 +12,7 @@ import (
 
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/backend"
+	"github.com/anygpu/gpu/backend/cuda/internal/cu"
 	"github.com/anygpu/gpu/backend/cuda/internal/fakecuda"
 	"github.com/anygpu/gpu/errors"
 )
@@ -170,7 +171,13 @@ func TestCaptureInvalidated(t *testing.T) {
 
 	// A fresh capture on the same stream works, and its graph's node count
 	// is the driver's.
+	lib, h := d.(*device).lib, st.(*stream).h
+	status, r := lib.StreamIsCapturing(h)
+	require.Equal(t, cu.Success, r)
+	assert.Equal(t, cu.CaptureNone, status)
 	require.NoError(t, gc.BeginCapture())
+	status, _ = lib.StreamIsCapturing(h)
+	assert.Equal(t, cu.CaptureActive, status)
 	require.NoError(t, st.Fill(b, 0, 16, 1))
 	require.NoError(t, st.Copy(b, 8, b, 0, 8))
 	g, err := gc.EndCapture()
