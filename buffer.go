@@ -25,6 +25,41 @@ type Buffer struct {
 	borrowed  bool  // another library's memory (Device.Borrow): not counted, not freed
 	closed    atomic.Bool
 	transfers transferCounters
+
+	// holds counts the graphs and captures that use the buffer, plus
+	// releasePending once Close has run while some did: the last unhold
+	// then returns the memory (see Graph).
+	holds atomic.Int64
+}
+
+// releasePending marks, in Buffer.holds, a Close deferred until the last
+// graph that uses the buffer closes.
+const releasePending = int64(1) << 62
+
+// hold adds a graph's (or capture's) hold on b; false when b is closed.
+func (b *Buffer) hold() bool {
+	for {
+		v := b.holds.Load()
+		if v&releasePending != 0 || b.closed.Load() {
+			return false
+		}
+		if b.holds.CompareAndSwap(v, v+1) {
+			return true
+		}
+	}
+}
+
+// unhold drops a hold; the last one of a closed buffer returns its memory.
+func (b *Buffer) unhold() error {
+	if b.holds.Add(-1) != releasePending {
+		return nil
+	}
+	return b.release()
+}
+
+// release returns b's memory to the pool (or frees it).
+func (b *Buffer) release() error {
+	return b.dev.wrap(b.dev.closeChild(func() error { return b.dev.pool.put(b.impl, b.class) }), "free")
 }
 
 var (
@@ -82,6 +117,11 @@ func (b *Buffer) usable(op string) error {
 // borrowed buffer's memory is left to its owner). Work still queued on a
 // stream must not use the buffer: synchronize first, as with cuMemFree.
 // Closing twice is not an error.
+//
+// A buffer that an open Graph (or a capture in progress) uses is closed for
+// its user at once (counted in Stats.Frees), but its memory goes back to the
+// pool only when the last such graph closes, so that a replay never writes
+// memory handed out again.
 func (b *Buffer) Close() error {
 	if b == nil || b.dev == nil || !b.closed.CompareAndSwap(false, true) {
 		return nil
@@ -89,7 +129,10 @@ func (b *Buffer) Close() error {
 	if !b.borrowed {
 		b.dev.stats.free(b.size)
 	}
-	return b.dev.wrap(b.dev.closeChild(func() error { return b.dev.pool.put(b.impl, b.class) }), "free")
+	if b.holds.Add(releasePending) != releasePending {
+		return nil // a graph uses it: the last one's Close releases it
+	}
+	return b.release()
 }
 
 // ReadAt copies len(p) bytes at off into p, synchronously. Like any

@@ -31,9 +31,12 @@ type Device struct {
 	name      string // "cuda:0"
 	backend   string
 	simulated bool
-	impl      backend.Device
-	info      DeviceInfo
-	logger    *slog.Logger
+
+	graphLaunches atomic.Int64 // Graph.Launch calls (Stats)
+
+	impl   backend.Device
+	info   DeviceInfo
+	logger *slog.Logger
 
 	history errors.Recorder
 	stats   counters
@@ -296,6 +299,10 @@ func (d *Device) Synchronize(ctx context.Context) error {
 		if s.enter("synchronize") != nil {
 			continue // closed meanwhile: Close synchronized it
 		}
+		if s.capture.Load() != nil {
+			s.leave()
+			continue // recording: its recorded work does not run (BeginCapture)
+		}
 		err := s.impl.Synchronize(ctx)
 		s.leave()
 		if err != nil {
@@ -330,6 +337,9 @@ func (d *Device) Close() error {
 		// The device is marked closed: calls that enter from now on are
 		// refused; wait for those under way.
 		s.gate.drain()
+		if err := s.discardCapture(); err != nil && !lost {
+			errs = append(errs, err)
+		}
 		if !lost {
 			if err := s.impl.Synchronize(context.Background()); err != nil {
 				errs = append(errs, err)

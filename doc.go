@@ -95,6 +95,23 @@
 // after the stream (or an event recorded after it) is synchronized. Events
 // order streams against each other (Stream.Wait) and time work (Event.Elapsed).
 //
+// # Graphs
+//
+// Work that repeats (one decode step of a model) can be recorded once and
+// replayed with one call: between Stream.BeginCapture and Stream.EndCapture,
+// Launch, LaunchWith, Copy, Fill and MatMul on the stream are checked and
+// recorded instead of run; Graph.Launch replays them on any stream of the
+// device, with the arguments they were recorded with. On CUDA the driver
+// captures the stream into a CUDA graph and a replay is one cuGraphLaunch
+// (Graph.Native); elsewhere, and with a driver that lacks the graph entry
+// points, the package records the backend calls and replays them in order,
+// with the same results. A capturing stream refuses, with InvalidArgument,
+// what a graph cannot hold: host transfers (Write, Read, WriteHost,
+// ReadHost, a Copy from another device), Record, Wait and Synchronize. A
+// graph holds the buffers it uses: one closed while the graph is open goes
+// back to the pool only when the graph closes. Each replay counts the
+// graph's kernels in Stats.KernelLaunches and one Stats.GraphLaunches.
+//
 // # Kernels
 //
 // A Source carries one program in several dialects (CUDA C++, SPIR-V, GLSL,

@@ -104,3 +104,49 @@ func ExampleProbe() {
 	fmt.Println(cpu.State, len(cpu.Devices))
 	// Output: available 1
 }
+
+// Record a step once and replay it: y = 2*x + y, three times, with one
+// Graph.Launch each (one native submission on CUDA).
+func ExampleStream_BeginCapture() {
+	ctx := context.Background()
+	dev, err := gpu.Open(ctx, gpu.WithBackends("cpu"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer dev.Close()
+	x, _ := gpu.FromSlice(ctx, dev, []float32{1, 2, 3, 4})
+	y, _ := gpu.FromSlice(ctx, dev, []float32{0, 0, 0, 0})
+	mod, err := dev.Compile(ctx, kernels.Source())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	axpy, _ := mod.Kernel(kernels.OpAxpy)
+	s, _ := dev.NewStream()
+	defer s.Close()
+	if err := s.BeginCapture(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	_ = s.Launch(axpy, gpu.D1(1), gpu.D1(256), gpu.Buf(y), gpu.Buf(x), gpu.U32(4), gpu.F32(2))
+	fmt.Println(errors.CategoryOf(s.Synchronize(ctx))) // refused while capturing
+	g, err := s.EndCapture()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer g.Close()
+	for range 3 {
+		if err := g.Launch(s); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	_ = s.Synchronize(ctx)
+	out, err := gpu.ToSlice[float32](ctx, y)
+	fmt.Println(out, err, g.Ops(), dev.Stats().GraphLaunches)
+	// Output:
+	// invalid argument
+	// [6 12 18 24] <nil> 1 3
+}

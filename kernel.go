@@ -255,6 +255,11 @@ func (s *Stream) Launch(k *Kernel, grid, block Dim3, args ...Arg) error {
 		s.gate.leave()
 		return s.launchError(k, grid, block, args)
 	}
+	if s.capture.Load() != nil {
+		err := s.captureLaunch(k, grid, block, args, nil)
+		s.gate.leave()
+		return err
+	}
 	// The SPI lets a backend keep the argument slice until the launch has
 	// run, so it is freshly allocated, except for backends that are done
 	// with it when Launch returns (CUDA copies it into its parameter block):
@@ -290,6 +295,40 @@ func (s *Stream) Launch(k *Kernel, grid, block Dim3, args ...Arg) error {
 	}
 	s.dev.launches.Add(1)
 	return nil
+}
+
+// captureLaunch records a launch that passed the checks on s, which
+// captures; the caller holds s's gate. opts is nil for a plain launch. The
+// recorded call owns its argument slice: a replay passes the same one.
+//
+//go:noinline
+func (s *Stream) captureLaunch(k *Kernel, grid, block Dim3, args []Arg, opts *backend.LaunchOptions) error {
+	c := s.capture.Load()
+	if c == nil { // ended meanwhile by another goroutine
+		return s.dev.errorf(errors.InvalidArgument, "launch "+k.name, captureEndedMsg)
+	}
+	out := make([]backend.Arg, len(args))
+	var bufs []*Buffer
+	for i, a := range args {
+		if a.kind == backend.ArgBuffer {
+			out[i] = backend.Arg{Kind: a.kind, Buffer: a.buf.impl}
+			bufs = append(bufs, a.buf)
+		} else {
+			out[i] = backend.Arg{Kind: a.kind, Bits: a.bits}
+		}
+	}
+	run := func(impl backend.Stream) error { return impl.Launch(k.impl, grid, block, out) }
+	if opts != nil {
+		o := *opts
+		run = func(impl backend.Stream) error {
+			ol, ok := impl.(backend.OptionLauncher)
+			if !ok {
+				return errors.E(errors.NotSupported, s.dev.backend, "", "the stream does not launch with options")
+			}
+			return ol.LaunchWithOptions(k.impl, grid, block, out, o)
+		}
+	}
+	return c.record(s, "launch "+k.name, k, bufs, true, graphTransfer{}, run)
 }
 
 // launchable reports whether a launch passes every check of launchError,

@@ -67,6 +67,9 @@ func (s *Stream) LaunchWith(k *Kernel, cfg LaunchConfig, args ...Arg) error {
 		return s.dev.wrap(err, op)
 	}
 	opts := backend.LaunchOptions{SharedMemBytes: cfg.SharedMemBytes, Cooperative: cfg.Cooperative}
+	if s.capture.Load() != nil {
+		return s.captureLaunch(k, grid, block, args, &opts)
+	}
 	launch := func() error { return ol.LaunchWithOptions(k.impl, grid, block, out, opts) }
 	if s.dev.prof == nil {
 		err = launch()

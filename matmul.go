@@ -97,6 +97,16 @@ func (s *Stream) MatMul(m MatMul) error {
 		e.Hint = "multiply with a kernel (package tensor falls back to its own), or use CUDA with libcublasLt"
 		return s.dev.record(e)
 	}
+	if c := s.capture.Load(); c != nil {
+		return c.record(s, op, nil, []*Buffer{m.A, m.B, m.C, m.D, m.Bias}, true, graphTransfer{},
+			func(impl backend.Stream) error {
+				mm, ok := impl.(backend.MatMuler)
+				if !ok {
+					return errors.E(errors.NotSupported, s.dev.backend, "", "the stream has no matrix library")
+				}
+				return mm.MatMul(args)
+			})
+	}
 	var err2 error
 	if s.dev.prof == nil {
 		err2 = mm.MatMul(args)

@@ -32,6 +32,7 @@ var apiTypes = map[string]reflect.Type{
 	"Event":          reflect.TypeFor[*gpu.Event](),
 	"Module":         reflect.TypeFor[*gpu.Module](),
 	"Kernel":         reflect.TypeFor[*gpu.Kernel](),
+	"Graph":          reflect.TypeFor[*gpu.Graph](),
 	"Pool":           reflect.TypeFor[*gpu.Pool](),
 	"PoolStats":      reflect.TypeFor[gpu.PoolStats](),
 	"Report":         reflect.TypeFor[gpu.Report](),

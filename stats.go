@@ -54,18 +54,21 @@ func (t *transferCounters) snapshot() TransferCounts {
 
 // Stats is a device's ledger: transfers, launches, allocations, memory, pools.
 type Stats struct {
-	Transfers       TransferCounts `json:"transfers"`
-	KernelLaunches  int64          `json:"kernel_launches"`
-	Allocations     int64          `json:"allocations"`      // device buffers allocated
-	Frees           int64          `json:"frees"`            // device buffers closed
-	HostAllocations int64          `json:"host_allocations"` // host buffers allocated
-	LiveBytes       int64          `json:"live_bytes"`       // bytes in open device buffers (as requested)
-	PeakBytes       int64          `json:"peak_bytes"`       // highest LiveBytes seen
-	Fallbacks       int64          `json:"fallbacks"`        // operations that took a slower path (peer copies staged through the host)
-	OOMRetries      int64          `json:"oom_retries"`      // allocations retried after trimming the pools
-	Errors          int            `json:"errors"`           // errors returned by the device's objects
-	Pool            PoolStats      `json:"pool"`
-	HostPool        PoolStats      `json:"host_pool"`
+	Transfers      TransferCounts `json:"transfers"`
+	KernelLaunches int64          `json:"kernel_launches"`
+	// GraphLaunches counts Graph.Launch calls; the kernel launches and
+	// matrix products each replays are in KernelLaunches too.
+	GraphLaunches   int64     `json:"graph_launches"`
+	Allocations     int64     `json:"allocations"`      // device buffers allocated
+	Frees           int64     `json:"frees"`            // device buffers closed
+	HostAllocations int64     `json:"host_allocations"` // host buffers allocated
+	LiveBytes       int64     `json:"live_bytes"`       // bytes in open device buffers (as requested)
+	PeakBytes       int64     `json:"peak_bytes"`       // highest LiveBytes seen
+	Fallbacks       int64     `json:"fallbacks"`        // operations that took a slower path (peer copies staged through the host)
+	OOMRetries      int64     `json:"oom_retries"`      // allocations retried after trimming the pools
+	Errors          int       `json:"errors"`           // errors returned by the device's objects
+	Pool            PoolStats `json:"pool"`
+	HostPool        PoolStats `json:"host_pool"`
 }
 
 type counters struct {
@@ -99,6 +102,7 @@ func (d *Device) Stats() Stats {
 	return Stats{
 		Transfers:       c.transfers.snapshot(),
 		KernelLaunches:  d.launches.Load(),
+		GraphLaunches:   d.graphLaunches.Load(),
 		Allocations:     c.allocs.Load(),
 		Frees:           c.frees.Load(),
 		HostAllocations: c.hostAllocs.Load(),
@@ -134,6 +138,9 @@ func (s Stats) String() string {
 		add("no transfers")
 	}
 	add("launches %d, allocs %d, frees %d", s.KernelLaunches, s.Allocations, s.Frees)
+	if s.GraphLaunches > 0 {
+		add("graph launches %d", s.GraphLaunches)
+	}
 	if s.HostAllocations > 0 {
 		add("host allocs %d", s.HostAllocations)
 	}

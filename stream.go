@@ -3,6 +3,7 @@ package gpu
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/anygpu/gpu/backend"
@@ -30,6 +31,11 @@ type Stream struct {
 	pooled    bool // from Device.Streams: Close hands the native stream back for reuse
 	closed    atomic.Bool
 	gate      gate // Close drains it: see gate
+
+	// capture is the recording in progress (BeginCapture), nil when none;
+	// captureMu serialises BeginCapture, EndCapture and discardCapture.
+	capture   atomic.Pointer[capture]
+	captureMu sync.Mutex
 
 	// Launch's reused argument slice, for backends that copy the arguments
 	// (backend.ArgsCopier, looked up once: copiesArgs); argBusy marks it
@@ -140,6 +146,9 @@ func (s *Stream) Write(dst *Buffer, off int64, src []byte) error {
 		return err
 	}
 	defer s.leave()
+	if err := s.refuseCapturing(op, hostMoveWhy); err != nil {
+		return err
+	}
 	if err := s.bufferArgs(op, "destination", dst, off, n); err != nil || n == 0 {
 		return err
 	}
@@ -158,6 +167,9 @@ func (s *Stream) Read(dst []byte, src *Buffer, off int64) error {
 		return err
 	}
 	defer s.leave()
+	if err := s.refuseCapturing(op, hostMoveWhy); err != nil {
+		return err
+	}
 	if err := s.bufferArgs(op, "source", src, off, n); err != nil || n == 0 {
 		return err
 	}
@@ -173,6 +185,9 @@ func (s *Stream) WriteHost(dst *Buffer, dstOff int64, src *HostBuffer, srcOff, n
 		return err
 	}
 	defer s.leave()
+	if err := s.refuseCapturing(op, hostMoveWhy); err != nil {
+		return err
+	}
 	if err := s.hostArgs(op, dst, dstOff, src, srcOff, n); err != nil || n == 0 {
 		return err
 	}
@@ -193,6 +208,9 @@ func (s *Stream) ReadHost(dst *HostBuffer, dstOff int64, src *Buffer, srcOff, n 
 		return err
 	}
 	defer s.leave()
+	if err := s.refuseCapturing(op, hostMoveWhy); err != nil {
+		return err
+	}
 	if err := s.hostArgs(op, src, srcOff, dst, dstOff, n); err != nil || n == 0 {
 		return err
 	}
@@ -273,10 +291,17 @@ func (s *Stream) Copy(dst *Buffer, dstOff int64, src *Buffer, srcOff, n int64) e
 		return nil
 	}
 	if src.dev != s.dev {
+		if err := s.refuseCapturing(op, "a copy from another device is not recorded"); err != nil {
+			return err
+		}
 		return s.copyPeer(dst, dstOff, src, srcOff, n)
 	}
 	if dst == src && srcOff < dstOff+n && dstOff < srcOff+n {
 		return s.dev.errorf(errors.InvalidArgument, op, "source [%d, %d) and destination [%d, %d) overlap", srcOff, srcOff+n, dstOff, dstOff+n)
+	}
+	if c := s.capture.Load(); c != nil {
+		return c.record(s, op, nil, []*Buffer{dst, src}, false, graphTransfer{kind: kindD2D, n: n, bufs: [2]*Buffer{dst, src}},
+			func(impl backend.Stream) error { return impl.Copy(dst.impl, dstOff, src.impl, srcOff, n) })
 	}
 	err := s.profiled(profiling.KindD2D, "", n, func() error { return s.impl.Copy(dst.impl, dstOff, src.impl, srcOff, n) })
 	if err == nil {
@@ -333,9 +358,16 @@ func (s *Stream) Fill(dst *Buffer, off, n int64, value uint32) error {
 	if n == 0 {
 		return nil
 	}
+	if c := s.capture.Load(); c != nil {
+		return c.record(s, op, nil, []*Buffer{dst}, false, graphTransfer{kind: kindFill, n: n, bufs: [2]*Buffer{dst}},
+			func(impl backend.Stream) error { return impl.Fill(dst.impl, off, n, value) })
+	}
 	err := s.profiled(profiling.KindFill, "", n, func() error { return s.impl.Fill(dst.impl, off, n, value) })
 	return s.account(err, op, kindFill, n, dst)
 }
+
+// hostMoveWhy is why a capture refuses the transfers of host memory.
+const hostMoveWhy = "host memory transfers are not recorded into graphs"
 
 // account updates the ledgers after a successful operation, or records the error.
 func (s *Stream) account(err error, op string, kind transferKind, n int64, b *Buffer) error {
@@ -353,6 +385,9 @@ func (s *Stream) Record() (*Event, error) {
 		return nil, err
 	}
 	defer s.leave()
+	if err := s.refuseCapturing("record", "events are not recorded into graphs"); err != nil {
+		return nil, err
+	}
 	e, err := s.impl.Record()
 	if err != nil {
 		return nil, s.dev.wrap(err, "record")
@@ -373,6 +408,9 @@ func (s *Stream) Wait(e *Event) error {
 		return err
 	}
 	defer s.leave()
+	if err := s.refuseCapturing(op, "waits are not recorded into graphs"); err != nil {
+		return err
+	}
 	if err := e.usable(op); err != nil {
 		return s.dev.record(err)
 	}
@@ -412,6 +450,10 @@ func (s *Stream) Synchronize(ctx context.Context) error {
 		s.leave()
 		return s.dev.errorf(errors.InvalidArgument, op, "nil context")
 	}
+	if err := s.refuseCapturing(op, "its recorded work does not run, so there is nothing to wait for"); err != nil {
+		s.leave()
+		return err
+	}
 	err := s.impl.Synchronize(ctx)
 	s.leave()
 	s.dev.prof.collect()
@@ -431,6 +473,9 @@ func (s *Stream) Close() error {
 	s.gate.drain() // no call of another goroutine is inside the backend stream now
 	d := s.dev
 	err := d.closeChild(func() error {
+		if err := s.discardCapture(); err != nil {
+			d.logger.Debug("anygpu: closing a capturing stream: discarding the capture", "stream", s.id, "error", err.Error())
+		}
 		d.mu.Lock()
 		delete(d.streams, s)
 		d.mu.Unlock()

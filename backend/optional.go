@@ -222,3 +222,30 @@ type NativeDeviceProvider interface {
 type MatMuler interface {
 	MatMul(m MatMulArgs) error
 }
+
+// GraphCapturer is implemented by streams that record their work into a
+// native graph (CUDA: stream capture into a CUDA graph). Between
+// BeginCapture and EndCapture the root calls only Launch,
+// LaunchWithOptions, Copy (within the device), Fill and MatMul on the
+// stream, which the backend records instead of running; the root refuses
+// everything else on it (host transfers, Record, Wait, Synchronize) before
+// the backend sees it. BeginCapture on a stream whose driver cannot capture
+// (missing entry points) returns an error of category NotSupported and
+// changes nothing: the root then records the operations itself and replays
+// them one by one. EndCapture ends the capture whether or not it succeeds,
+// and returns the graph ready to launch. Without it, the root records.
+type GraphCapturer interface {
+	BeginCapture() error
+	EndCapture() (Graph, error)
+}
+
+// Graph is recorded work (GraphCapturer.EndCapture). Launch enqueues all of
+// it on s, a stream of the same device (it may be another stream than the
+// one captured), as one submission; the root calls it only while the graph
+// is open and s is not capturing. The root keeps every buffer the recorded
+// work uses open until Close has returned; Close may be called while
+// launches are still running on the device (the driver defers the release).
+type Graph interface {
+	Launch(s Stream) error
+	Close() error
+}

@@ -67,6 +67,7 @@ func Run(t *testing.T, d backend.Driver) {
 	t.Run("StreamOrdering", s.testStreamOrdering)
 	t.Run("CrossStreamWait", s.testCrossStreamWait)
 	t.Run("Events", s.testEvents)
+	t.Run("Graphs", s.testGraphs)
 	t.Run("Concurrency", s.testConcurrency)
 	t.Run("CloseTwice", s.testCloseTwice)
 	t.Run("UseAfterClose", s.testUseAfterClose)

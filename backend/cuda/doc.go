@@ -79,6 +79,20 @@
 // Event.Synchronize does the same with cuEventSynchronize. Events are timing CUevents, reused after
 // Close; Elapsed is cuEventElapsedTime; Wait is cuStreamWaitEvent.
 //
+// # Graphs
+//
+// Streams implement backend.GraphCapturer: BeginCapture is
+// cuStreamBeginCapture_v2 in relaxed mode (allocations on other goroutines
+// are not refused), EndCapture cuStreamEndCapture then
+// cuGraphInstantiateWithFlags (flags 0), and a graph's Launch one
+// cuGraphLaunch, on any stream of the device. Launches copy their scalars
+// into the parameter block by value, copies and fills are asynchronous
+// driver calls, and BeginCapture loads cuBLASLt where it is installed and
+// creates the device's handle and the stream's 32 MiB workspace, so a MatMul
+// under capture allocates nothing. A
+// driver that lacks one of those entry points makes BeginCapture
+// NotSupported, and the root package records the operations itself.
+//
 // # Kernels
 //
 // Arguments follow the portable ABI: each parameter is passed to

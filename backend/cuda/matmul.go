@@ -388,13 +388,8 @@ func (d *device) matMulPlan(lib *cublaslt.Lib, key *matMulKey, ty matMulTypes, b
 	mm := &d.mm
 	mm.mu.Lock()
 	defer mm.mu.Unlock()
-	if mm.lib != lib {
-		mm.closeLocked() // another library (tests change ANYGPU_CUBLASLT_LIBRARY)
-		hh, st := lib.Create()
-		if st != cublaslt.StatusSuccess {
-			return 0, nil, false, nativeErr(lib, st, op, "cublasLtCreate")
-		}
-		mm.lib, mm.handle, mm.plans = lib, hh, map[matMulKey]*matMulPlan{}
+	if err := mm.handleLocked(lib, op); err != nil {
+		return 0, nil, false, err
 	}
 	if p := mm.plans[*key]; p != nil {
 		return mm.handle, p, false, nil
@@ -408,6 +403,21 @@ func (d *device) matMulPlan(lib *cublaslt.Lib, key *matMulKey, ty matMulTypes, b
 	}
 	mm.plans[*key] = p
 	return mm.handle, p, false, nil
+}
+
+// handleLocked creates the device's cuBLASLt handle of lib unless it has
+// one. mm.mu is held and the context current.
+func (mm *matMulState) handleLocked(lib *cublaslt.Lib, op string) error {
+	if mm.lib == lib {
+		return nil
+	}
+	mm.closeLocked() // another library (tests change ANYGPU_CUBLASLT_LIBRARY)
+	hh, st := lib.Create()
+	if st != cublaslt.StatusSuccess {
+		return nativeErr(lib, st, op, "cublasLtCreate")
+	}
+	mm.lib, mm.handle, mm.plans = lib, hh, map[matMulKey]*matMulPlan{}
+	return nil
 }
 
 // closeMatMul destroys the device's plans and handle. The context is

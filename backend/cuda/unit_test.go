@@ -56,7 +56,7 @@ func TestProbeWithoutDriver(t *testing.T) {
 
 // fakeDriver builds the stand-in libcuda (skipping without a C compiler) and
 // returns a copy of it under a new name: each copy is loaded afresh.
-func fakeDriver(t *testing.T) string {
+func fakeDriver(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	path, err := fakecuda.Build(dir)

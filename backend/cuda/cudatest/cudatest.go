@@ -4,7 +4,9 @@
 // examples) on machines without an NVIDIA GPU. The stand-in driver's device
 // memory is host memory and its launches do nothing, so what such a
 // benchmark measures is the host path: the Go side of every op, the
-// backend's argument packing and the library calls.
+// backend's argument packing and the library calls. Streams capture into
+// graphs as the driver's do (gpu.Stream.BeginCapture takes the native path):
+// a graph's launch replays its copies, fills and cuBLASLt products.
 //
 // Install builds the three libraries and sets the environment the backend
 // reads to load them; a test opens the device with gpu.OpenDriver(ctx,

@@ -82,6 +82,8 @@ type (
 	Module    uintptr // CUmodule
 	Function  uintptr // CUfunction
 	DevicePtr uint64  // CUdeviceptr
+	Graph     uintptr // CUgraph
+	GraphExec uintptr // CUgraphExec
 )
 
 // Sym names one driver function in the symbol table.
@@ -139,6 +141,14 @@ const (
 	SymLaunchCooperativeKernel
 	SymModuleLoadDataEx
 	SymPointerGetAttribute
+	SymStreamBeginCapture
+	SymStreamEndCapture
+	SymStreamIsCapturing
+	SymGraphInstantiateWithFlags
+	SymGraphLaunch
+	SymGraphExecDestroy
+	SymGraphDestroy
+	SymGraphGetNodes
 	numSyms
 )
 
@@ -202,6 +212,17 @@ var symNames = [numSyms][]string{
 	SymLaunchCooperativeKernel:                   {"cuLaunchCooperativeKernel"},
 	SymModuleLoadDataEx:                          {"cuModuleLoadDataEx"},
 	SymPointerGetAttribute:                       {"cuPointerGetAttribute"},
+	// Stream capture into graphs: the _v2 takes the capture mode (the
+	// unversioned name is 10.0's ABI without it). cuGraphInstantiateWithFlags
+	// is the 3-argument form; the exported cuGraphInstantiate is older ABIs.
+	SymStreamBeginCapture:        {"cuStreamBeginCapture_v2"},
+	SymStreamEndCapture:          {"cuStreamEndCapture"},
+	SymStreamIsCapturing:         {"cuStreamIsCapturing"},
+	SymGraphInstantiateWithFlags: {"cuGraphInstantiateWithFlags"},
+	SymGraphLaunch:               {"cuGraphLaunch"},
+	SymGraphExecDestroy:          {"cuGraphExecDestroy"},
+	SymGraphDestroy:              {"cuGraphDestroy"},
+	SymGraphGetNodes:             {"cuGraphGetNodes"},
 }
 
 // Name is the first (preferred) exported name of s.

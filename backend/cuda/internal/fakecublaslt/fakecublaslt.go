@@ -23,6 +23,10 @@
 // batch counts do not agree, or a workspace under the 1 MiB the heuristic
 // says its algorithms need. With $FAKECUBLASLT_NOMATH set and not 0 it
 // checks a product but computes nothing (benchmarks of the host path).
+// On a stream the fake driver is capturing (found through cuStreamIsCapturing
+// in the library $ANYGPU_CUDA_LIBRARY names) the product becomes a host
+// function of the capture (cuLaunchHostFunc), computed at every launch of
+// the graph, and the log gets "matmul captured".
 //
 // When $FAKECUBLASLT_LOG names a file, cublasLtCreate, cublasLtDestroy, the
 // heuristic and cublasLtMatmul append a line each to it, for tests to read:
@@ -70,13 +74,14 @@ func Build(dir string) (string, error) {
 		return "", err
 	}
 	out := filepath.Join(dir, "libcublasLt.so.13")
-	if b, err := exec.Command(cc, "-shared", "-fPIC", "-Wall", "-Werror", "-O1", "-o", out, src).CombinedOutput(); err != nil {
+	if b, err := exec.Command(cc, "-shared", "-fPIC", "-Wall", "-Werror", "-O1", "-o", out, src, "-ldl").CombinedOutput(); err != nil {
 		return "", fmt.Errorf("%s: %v\n%s", cc, err, b)
 	}
 	return out, nil
 }
 
-const source = `#include <stdarg.h>
+const source = `#include <dlfcn.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -270,6 +275,61 @@ static void put(const flayout *l, char *base, long long b, long long i, long lon
 	}
 }
 
+typedef struct {
+	fdesc d; flayout la, lb, lc, ld;
+	const void *A, *B, *C; void *D;
+	unsigned long long m, n, k;
+	double al, be;
+} fjob;
+
+// compute does the product j describes.
+static void compute(void *arg) {
+	const fjob *j = arg;
+	const fdesc *d = &j->d;
+	const flayout *la = &j->la, *lb = &j->lb, *lc = &j->lc, *ld = &j->ld;
+	const void *A = j->A, *B = j->B, *C = j->C;
+	void *D = j->D;
+	unsigned long long m = j->m, n = j->n, k = j->k;
+	double al = j->al, be = j->be;
+	for (long long b = 0; b < lc->batch; b++)
+		for (unsigned long long jj = 0; jj < n; jj++)
+			for (unsigned long long i = 0; i < m; i++) {
+				double acc = 0;
+				for (unsigned long long p = 0; p < k; p++) {
+					double x = d->ta ? get(la, A, b, p, i) : get(la, A, b, i, p);
+					double y = d->tb ? get(lb, B, b, jj, p) : get(lb, B, b, p, jj);
+					acc += x * y;
+				}
+				if (d->compute == 68) acc = (float)acc;
+				double v = al * acc;
+				if (be != 0) v += be * get(lc, C, b, i, jj);
+				if (d->epilogue == 4) {
+					flayout vec = *ld; vec.ld = 1; vec.stride = 0;
+					v += get(&vec, d->bias, 0, i, 0);
+				}
+				put(ld, D, b, i, jj, v);
+			}
+}
+
+typedef struct {
+	int (*is_capturing)(void *, unsigned *);
+	int (*launch_host)(void *, void (*)(void *), void *);
+} capture_fns;
+
+// driver_capture finds the fake driver's cuStreamIsCapturing and
+// cuLaunchHostFunc in the driver library the backend loaded
+// ($ANYGPU_CUDA_LIBRARY); zero when it is not loaded.
+static capture_fns driver_capture(void) {
+	capture_fns f = {0};
+	const char *path = getenv("ANYGPU_CUDA_LIBRARY");
+	void *h = path && *path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : NULL;
+	if (!h) return f;
+	*(void **)&f.is_capturing = dlsym(h, "cuStreamIsCapturing");
+	*(void **)&f.launch_host = dlsym(h, "cuLaunchHostFunc");
+	dlclose(h);
+	return f;
+}
+
 int cublasLtMatmul(void *h, fdesc *d, const void *alpha, const void *A, flayout *la, const void *B, flayout *lb,
 		const void *beta, const void *C, flayout *lc, void *D, flayout *ld, const falgo *algo, void *ws, size_t wss,
 		void *stream) {
@@ -285,27 +345,23 @@ int cublasLtMatmul(void *h, fdesc *d, const void *alpha, const void *A, flayout 
 	if (la->batch != lc->batch || lb->batch != lc->batch || ld->batch != lc->batch) return INVALID;
 	if (d->epilogue == 4 && !d->bias) return INVALID;
 	if (envint("FAKECUBLASLT_NOMATH", 0)) return OK;
-	double al, be;
-	if (d->scale == R32I) { int32_t x, y; memcpy(&x, alpha, 4); memcpy(&y, beta, 4); al = x; be = y; }
-	else { float x, y; memcpy(&x, alpha, 4); memcpy(&y, beta, 4); al = x; be = y; }
-	for (long long b = 0; b < lc->batch; b++)
-		for (unsigned long long j = 0; j < n; j++)
-			for (unsigned long long i = 0; i < m; i++) {
-				double acc = 0;
-				for (unsigned long long p = 0; p < k; p++) {
-					double x = d->ta ? get(la, A, b, p, i) : get(la, A, b, i, p);
-					double y = d->tb ? get(lb, B, b, j, p) : get(lb, B, b, p, j);
-					acc += x * y;
-				}
-				if (d->compute == 68) acc = (float)acc;
-				double v = al * acc;
-				if (be != 0) v += be * get(lc, C, b, i, j);
-				if (d->epilogue == 4) {
-					flayout vec = *ld; vec.ld = 1; vec.stride = 0;
-					v += get(&vec, d->bias, 0, i, 0);
-				}
-				put(ld, D, b, i, j, v);
-			}
+	fjob j;
+	j.d = *d; j.la = *la; j.lb = *lb; j.lc = *lc; j.ld = *ld;
+	j.A = A; j.B = B; j.C = C; j.D = D; j.m = m; j.n = n; j.k = k;
+	if (d->scale == R32I) { int32_t x, y; memcpy(&x, alpha, 4); memcpy(&y, beta, 4); j.al = x; j.be = y; }
+	else { float x, y; memcpy(&x, alpha, 4); memcpy(&y, beta, 4); j.al = x; j.be = y; }
+	// Under stream capture the product becomes a host node of the fake
+	// driver's graph (as cuBLASLt's kernels become kernel nodes), computed
+	// at every launch of the graph.
+	capture_fns cf = driver_capture();
+	unsigned st = 0;
+	if (cf.is_capturing && cf.launch_host && cf.is_capturing(stream, &st) == 0 && st == 1) {
+		fjob *copy = malloc(sizeof *copy);
+		*copy = j;
+		flog("matmul captured");
+		return cf.launch_host(stream, compute, copy) ? INVALID : OK;
+	}
+	compute(&j);
 	return OK;
 }
 `

@@ -25,6 +25,18 @@
 // cuPointerGetAttribute describes every address as the start
 // of 1 MiB of device memory of device $FAKECUDA_POINTER_DEVICE (default 0),
 // except 0xdead000, which it does not know (CUDA_ERROR_INVALID_VALUE).
+//
+// Streams capture: between cuStreamBeginCapture_v2 and cuStreamEndCapture,
+// cuLaunchKernel, cuLaunchCooperativeKernel, cuMemcpyDtoDAsync_v2,
+// cuMemsetD32Async and cuLaunchHostFunc on the stream are recorded as nodes
+// instead of run, while host transfers and cuStreamSynchronize return
+// CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate the capture (then
+// cuStreamEndCapture returns CUDA_ERROR_STREAM_CAPTURE_INVALIDATED).
+// cuGraphInstantiateWithFlags copies the nodes, and cuGraphLaunch runs them
+// in order: copies and fills move memory, launches log their usual line,
+// host functions are called. The log gets "begin capture mode=M",
+// "end capture N", "instantiate N flags=F", "graph launch N", "destroy exec"
+// and "destroy graph" lines; cuGraphGetNodes counts the nodes.
 package fakecuda
 
 import (
@@ -142,6 +154,47 @@ static void flog(const char *fmt, ...) {
 typedef struct { char *image; } fmodule;
 typedef struct { char name[256]; int maxdyn; int carveout; } ffunc;
 static __thread void *current;
+enum { NODE_KERNEL, NODE_COOPERATIVE, NODE_COPY, NODE_SET, NODE_HOST };
+typedef struct {
+	int kind;
+	unsigned long long dst, src; size_t n; unsigned v;
+	ffunc *f; unsigned g[3], b[3], smem;
+	void (*fn)(void *); void *data;
+} fnode;
+typedef struct { fnode *nodes; size_t len, cap; int invalid; } fgraph;
+typedef struct { fgraph *cap; } fstream;
+static fgraph *capturing(void *st) { return st ? ((fstream *)st)->cap : NULL; }
+static fnode *addnode(fgraph *g, int kind) {
+	if (g->len == g->cap) { g->cap = g->cap ? 2 * g->cap : 8; g->nodes = realloc(g->nodes, g->cap * sizeof *g->nodes); }
+	fnode *n = &g->nodes[g->len++];
+	memset(n, 0, sizeof *n);
+	n->kind = kind;
+	return n;
+}
+static void runnode(const fnode *n) {
+	switch (n->kind) {
+	case NODE_KERNEL:
+	case NODE_COOPERATIVE:
+		flog("%s %s smem=%u grid=%u,%u,%u block=%u,%u,%u", n->kind == NODE_KERNEL ? "launch" : "cooperative", n->f->name, n->smem,
+			n->g[0], n->g[1], n->g[2], n->b[0], n->b[1], n->b[2]);
+		return;
+	case NODE_COPY: memmove((void *)n->dst, (void *)n->src, n->n); return;
+	case NODE_SET: { unsigned *p = (unsigned *)n->dst; for (size_t i = 0; i < n->n; i++) p[i] = n->v; return; }
+	case NODE_HOST: n->fn(n->data); return;
+	}
+}
+static int kernelnode(int kind, ffunc *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem, void *s) {
+	fnode n = {0};
+	n.kind = kind; n.f = f; n.smem = smem;
+	n.g[0] = gx; n.g[1] = gy; n.g[2] = gz; n.b[0] = bx; n.b[1] = by; n.b[2] = bz;
+	fgraph *g = capturing(s);
+	if (g) { *addnode(g, kind) = n; return 0; }
+	runnode(&n);
+	return 0;
+}
+// invalidate is what a call the driver cannot capture does to a capture:
+// CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, and the capture is invalidated.
+static int invalidate(void *st) { capturing(st)->invalid = 1; return 900; }
 `},
 	{"cuDevicePrimaryCtxRetain", "int cuDevicePrimaryCtxRetain(void **c, int d) { int r = envint(\"FAKECUDA_RETAIN\", 0); if (r) return r; *c = (void *)(0x1000 + (unsigned long)d); return 0; }\n"},
 	{"cuDevicePrimaryCtxRelease_v2", "int cuDevicePrimaryCtxRelease_v2(int d) { return 0; }\n"},
@@ -164,13 +217,13 @@ static __thread void *current;
 `},
 	{"cuMemHostAlloc", "int cuMemHostAlloc(void **p, size_t n, unsigned f) { *p = calloc(1, n ? n : 1); return *p ? 0 : 2; }\n"},
 	{"cuMemFreeHost", "int cuMemFreeHost(void *p) { free(p); return 0; }\n"},
-	{"cuMemcpyHtoDAsync_v2", "int cuMemcpyHtoDAsync_v2(unsigned long long d, const void *s, size_t n, void *st) { memcpy((void *)d, s, n); return 0; }\n"},
-	{"cuMemcpyDtoHAsync_v2", "int cuMemcpyDtoHAsync_v2(void *d, unsigned long long s, size_t n, void *st) { memcpy(d, (void *)s, n); return 0; }\n"},
-	{"cuMemcpyDtoDAsync_v2", "int cuMemcpyDtoDAsync_v2(unsigned long long d, unsigned long long s, size_t n, void *st) { memmove((void *)d, (void *)s, n); return 0; }\n"},
-	{"cuMemsetD32Async", "int cuMemsetD32Async(unsigned long long d, unsigned v, size_t n, void *st) { unsigned *p = (unsigned *)d; for (size_t i = 0; i < n; i++) p[i] = v; return 0; }\n"},
-	{"cuStreamCreate", "int cuStreamCreate(void **s, unsigned f) { *s = malloc(8); return 0; }\n"},
+	{"cuMemcpyHtoDAsync_v2", "int cuMemcpyHtoDAsync_v2(unsigned long long d, const void *s, size_t n, void *st) { if (capturing(st)) return invalidate(st); memcpy((void *)d, s, n); return 0; }\n"},
+	{"cuMemcpyDtoHAsync_v2", "int cuMemcpyDtoHAsync_v2(void *d, unsigned long long s, size_t n, void *st) { if (capturing(st)) return invalidate(st); memcpy(d, (void *)s, n); return 0; }\n"},
+	{"cuMemcpyDtoDAsync_v2", "int cuMemcpyDtoDAsync_v2(unsigned long long d, unsigned long long s, size_t n, void *st) { fnode x = {0}; x.kind = NODE_COPY; x.dst = d; x.src = s; x.n = n; fgraph *g = capturing(st); if (g) *addnode(g, NODE_COPY) = x; else runnode(&x); return 0; }\n"},
+	{"cuMemsetD32Async", "int cuMemsetD32Async(unsigned long long d, unsigned v, size_t n, void *st) { fnode x = {0}; x.kind = NODE_SET; x.dst = d; x.v = v; x.n = n; fgraph *g = capturing(st); if (g) *addnode(g, NODE_SET) = x; else runnode(&x); return 0; }\n"},
+	{"cuStreamCreate", "int cuStreamCreate(void **s, unsigned f) { *s = calloc(1, sizeof(fstream)); return 0; }\n"},
 	{"cuStreamDestroy_v2", "int cuStreamDestroy_v2(void *s) { free(s); return 0; }\n"},
-	{"cuStreamSynchronize", "int cuStreamSynchronize(void *s) { return 0; }\n"},
+	{"cuStreamSynchronize", "int cuStreamSynchronize(void *s) { if (capturing(s)) return invalidate(s); return 0; }\n"},
 	{"cuStreamQuery", "int cuStreamQuery(void *s) { return 0; }\n"},
 	{"cuStreamWaitEvent", "int cuStreamWaitEvent(void *s, void *e, unsigned f) { return 0; }\n"},
 	{"cuEventCreate", "int cuEventCreate(void **e, unsigned f) { *e = malloc(8); return 0; }\n"},
@@ -233,8 +286,7 @@ int cuModuleGetFunction(ffunc **f, fmodule *m, const char *name) {
 `},
 	{"cuLaunchKernel", `int cuLaunchKernel(ffunc *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem, void *s, void **params, void **extra) {
 	if ((int)smem > f->maxdyn) { flog("launch %s smem=%u refused", f->name, smem); return 1; }
-	flog("launch %s smem=%u grid=%u,%u,%u block=%u,%u,%u", f->name, smem, gx, gy, gz, bx, by, bz);
-	return 0;
+	return kernelnode(NODE_KERNEL, f, gx, gy, gz, bx, by, bz, smem, s);
 }
 `},
 	{"cuOccupancyMaxActiveBlocksPerMultiprocessor", `int cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, ffunc *f, int bs, size_t smem) {
@@ -246,7 +298,68 @@ int cuModuleGetFunction(ffunc **f, fmodule *m, const char *name) {
 `},
 	{"cuLaunchCooperativeKernel", `int cuLaunchCooperativeKernel(ffunc *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem, void *s, void **params) {
 	if ((int)smem > f->maxdyn) { flog("cooperative %s smem=%u refused", f->name, smem); return 1; }
-	flog("cooperative %s smem=%u grid=%u,%u,%u block=%u,%u,%u", f->name, smem, gx, gy, gz, bx, by, bz);
+	return kernelnode(NODE_COOPERATIVE, f, gx, gy, gz, bx, by, bz, smem, s);
+}
+`},
+	{"cuLaunchHostFunc", `int cuLaunchHostFunc(void *s, void (*fn)(void *), void *data) {
+	fnode x = {0}; x.kind = NODE_HOST; x.fn = fn; x.data = data;
+	fgraph *g = capturing(s);
+	if (g) *addnode(g, NODE_HOST) = x; else runnode(&x);
+	return 0;
+}
+`},
+	{"cuStreamBeginCapture_v2", `int cuStreamBeginCapture_v2(void *s, unsigned mode) {
+	if (!s) return 900;
+	if (capturing(s)) return 401;
+	((fstream *)s)->cap = calloc(1, sizeof(fgraph));
+	flog("begin capture mode=%u", mode);
+	return 0;
+}
+`},
+	{"cuStreamEndCapture", `int cuStreamEndCapture(void *s, fgraph **g) {
+	fgraph *c = capturing(s);
+	*g = NULL;
+	if (!c) return 401;
+	((fstream *)s)->cap = NULL;
+	if (c->invalid) { free(c->nodes); free(c); flog("end capture invalidated"); return 901; }
+	*g = c;
+	flog("end capture %zu", c->len);
+	return 0;
+}
+`},
+	{"cuStreamIsCapturing", `int cuStreamIsCapturing(void *s, unsigned *st) {
+	fgraph *c = capturing(s);
+	*st = !c ? 0 : c->invalid ? 2 : 1;
+	return 0;
+}
+`},
+	{"cuGraphInstantiateWithFlags", `int cuGraphInstantiateWithFlags(fgraph **e, fgraph *g, unsigned long long flags) {
+	fgraph *x = calloc(1, sizeof *x);
+	x->len = x->cap = g->len;
+	x->nodes = malloc((g->len ? g->len : 1) * sizeof *x->nodes);
+	memcpy(x->nodes, g->nodes, g->len * sizeof *x->nodes);
+	*e = x;
+	flog("instantiate %zu flags=%llu", g->len, flags);
+	return 0;
+}
+`},
+	{"cuGraphLaunch", `int cuGraphLaunch(fgraph *e, void *s) {
+	fgraph *c = capturing(s);
+	flog("graph launch %zu", e->len);
+	for (size_t i = 0; i < e->len; i++) {
+		if (c) *addnode(c, e->nodes[i].kind) = e->nodes[i];
+		else runnode(&e->nodes[i]);
+	}
+	return 0;
+}
+`},
+	{"cuGraphExecDestroy", "int cuGraphExecDestroy(fgraph *e) { flog(\"destroy exec\"); free(e->nodes); free(e); return 0; }\n"},
+	{"cuGraphDestroy", "int cuGraphDestroy(fgraph *g) { flog(\"destroy graph\"); free(g->nodes); free(g); return 0; }\n"},
+	{"cuGraphGetNodes", `int cuGraphGetNodes(fgraph *g, void **nodes, size_t *n) {
+	if (!nodes) { *n = g->len; return 0; }
+	size_t k = *n < g->len ? *n : g->len;
+	for (size_t i = 0; i < k; i++) nodes[i] = &g->nodes[i];
+	*n = k;
 	return 0;
 }
 `},
