@@ -19,7 +19,8 @@ import (
 var gpt2Small124M = Config{Layers: 12, Heads: 12, Embd: 768, Vocab: 50257, Positions: 1024, Eps: 1e-5}
 
 // BenchmarkDecodeHostPath times GPT-2's decode step (Generate's loop body:
-// the forward pass of one token, the argmax, the 4-byte read) on the CUDA
+// the forward pass of one token, the argmax, the 4-byte read: ops launched
+// one by one, or graph: the captured step replayed) on the CUDA
 // backend over the stand-in libraries of package cudatest, whose launches
 // and products do nothing: what it measures is the host's time per token,
 // and per launch (kernel launches and library products together). On a GPU
@@ -46,15 +47,24 @@ func BenchmarkDecodeHostPath(b *testing.B) {
 		path := filepath.Join(dir, shape.name+".safetensors")
 		writeSafetensors(b, path, "F32", randomWeights(shape.cfg, 7))
 		for _, d := range []tensor.DType{tensor.Float32, tensor.BFloat16} {
-			b.Run(fmt.Sprintf("%s/%s", shape.name, d), func(b *testing.B) {
-				benchmarkDecode(b, dev, path, shape.cfg, d)
-			})
+			for _, replay := range []bool{false, true} {
+				name := fmt.Sprintf("%s/%s/ops", shape.name, d)
+				if replay {
+					name = fmt.Sprintf("%s/%s/graph", shape.name, d)
+				}
+				b.Run(name, func(b *testing.B) {
+					benchmarkDecode(b, dev, path, shape.cfg, d, replay)
+				})
+			}
 		}
 		require.NoError(b, os.Remove(path))
 	}
 }
 
-func benchmarkDecode(b *testing.B, dev *gpu.Device, path string, cfg Config, d tensor.DType) {
+// benchmarkDecode times decode steps: each op launched at a host position
+// (Forward, ArgMax, the read), or, replay, the model's captured step
+// replayed (Generate's loop: the graph's launch and the read).
+func benchmarkDecode(b *testing.B, dev *gpu.Device, path string, cfg Config, d tensor.DType, replay bool) {
 	ctx := context.Background()
 	st, err := openSafetensors(path)
 	require.NoError(b, err)
@@ -79,6 +89,22 @@ func benchmarkDecode(b *testing.B, dev *gpu.Device, path string, cfg Config, d t
 	}
 	for pos := 0; pos < first; pos++ { // the prompt, and warming up
 		step(pos)
+	}
+	if replay {
+		prompt := make([]int32, first)
+		_, _, err := m.Generate(ctx, prompt, 3, nil) // captures the step
+		require.NoError(b, err)
+		st := m.step
+		require.NotNil(b, st.graph)
+		step = func(int) {
+			require.NoError(b, st.graph.Launch(dev.DefaultStream()))
+			_, err := tensor.ToHost[int32](ctx, st.ids)
+			require.NoError(b, err)
+			if st.at++; st.at == cfg.Positions {
+				require.NoError(b, tensor.Advance(st.pos, first-st.at))
+				st.at = first
+			}
+		}
 	}
 	before := dev.Stats()
 	pos := first

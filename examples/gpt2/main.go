@@ -15,6 +15,11 @@
 // is kept bit for bit), the KV caches and activations are of that dtype,
 // and every op computes in float32 inside, rounding its result to it.
 //
+// Decode steps after the first replay one captured step (gpu.Graph: one
+// CUDA graph launch per token on CUDA, the recorded ops elsewhere), whose
+// token and position live on the device; -graph=false launches every op
+// of every step instead, at host positions.
+//
 // testdata/make_reference.py writes seeded random weights and PyTorch's
 // logits for the tests, and times PyTorch eager for comparison (--bench).
 package main
@@ -56,8 +61,13 @@ type report struct {
 	// matrix-library products); DecodeMicrosPerLaunch its time per launch.
 	DecodeLaunches        float64 `json:"decode_launches_per_token,omitempty"`
 	DecodeMicrosPerLaunch float64 `json:"decode_us_per_launch,omitempty"`
-	LoadSeconds           float64 `json:"load_s"`
-	DType                 string  `json:"dtype"`
+	// DecodeGraphs is the decode's graph launches per token (replays of
+	// the captured step); CaptureMillis the capture's time, taken once per
+	// model (in the warm-up when there is one).
+	DecodeGraphs  float64 `json:"decode_graphs_per_token,omitempty"`
+	CaptureMillis float64 `json:"capture_ms,omitempty"`
+	LoadSeconds   float64 `json:"load_s"`
+	DType         string  `json:"dtype"`
 }
 
 // parseDType is the compute dtype a -dtype value names.
@@ -85,6 +95,7 @@ func run(args []string) error {
 	runs := fs.Int("runs", 1, "generations to time; the fastest prefill and decode are reported")
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the timed generations to this file (go tool pprof)")
 	deviceProfile := fs.String("profile", "", "profile every device operation of the timed generations and write the text report to this file (slows the run)")
+	graph := fs.Bool("graph", true, "replay a captured decode step per token (gpu.Graph); false launches every op of every step")
 	dtypeName := fs.String("dtype", "float32", "compute dtype: float32, float16 or bfloat16 (the weights are converted on load)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -133,6 +144,8 @@ func run(args []string) error {
 		return err
 	}
 	defer m.Close()
+	m.NoGraph = !*graph
+	var capture time.Duration
 	if err := tensor.Synchronize(ctx, dev); err != nil {
 		return err
 	}
@@ -151,9 +164,11 @@ func run(args []string) error {
 		}
 	}
 	if *warmup {
-		if _, _, err := m.Generate(ctx, prompt[:min(len(prompt), 4)], min(3, cfg.Positions-min(len(prompt), 4)+1), nil); err != nil {
+		_, t, err := m.Generate(ctx, prompt[:min(len(prompt), 4)], min(3, cfg.Positions-min(len(prompt), 4)+1), nil)
+		if err != nil {
 			return fmt.Errorf("warm-up: %w", err)
 		}
+		capture = t.Capture
 		// The full prompt once more, so that its launch shapes are compiled too.
 		if _, _, err := m.Generate(ctx, prompt, 1, nil); err != nil {
 			return fmt.Errorf("warm-up: %w", err)
@@ -179,6 +194,7 @@ func run(args []string) error {
 		if err != nil {
 			return err
 		}
+		capture = max(capture, t.Capture)
 		if r == 0 {
 			ids, tm = got, t
 			continue
@@ -187,7 +203,7 @@ func run(args []string) error {
 			return fmt.Errorf("run %d generated %v, run 0 %v", r, got, ids)
 		}
 		tm.Prefill, tm.Decode = min(tm.Prefill, t.Prefill), min(tm.Decode, t.Decode)
-		tm.DecodeLaunches = t.DecodeLaunches
+		tm.DecodeLaunches, tm.DecodeGraphs = t.DecodeLaunches, t.DecodeGraphs
 	}
 	if *cpuProfile != "" {
 		pprof.StopCPUProfile()
@@ -210,6 +226,10 @@ func run(args []string) error {
 		r.DecodeLaunches = float64(tm.DecodeLaunches) / float64(tm.DecodeTokens)
 		r.DecodeMicrosPerLaunch = float64(tm.Decode.Microseconds()) / float64(tm.DecodeLaunches)
 	}
+	if tm.DecodeTokens > 0 {
+		r.DecodeGraphs = float64(tm.DecodeGraphs) / float64(tm.DecodeTokens)
+	}
+	r.CaptureMillis = float64(capture.Microseconds()) / 1000
 	line, err := json.Marshal(r)
 	if err != nil {
 		return err

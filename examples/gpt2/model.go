@@ -118,6 +118,10 @@ type Model struct {
 	lnfB   *tensor.Tensor
 	blocks []block
 	owned  []*tensor.Tensor
+	step   *decodeStep // Generate's captured decode step, made at its first use
+	// NoGraph makes Generate launch every decode step op by op, with the
+	// position on the host, instead of replaying a captured step.
+	NoGraph bool
 }
 
 // Load uploads the weights of a safetensors file (F32, F16 or BF16; the
@@ -248,7 +252,8 @@ func LoadAs(ctx context.Context, dev *gpu.Device, st *safetensors, cfg Config, d
 
 // Close frees the model's tensors.
 func (m *Model) Close() error {
-	var first error
+	first := m.step.close()
+	m.step = nil
 	for _, t := range m.owned {
 		if err := t.Close(); err != nil && first == nil {
 			first = err
@@ -278,11 +283,27 @@ func (s *scope) close() {
 // pos..pos+T-1, appending their keys and values to the caches, and returns
 // the logits [T vocab] (all true) or those of the last position [1 vocab].
 func (m *Model) Forward(ids *tensor.Tensor, pos int, all bool) (*tensor.Tensor, error) {
+	return m.forward(ids, position{at: pos}, all)
+}
+
+// position is where a forward pass's tokens start: at, known on the host,
+// or, when dev is not nil, the Int32 [1] on the device that the ops read
+// (the caches' appends, attention and the position embedding), so that
+// the pass's launches do not depend on it and one capture of it serves
+// every position.
+type position struct {
+	at  int
+	dev *tensor.Tensor
+}
+
+// forward is Forward at p.
+func (m *Model) forward(ids *tensor.Tensor, p position, all bool) (*tensor.Tensor, error) {
+	pos := p.at
 	s := scope{ts: make([]*tensor.Tensor, 0, 14*len(m.blocks)+8+2*len(m.wte.parts)+len(m.head.heads))}
 	defer s.close()
 	c := m.Cfg
 	T := ids.Len()
-	if T == 0 || pos+T > c.Positions {
+	if T == 0 || pos+T > c.Positions || p.dev != nil && T != 1 {
 		return nil, fmt.Errorf("gpt2: %d tokens at position %d in a context of %d", T, pos, c.Positions)
 	}
 	E, H := c.Embd, c.Heads
@@ -301,7 +322,12 @@ func (m *Model) Forward(ids *tensor.Tensor, pos int, all bool) (*tensor.Tensor, 
 			return nil, err
 		}
 	}
-	pe, err := s.keep(m.wpe.Slice(0, pos, pos+T))
+	var pe *tensor.Tensor
+	if p.dev != nil {
+		pe, err = s.keep(tensor.Embedding(m.wpe, p.dev))
+	} else {
+		pe, err = s.keep(m.wpe.Slice(0, pos, pos+T))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -337,13 +363,25 @@ func (m *Model) Forward(ids *tensor.Tensor, pos int, all bool) (*tensor.Tensor, 
 		if err != nil {
 			return nil, err
 		}
-		if err := tensor.AppendKV(b.kc, k, pos); err != nil {
-			return nil, err
+		scale := float32(1 / math.Sqrt(float64(D)))
+		var a *tensor.Tensor
+		if p.dev != nil {
+			if err := tensor.AppendKVAt(b.kc, k, p.dev); err != nil {
+				return nil, err
+			}
+			if err := tensor.AppendKVAt(b.vc, v, p.dev); err != nil {
+				return nil, err
+			}
+			a, err = s.keep(tensor.AttentionAt(q, b.kc, b.vc, p.dev, scale))
+		} else {
+			if err := tensor.AppendKV(b.kc, k, pos); err != nil {
+				return nil, err
+			}
+			if err := tensor.AppendKV(b.vc, v, pos); err != nil {
+				return nil, err
+			}
+			a, err = s.keep(tensor.Attention(q, b.kc, b.vc, pos, scale))
 		}
-		if err := tensor.AppendKV(b.vc, v, pos); err != nil {
-			return nil, err
-		}
-		a, err := s.keep(tensor.Attention(q, b.kc, b.vc, pos, float32(1/math.Sqrt(float64(D)))))
 		if err != nil {
 			return nil, err
 		}
@@ -396,30 +434,228 @@ func (m *Model) Forward(ids *tensor.Tensor, pos int, all bool) (*tensor.Tensor, 
 // Timing is a generation's wall time: the prefill (the prompt's forward pass
 // to its first token on the host) and the decode steps after it, with the
 // decode steps' launches (kernels and matrix-library products, the
-// device's Stats.KernelLaunches).
+// device's Stats.KernelLaunches, a replayed step's included) and graph
+// launches (Stats.GraphLaunches). Capture is the part of Decode spent
+// capturing the decode step (zero when the model had it already).
 type Timing struct {
 	PromptTokens   int
 	Prefill        time.Duration
 	DecodeTokens   int
 	Decode         time.Duration
 	DecodeLaunches int64
+	DecodeGraphs   int64
+	Capture        time.Duration
 }
 
 // Generate runs the prompt, then greedily picks n tokens (n ≥ 1): the
 // first from the prompt's last logits, each next from a decode step of one
 // token over the KV cache. The picked id stays on the device as the next
 // step's input; the only transfers are the prompt's upload and one 4-byte
-// read per token. observe, when not nil, sees each step's logits (step 0:
-// the prompt's, all positions; step i: decode step i's [1 vocab]) before
-// the token is picked, and may read them (more transfers).
-func (m *Model) Generate(ctx context.Context, prompt []int32, n int, observe func(step int, logits *tensor.Tensor) error) ([]int32, Timing, error) {
-	var tm Timing
+// read per token. observe, when not nil, sees each
+// step's logits (step 0: the prompt's, all positions; step i: decode step
+// i's [1 vocab]) before the token is picked, and may read them (more
+// transfers).
+//
+// Unless NoGraph is set, the decode steps after the first are one captured
+// step (gpu.Graph) replayed per token: the step reads its token and
+// position on the device, writes the next token there and advances the
+// position, so the host only launches the graph and reads the token. The
+// model captures the step once, at its first generation of three tokens or
+// more, and keeps it.
+func (m *Model) Generate(ctx context.Context, prompt []int32, n int, observe func(step int, logits *tensor.Tensor) error) (_ []int32, tm Timing, err error) {
 	if len(prompt) == 0 || n < 1 {
 		return nil, tm, fmt.Errorf("gpt2: a prompt of %d tokens and %d to generate; want at least 1 of each", len(prompt), n)
 	}
 	if len(prompt)+n-1 > m.Cfg.Positions {
 		return nil, tm, fmt.Errorf("gpt2: %d prompt tokens and %d more exceed the context of %d", len(prompt), n-1, m.Cfg.Positions)
 	}
+	if m.NoGraph {
+		return m.generateEager(ctx, prompt, n, observe)
+	}
+	start := time.Now()
+	st, err := m.stepState(ctx)
+	if err != nil {
+		return nil, tm, err
+	}
+	defer func() {
+		if err != nil { // the device's token and position are not known: start again
+			_ = m.step.close()
+			m.step = nil
+		}
+	}()
+	ids, err := tensor.FromSlice(ctx, m.dev, prompt, len(prompt))
+	if err != nil {
+		return nil, tm, err
+	}
+	logits, err := m.Forward(ids, 0, observe != nil)
+	_ = ids.Close()
+	if err != nil {
+		return nil, tm, err
+	}
+	id, err := m.pick(ctx, 0, logits, st.ids, observe)
+	if err != nil {
+		return nil, tm, err
+	}
+	out := []int32{id}
+	tm.PromptTokens, tm.Prefill = len(prompt), time.Since(start)
+	if n == 1 {
+		return out, tm, nil
+	}
+	start = time.Now()
+	stats := m.dev.Stats()
+	// The device's position moves to the prompt's end where the last
+	// generation left it: no transfer.
+	if err := tensor.Advance(st.pos, len(prompt)-st.at); err != nil {
+		return nil, tm, err
+	}
+	st.at = len(prompt)
+	for step := 1; step < n; step++ {
+		if st.graph == nil && step == 1 { // eagerly: it compiles what the step needs
+			logits, err := m.forward(st.ids, position{dev: st.pos}, false)
+			if err != nil {
+				return nil, tm, err
+			}
+			if err := tensor.Advance(st.pos, 1); err != nil {
+				_ = logits.Close()
+				return nil, tm, err
+			}
+			st.at++
+			if id, err = m.pick(ctx, step, logits, st.ids, observe); err != nil {
+				return nil, tm, err
+			}
+		} else {
+			if st.graph == nil {
+				t := time.Now()
+				if err := m.capture(st); err != nil {
+					return nil, tm, err
+				}
+				tm.Capture = time.Since(t)
+			}
+			if err := st.graph.Launch(m.dev.DefaultStream()); err != nil {
+				return nil, tm, err
+			}
+			st.at++
+			if observe != nil {
+				if err := observe(step, st.logits); err != nil {
+					return nil, tm, err
+				}
+			}
+			got, err := tensor.ToHost[int32](ctx, st.ids) // the token's one D2H
+			if err != nil {
+				return nil, tm, err
+			}
+			id = got[0]
+		}
+		out = append(out, id)
+		tm.DecodeTokens++
+	}
+	tm.Decode = time.Since(start)
+	after := m.dev.Stats()
+	tm.DecodeLaunches = after.KernelLaunches - stats.KernelLaunches
+	tm.DecodeGraphs = after.GraphLaunches - stats.GraphLaunches
+	return out, tm, nil
+}
+
+// pick writes the argmax of logits' last row to ids (Int32 [1]) after
+// observe (when not nil) saw them, closes logits and returns the id: the
+// token's one D2H.
+func (m *Model) pick(ctx context.Context, step int, logits, ids *tensor.Tensor, observe func(int, *tensor.Tensor) error) (int32, error) {
+	defer logits.Close()
+	if observe != nil {
+		if err := observe(step, logits); err != nil {
+			return 0, err
+		}
+	}
+	rows := logits.Shape()[0]
+	last, err := logits.Slice(0, rows-1, rows)
+	if err != nil {
+		return 0, err
+	}
+	err = tensor.ArgMaxInto(ids, last, -1)
+	_ = last.Close()
+	if err != nil {
+		return 0, err
+	}
+	id, err := tensor.ToHost[int32](ctx, ids)
+	if err != nil {
+		return 0, err
+	}
+	return id[0], nil
+}
+
+// decodeStep is the model's decode step on the device: its token and
+// position (Int32 [1] each, read and written by the step), and once
+// captured, the step as a graph and the logits each replay writes.
+type decodeStep struct {
+	ids, pos *tensor.Tensor
+	at       int // pos's value
+	graph    *gpu.Graph
+	logits   *tensor.Tensor
+}
+
+// stepState is the model's decode step state, made at the first call.
+func (m *Model) stepState(ctx context.Context) (*decodeStep, error) {
+	if m.step != nil {
+		return m.step, nil
+	}
+	ids, err := tensor.Zeros(ctx, m.dev, tensor.Int32, 1)
+	if err != nil {
+		return nil, err
+	}
+	pos, err := tensor.Zeros(ctx, m.dev, tensor.Int32, 1)
+	if err != nil {
+		_ = ids.Close()
+		return nil, err
+	}
+	m.step = &decodeStep{ids: ids, pos: pos}
+	return m.step, nil
+}
+
+// capture records the decode step into st.graph: the forward pass of the
+// token in st.ids at the position in st.pos, the pick of the next token
+// into st.ids and the position's advance. Nothing runs while it records.
+func (m *Model) capture(st *decodeStep) error {
+	s := m.dev.DefaultStream()
+	if err := s.BeginCapture(); err != nil {
+		return fmt.Errorf("gpt2: capturing the decode step: %w", err)
+	}
+	logits, err := m.forward(st.ids, position{dev: st.pos}, false)
+	if err == nil {
+		err = tensor.ArgMaxInto(st.ids, logits, -1)
+	}
+	if err == nil {
+		err = tensor.Advance(st.pos, 1)
+	}
+	g, cerr := s.EndCapture()
+	if err = errors.Join(err, cerr); err != nil {
+		_ = g.Close()
+		if logits != nil {
+			_ = logits.Close()
+		}
+		return fmt.Errorf("gpt2: capturing the decode step: %w", err)
+	}
+	st.graph, st.logits = g, logits
+	return nil
+}
+
+// close frees the step's graph and tensors.
+func (st *decodeStep) close() error {
+	if st == nil {
+		return nil
+	}
+	err := st.graph.Close()
+	for _, t := range []*tensor.Tensor{st.logits, st.ids, st.pos} {
+		if t != nil {
+			err = errors.Join(err, t.Close())
+		}
+	}
+	return err
+}
+
+// generateEager is Generate with every step launched op by op at host
+// positions (NoGraph).
+func (m *Model) generateEager(ctx context.Context, prompt []int32, n int, observe func(step int, logits *tensor.Tensor) error) ([]int32, Timing, error) {
+	var tm Timing
 	start := time.Now()
 	ids, err := tensor.FromSlice(ctx, m.dev, prompt, len(prompt))
 	if err != nil {
@@ -473,7 +709,6 @@ func (m *Model) Generate(ctx context.Context, prompt []int32, n int, observe fun
 	return out, tm, nil
 }
 
-// parseIDs parses "1,2,3".
 func parseIDs(s string) ([]int32, error) {
 	var out []int32
 	for _, f := range strings.Split(s, ",") {

@@ -125,9 +125,19 @@ func TestModelMatchesFloat64Reference(t *testing.T) {
 				// float32 throughout: within 1e-4 of the row's largest logit.
 				checkAgainst(t, smallConfig, tc.w, prompt, ids, steps, 1e-4)
 
-				// A second generation reuses the caches: the same tokens.
+				// A second generation reuses the caches and the captured
+				// decode step: the same tokens.
+				require.NotNil(t, m.step)
+				require.NotNil(t, m.step.graph, "steps 2.. replay a captured step")
 				again, _ := collect(t, m, prompt, 6)
 				require.Equal(t, ids, again)
+
+				// Every step launched op by op at host positions: the
+				// same check, the same tokens.
+				m.NoGraph = true
+				eager, esteps := collect(t, m, prompt, 6)
+				checkAgainst(t, smallConfig, tc.w, prompt, eager, esteps, 1e-4)
+				require.Equal(t, ids, eager)
 			})
 		})
 	}
