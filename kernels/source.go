@@ -77,7 +77,7 @@ func slicesSortedByLen(m map[string]string) []string {
 //
 // Three ops keep a hand-tuned kernel on one backend, the CPU's:
 //
-//   - sgemm is the packed, cache-blocked GEMM of kernels/internal/gemm
+//   - sgemm is the packed, cache-blocked GEMM of internal/gemm
 //     (AVX-512/AVX2 assembly micro-kernels), because no per-thread Go kernel
 //     comes near it: on an H200 machine's 16 Xeon cores the generated Go
 //     sgemm ran at 0.008 TFLOP/s, the hand-tuned one at 0.95-0.98
