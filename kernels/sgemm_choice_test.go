@@ -59,9 +59,9 @@ func TestChooseSgemm(t *testing.T) {
 		{"gles 16 KiB 1024³", gles16, 1024, 1024, 1024, SgemmLaunch{OpSgemm32x32, d2(32, 32), d2(8, 8)}},
 		// 16 KiB, 1024 threads: 64×64 (16 KiB) fits, 128-row tiles do not.
 		{"gles 16 KiB wide 1024³", gles16wide, 1024, 1024, 1024, SgemmLaunch{OpSgemm64x64, d2(16, 16), d2(16, 16)}},
-		// The CPU: OpSgemm (the hand-tuned GEMM), a group per 128×128.
-		{"cpu 1000×300", cpu, 1000, 300, 50, SgemmLaunch{OpSgemm, d2(3, 8), d2(16, 16)}},
-		{"cpu 10×10", cpu, 10, 10, 10, SgemmLaunch{OpSgemm, d2(1, 1), d2(16, 16)}},
+		// The CPU: OpSgemm64MMA (kernel.MatMulAdd), a group per 64×64.
+		{"cpu 1000×300", cpu, 1000, 300, 50, SgemmLaunch{OpSgemm64MMA, d2(5, 16), d2(16, 16)}},
+		{"cpu 10×10", cpu, 10, 10, 10, SgemmLaunch{OpSgemm64MMA, d2(1, 1), d2(16, 16)}},
 		// A device that says nothing: 32 KiB assumed, one unit.
 		{"bare 4096³", bare, 4096, 4096, 4096, SgemmLaunch{OpSgemm, d2(32, 32), d2(16, 16)}},
 		// Warps of 128 threads: 64-thread groups would waste half of one.
@@ -99,11 +99,12 @@ func TestChooseSgemmFills(t *testing.T) {
 				}
 			}
 			require.NotEmpty(t, v.Kernel, "%s is a variant", got.Kernel)
+			assert.False(t, v.GroupWide, "%s, group-wide, is the CPU's", v.Kernel)
 			assert.Equal(t, v.Block, got.Block)
 			assert.True(t, variantFits(info, v), "%+v runs %s", info, v.Kernel)
 			smallest := 0
 			for _, c := range sgemmVariants {
-				if variantFits(info, c) {
+				if !c.GroupWide && variantFits(info, c) {
 					smallest = max(smallest, c.Tiles(size, size))
 				}
 			}
@@ -153,7 +154,7 @@ func TestSgemmSource(t *testing.T) {
 // path tests for, and the __shared__ arrays).
 func TestSgemmVariantsMatchKernels(t *testing.T) {
 	threads := regexp.MustCompile(`if \(nt != (\d+)u\)`)
-	shared := regexp.MustCompile(`__shared__ float4 \w+((?:\[\d+\])+);`)
+	shared := regexp.MustCompile(`__shared__ (?:__align__\(16\) )?(float4|float) \w+((?:\[\d+\])+);`)
 	dims := regexp.MustCompile(`\d+`)
 	for _, v := range SgemmVariants() {
 		t.Run(v.Kernel, func(t *testing.T) {
@@ -173,7 +174,10 @@ func TestSgemmVariantsMatchKernels(t *testing.T) {
 			bytes := 0
 			for _, arr := range shared.FindAllStringSubmatch(body, -1) {
 				n := 16 // a float4
-				for _, d := range dims.FindAllString(arr[1], -1) {
+				if arr[1] == "float" {
+					n = 4
+				}
+				for _, d := range dims.FindAllString(arr[2], -1) {
 					x, err := strconv.Atoi(d)
 					require.NoError(t, err)
 					n *= x
@@ -183,7 +187,7 @@ func TestSgemmVariantsMatchKernels(t *testing.T) {
 			assert.Equal(t, v.SharedBytes, bytes)
 		})
 	}
-	assert.Equal(t, []string{OpSgemm, OpSgemm128x64, OpSgemm64x64, OpSgemm32x32}, SgemmKernels())
+	assert.Equal(t, []string{OpSgemm, OpSgemm128x64, OpSgemm64x64, OpSgemm32x32, OpSgemm64MMA}, SgemmKernels())
 }
 
 // TestSgemmVariantsGo runs the generated Go of every sgemm kernel (the
