@@ -16,7 +16,7 @@ const (
 	OpSgemm128x64 = "sgemm128x64" // 128×64 tiles, 8×4 results per thread, 256 threads, 24 KiB shared
 	OpSgemm64x64  = "sgemm64x64"  // 64×64 tiles, 4×4 per thread, 256 threads, 16 KiB shared
 	OpSgemm32x32  = "sgemm32x32"  // 32×32 tiles, 4×4 per thread, 64 threads, 4 KiB shared
-	OpSgemm64MMA  = "sgemm64mma"  // 64×64 tiles through kernel.MatMulAdd, 256 threads, 32 KiB shared: the CPU's
+	OpSgemm64MMA  = "sgemm64mma"  // 64×64 tiles through kernel.MatMulAdd, 256 threads, 32 KiB shared
 )
 
 // SgemmVariant describes one tiled sgemm kernel: a group of exactly
@@ -29,9 +29,11 @@ type SgemmVariant struct {
 	Block        backend.Dim3 // the group of the tiled path
 	SharedBytes  int          // the group's shared memory
 	// GroupWide says that the kernel multiplies with kernel.MatMulAdd, a
-	// product of the whole group: the CPU runs it through its packed matrix
-	// multiply, and ChooseSgemm picks it there only; a GPU runs it as a
-	// loop over the tile per thread, correct but slower than the others.
+	// product of the whole group, which the CPU runs through its packed
+	// matrix multiply and a GPU as a loop over the tile per thread: correct
+	// everywhere, but slower than the other variants on a GPU and, staging
+	// its 64×64 tiles through shared memory, 0.2-0.3× OpSgemm's hand-tuned
+	// kernel on the CPU. ChooseSgemm does not pick it.
 	GroupWide bool
 }
 
@@ -45,7 +47,7 @@ func (v SgemmVariant) Tiles(m, n int) int {
 }
 
 // sgemmVariants are the tiled kernels, largest tile first (the order
-// ChooseSgemm prefers them in), then the CPU's group-wide one. Their constants are those of the kernels in
+// ChooseSgemm prefers them in), then the group-wide one. Their constants are those of the kernels in
 // kernels/internal/ops (TestSgemmVariantsMatchKernels checks the shared
 // memory against the generated text).
 var sgemmVariants = []SgemmVariant{
@@ -92,9 +94,9 @@ type SgemmLaunch struct {
 // ChooseSgemm picks the sgemm kernel and geometry for an m×n×k product on a
 // device described by info. It is a pure function of its arguments:
 //
-//   - On the CPU (info.Type TypeCPU) it is OpSgemm64MMA, over a grid of one
-//     group per 64×64 tile: it multiplies with kernel.MatMulAdd, which the
-//     CPU runs through its packed, register-blocked matrix multiply.
+//   - On the CPU (info.Type TypeCPU) it is OpSgemm, whose Go kernel is the
+//     hand-tuned GEMM that splits C among the grid's groups itself, over a
+//     grid of one group per 128×128 of C.
 //   - Elsewhere the candidates are the variants that are not group-wide
 //     and that the device can run with
 //     their tiled path: the group's threads within MaxThreadsPerBlock and
@@ -118,7 +120,7 @@ func ChooseSgemm(info backend.DeviceInfo, m, n, k int) SgemmLaunch {
 	_ = k
 	m, n = max(m, 0), max(n, 0)
 	if info.Type == backend.TypeCPU {
-		return sgemmLaunch(info, cpuSgemm(), m, n)
+		return sgemmLaunch(info, sgemmVariants[0], m, n)
 	}
 	var fits []SgemmVariant
 	for _, v := range sgemmVariants {
@@ -140,12 +142,6 @@ func ChooseSgemm(info backend.DeviceInfo, m, n, k int) SgemmLaunch {
 		}
 	}
 	return sgemmLaunch(info, best, m, n)
-}
-
-// cpuSgemm is the variant ChooseSgemm picks on the CPU: the group-wide one.
-func cpuSgemm() SgemmVariant {
-	i := slices.IndexFunc(sgemmVariants, func(v SgemmVariant) bool { return v.GroupWide })
-	return sgemmVariants[i]
 }
 
 // variantFits reports whether a device runs v's tiled path: its group
