@@ -121,3 +121,17 @@ func TestMatMulAddBadShape(t *testing.T) {
 	require.ErrorContains(t, err, "b holds 255 elements")
 	require.Equal(t, make([]float32, 16*16), c)
 }
+
+// TestMatMulAddAllocatesNothing: a group runs MatMulAdd once per step of
+// its loop, so once the pools hold their buffers a call allocates nothing,
+// in every precision.
+func TestMatMulAddAllocatesNothing(t *testing.T) {
+	for _, p := range []Precision{PrecisionFloat32, PrecisionBFloat16, PrecisionFloat16} {
+		s := TileShape{M: 64, N: 64, K: 32, TransposeB: p == PrecisionBFloat16, Precision: p}.WithDefaults()
+		nc, na, nb := s.Need()
+		c, a, b := make([]float32, nc), make([]float32, na), make([]float32, nb)
+		require.NoError(t, MatMulAdd(c, a, b, s)) // fills the pools
+		allocs := testing.AllocsPerRun(20, func() { _ = MatMulAdd(c, a, b, s) })
+		require.Zero(t, allocs, "precision %d", p)
+	}
+}
