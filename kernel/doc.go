@@ -48,7 +48,8 @@
 //     kernel included), calls of helper functions declared in the same
 //     package, Barrier(), and MatMulAdd (a group's tile multiply-accumulate
 //     on shared float32 arrays: CUDA's tensor cores for bfloat16 and float16
-//     precision, a loop over the tile elsewhere).
+//     precision, the packed matrix multiply of the CPU's sgemm on the CPU,
+//     a loop over the tile elsewhere).
 //   - Expressions: arithmetic, comparison, logical and bitwise operators on
 //     scalars, conversions between scalar types, indexing of buffers and
 //     arrays, the built-ins min, max and len (of arrays), and this package's

@@ -54,13 +54,19 @@ type MatMul struct {
 //
 // Each C[i][j] is C[i][j] plus the sum over k of A[i][k]·B[k][j], with the
 // operands rounded to s.Precision, the products exact (16-bit precisions)
-// or rounded to float32, and the sum in float32 in an order that is the
-// device's: CUDA sums fragments of 16 (the tensor cores' order, for 16-bit
-// precisions) and the other dialects and the CPU sum in k order. CUDA runs
-// the 16-bit precisions on the tensor cores (mma.sync, sm_80 and newer; a
-// scalar loop on older devices); Vulkan, OpenGL, WebGPU and Metal run a
-// loop in which each thread computes elements of C from shared memory; the
-// CPU runs a loop over the tile once per group.
+// or rounded to float32 (or fused into the sum, where the device fuses a
+// multiply-add), and the sum in float32 in an order that is the device's:
+// CUDA sums fragments of 16 (the tensor cores' order, for 16-bit
+// precisions), the other dialects sum in k order, and the CPU sums the
+// products from zero in k order, in blocks of 256 steps of k, with fused
+// multiply-adds, and adds each block's sum to C. CUDA runs the 16-bit
+// precisions on the tensor cores (mma.sync, sm_80 and newer; a scalar loop
+// on older devices); Vulkan, OpenGL, WebGPU and Metal run a loop in which
+// each thread computes elements of C from shared memory; the CPU runs the
+// tile once per group through its packed, register-blocked matrix multiply
+// (the one the CPU backend's hand-written sgemm used: AVX-512 or AVX2 on
+// amd64, NEON on arm64), or, on a CPU without those, a loop that sums in k
+// order with each product rounded.
 //
 // Run as plain Go outside a translated kernel, it computes the product; a
 // call the translator would reject (arrays too short, a shape that is not

@@ -16,6 +16,7 @@ const (
 	OpSgemm128x64 = "sgemm128x64" // 128×64 tiles, 8×4 results per thread, 256 threads, 24 KiB shared
 	OpSgemm64x64  = "sgemm64x64"  // 64×64 tiles, 4×4 per thread, 256 threads, 16 KiB shared
 	OpSgemm32x32  = "sgemm32x32"  // 32×32 tiles, 4×4 per thread, 64 threads, 4 KiB shared
+	OpSgemm64MMA  = "sgemm64mma"  // 64×64 tiles through kernel.MatMulAdd, 256 threads, 32 KiB shared
 )
 
 // SgemmVariant describes one tiled sgemm kernel: a group of exactly
@@ -27,6 +28,13 @@ type SgemmVariant struct {
 	TileM, TileN int          // rows and columns of C per tile
 	Block        backend.Dim3 // the group of the tiled path
 	SharedBytes  int          // the group's shared memory
+	// GroupWide says that the kernel multiplies with kernel.MatMulAdd, a
+	// product of the whole group, which the CPU runs through its packed
+	// matrix multiply and a GPU as a loop over the tile per thread: correct
+	// everywhere, but slower than the other variants on a GPU and, staging
+	// its 64×64 tiles through shared memory, 0.2-0.3× OpSgemm's hand-tuned
+	// kernel on the CPU. ChooseSgemm does not pick it.
+	GroupWide bool
 }
 
 // Threads is the number of threads in the variant's group.
@@ -39,7 +47,7 @@ func (v SgemmVariant) Tiles(m, n int) int {
 }
 
 // sgemmVariants are the tiled kernels, largest tile first (the order
-// ChooseSgemm prefers them in). Their constants are those of the kernels in
+// ChooseSgemm prefers them in), then the group-wide one. Their constants are those of the kernels in
 // kernels/internal/ops (TestSgemmVariantsMatchKernels checks the shared
 // memory against the generated text).
 var sgemmVariants = []SgemmVariant{
@@ -47,6 +55,7 @@ var sgemmVariants = []SgemmVariant{
 	{Kernel: OpSgemm128x64, TileM: 128, TileN: 64, Block: backend.Dim3{X: 16, Y: 16, Z: 1}, SharedBytes: 24 << 10},
 	{Kernel: OpSgemm64x64, TileM: 64, TileN: 64, Block: backend.Dim3{X: 16, Y: 16, Z: 1}, SharedBytes: 16 << 10},
 	{Kernel: OpSgemm32x32, TileM: 32, TileN: 32, Block: backend.Dim3{X: 8, Y: 8, Z: 1}, SharedBytes: 4 << 10},
+	{Kernel: OpSgemm64MMA, TileM: 64, TileN: 64, Block: backend.Dim3{X: 16, Y: 16, Z: 1}, SharedBytes: 32 << 10, GroupWide: true},
 }
 
 // SgemmVariants returns sgemm's tiled kernels, largest tile first: OpSgemm's
@@ -88,7 +97,8 @@ type SgemmLaunch struct {
 //   - On the CPU (info.Type TypeCPU) it is OpSgemm, whose Go kernel is the
 //     hand-tuned GEMM that splits C among the grid's groups itself, over a
 //     grid of one group per 128×128 of C.
-//   - Elsewhere the candidates are the variants the device can run with
+//   - Elsewhere the candidates are the variants that are not group-wide
+//     and that the device can run with
 //     their tiled path: the group's threads within MaxThreadsPerBlock and
 //     MaxBlockDim, a whole number of warps (WarpSize), and their shared
 //     memory within SharedMemPerBlock (32 KiB where the device does not
@@ -114,7 +124,7 @@ func ChooseSgemm(info backend.DeviceInfo, m, n, k int) SgemmLaunch {
 	}
 	var fits []SgemmVariant
 	for _, v := range sgemmVariants {
-		if variantFits(info, v) {
+		if !v.GroupWide && variantFits(info, v) {
 			fits = append(fits, v)
 		}
 	}

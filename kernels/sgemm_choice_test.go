@@ -99,11 +99,12 @@ func TestChooseSgemmFills(t *testing.T) {
 				}
 			}
 			require.NotEmpty(t, v.Kernel, "%s is a variant", got.Kernel)
+			assert.False(t, v.GroupWide, "%s, group-wide, is the CPU's", v.Kernel)
 			assert.Equal(t, v.Block, got.Block)
 			assert.True(t, variantFits(info, v), "%+v runs %s", info, v.Kernel)
 			smallest := 0
 			for _, c := range sgemmVariants {
-				if variantFits(info, c) {
+				if !c.GroupWide && variantFits(info, c) {
 					smallest = max(smallest, c.Tiles(size, size))
 				}
 			}
@@ -153,7 +154,7 @@ func TestSgemmSource(t *testing.T) {
 // path tests for, and the __shared__ arrays).
 func TestSgemmVariantsMatchKernels(t *testing.T) {
 	threads := regexp.MustCompile(`if \(nt != (\d+)u\)`)
-	shared := regexp.MustCompile(`__shared__ float4 \w+((?:\[\d+\])+);`)
+	shared := regexp.MustCompile(`__shared__ (?:__align__\(16\) )?(float4|float) \w+((?:\[\d+\])+);`)
 	dims := regexp.MustCompile(`\d+`)
 	for _, v := range SgemmVariants() {
 		t.Run(v.Kernel, func(t *testing.T) {
@@ -173,7 +174,10 @@ func TestSgemmVariantsMatchKernels(t *testing.T) {
 			bytes := 0
 			for _, arr := range shared.FindAllStringSubmatch(body, -1) {
 				n := 16 // a float4
-				for _, d := range dims.FindAllString(arr[1], -1) {
+				if arr[1] == "float" {
+					n = 4
+				}
+				for _, d := range dims.FindAllString(arr[2], -1) {
 					x, err := strconv.Atoi(d)
 					require.NoError(t, err)
 					n *= x
@@ -183,7 +187,7 @@ func TestSgemmVariantsMatchKernels(t *testing.T) {
 			assert.Equal(t, v.SharedBytes, bytes)
 		})
 	}
-	assert.Equal(t, []string{OpSgemm, OpSgemm128x64, OpSgemm64x64, OpSgemm32x32}, SgemmKernels())
+	assert.Equal(t, []string{OpSgemm, OpSgemm128x64, OpSgemm64x64, OpSgemm32x32, OpSgemm64MMA}, SgemmKernels())
 }
 
 // TestSgemmVariantsGo runs the generated Go of every sgemm kernel (the

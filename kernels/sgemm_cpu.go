@@ -4,7 +4,7 @@ import (
 	"math"
 
 	"github.com/anygpu/gpu/backend"
-	"github.com/anygpu/gpu/kernels/internal/gemm"
+	"github.com/anygpu/gpu/internal/gemm"
 )
 
 // goSgemm runs one group's share of sgemm with the packed, register-blocked

@@ -111,14 +111,26 @@ func round(x float32, p Precision) float32 {
 // scratch holds the rounded, row-major copies of B the multiplies use.
 var scratch = sync.Pool{New: func() any { return new([]float32) }}
 
-// MatMulAdd computes c += a·b for shape s: every operand rounded to s's
-// precision first, each product rounded to float32 (exact for the 16-bit
-// precisions), and c[i][j] accumulated in float32 in the order k = 0..K-1.
-// It reports a shape that does not fit the slices, and changes nothing then.
+// MatMulAdd computes c += a·b for shape s, every operand rounded to s's
+// precision first. A tile large enough to pay for packing its operands
+// (packedPays) goes through the packed, register-blocked GEMM of package
+// gemm (matMulPacked); a smaller one through a loop (matMulLoop). It
+// reports a shape that does not fit the slices, and changes nothing then.
 func MatMulAdd(c, a, b []float32, s TileShape) error {
 	if err := s.Check(len(c), len(a), len(b)); err != nil {
 		return err
 	}
+	if packedPays(s) {
+		return matMulPacked(c, a, b, s)
+	}
+	matMulLoop(c, a, b, s)
+	return nil
+}
+
+// matMulLoop computes c += a·b for a valid shape s: every operand rounded to
+// s's precision, each product rounded to float32 (exact for the 16-bit
+// precisions), and c[i][j] accumulated in float32 in the order k = 0..K-1.
+func matMulLoop(c, a, b []float32, s TileShape) {
 	bufp := scratch.Get().(*[]float32)
 	defer scratch.Put(bufp)
 	if cap(*bufp) < s.K*s.N {
@@ -147,7 +159,6 @@ func MatMulAdd(c, a, b []float32, s TileShape) error {
 			}
 		}
 	}
-	return nil
 }
 
 // WithDefaults is s with each zero leading dimension replaced by its row's

@@ -8,7 +8,7 @@ import (
 
 // Go returns the hand-written Go kernels of every built-in op but sgemm
 // (whose CPU kernel has always been the hand-tuned GEMM of
-// kernels/internal/gemm), by op name (kernels.OpFill, ...). Each call
+// internal/gemm), by op name (kernels.OpFill, ...). Each call
 // returns a fresh map.
 func Go() map[string]backend.GoKernel {
 	return maps.Clone(goKernels)

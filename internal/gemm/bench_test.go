@@ -30,7 +30,7 @@ func BenchmarkSgemm(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/%d", kern.name, s), func(b *testing.B) {
 				x, y, c := benchInputs(s)
 				for b.Loop() {
-					sgemm(kern, s, s, s, 1, x, s, y, s, 0, c, s)
+					sgemm(kern, s, s, s, 1, x, s, y, s, false, 0, c, s)
 				}
 				reportGFLOPs(b, s)
 			})

@@ -230,7 +230,7 @@ func TestSgemmExact(t *testing.T) {
 	for _, kern := range kernels {
 		t.Run(kern.name, func(t *testing.T) {
 			c := append([]float32(nil), c0...)
-			sgemm(kern, m, n, k, 2, a, k, b, n, -1, c, n)
+			sgemm(kern, m, n, k, 2, a, k, b, n, false, -1, c, n)
 			for i, w := range want {
 				require.Equal(t, float32(w), c[i], "C[%d]", i)
 			}
@@ -350,4 +350,50 @@ func TestTileSize(t *testing.T) {
 	}
 	rows, cols := tileSize(2048, 2048)
 	require.Equal(t, [2]int{256, 512}, [2]int{rows, cols}, "2048² is cut into 32 tiles")
+}
+
+// TestSgemmBT runs every micro-kernel with B given transposed over odd sizes
+// (edges of every micro-kernel's tile, and more than one block of k) and
+// leading dimensions wider than the rows, against the reference on B.
+func TestSgemmBT(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	tests := []struct {
+		m, n, k, lda, ldbt, ldc int
+		alpha, beta             float32
+	}{
+		{1, 1, 1, 1, 1, 1, 1, 0},
+		{13, 35, 17, 20, 19, 40, 1, 1},
+		{37, 70, 300, 301, 310, 71, -2, 0.5},
+		{64, 64, 64, 64, 64, 64, 1, 1},
+	}
+	for _, kern := range kernels {
+		for _, tc := range tests {
+			t.Run(fmt.Sprintf("%s/%dx%dx%d", kern.name, tc.m, tc.n, tc.k), func(t *testing.T) {
+				a := matrix(rng, tc.m, tc.k, tc.lda, -1, 1)
+				bt := matrix(rng, tc.n, tc.k, tc.ldbt, -1, 1)
+				c := matrix(rng, tc.m, tc.n, tc.ldc, -1, 1)
+				b := make([]float32, tc.k*tc.n) // B itself, for the reference
+				for p := range tc.k {
+					for j := range tc.n {
+						b[p*tc.n+j] = bt[j*tc.ldbt+p]
+					}
+				}
+				want, bound := reference(tc.m, tc.n, tc.k, tc.alpha, a, tc.lda, b, tc.n, tc.beta, c, tc.ldc)
+				saved := active
+				active = kern
+				defer func() { active = saved }()
+				require.NoError(t, SgemmBT(tc.m, tc.n, tc.k, tc.alpha, a, tc.lda, bt, tc.ldbt, tc.beta, c, tc.ldc))
+				checkC(t, c, tc.ldc, tc.m, tc.n, want, bound)
+			})
+		}
+	}
+}
+
+// TestSgemmBTBadArguments: a transposed B too short for n rows of k is an
+// error, and C is left alone.
+func TestSgemmBTBadArguments(t *testing.T) {
+	c := []float32{7, 7, 7, 7}
+	err := SgemmBT(2, 2, 3, 1, make([]float32, 6), 3, make([]float32, 5), 3, 0, c, 2)
+	require.ErrorContains(t, err, "bt holds 5 floats")
+	require.Equal(t, []float32{7, 7, 7, 7}, c)
 }

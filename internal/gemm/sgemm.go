@@ -23,20 +23,47 @@ func Sgemm(m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb in
 	if err := check(m, n, k, len(a), lda, len(b), ldb, len(c), ldc); err != nil {
 		return err
 	}
-	sgemm(active, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	sgemm(active, m, n, k, alpha, a, lda, b, ldb, false, beta, c, ldc)
+	return nil
+}
+
+// SgemmBT is Sgemm with B given transposed: bt holds Bᵀ, n rows of k floats
+// ldbt floats apart (keys, for Q·Kᵀ), and C = alpha·A·B + beta·C as Sgemm
+// computes it.
+func SgemmBT(m, n, k int, alpha float32, a []float32, lda int, bt []float32, ldbt int, beta float32, c []float32, ldc int) error {
+	if err := checkBT(m, n, k, len(a), lda, len(bt), ldbt, len(c), ldc); err != nil {
+		return err
+	}
+	sgemm(active, m, n, k, alpha, a, lda, bt, ldbt, true, beta, c, ldc)
 	return nil
 }
 
 // check validates Sgemm's sizes against the slices' lengths.
 func check(m, n, k, la, lda, lb, ldb, lc, ldc int) error {
+	return checkMatrices(m, n, k, operand{"a", m, k, lda, la}, operand{"b", k, n, ldb, lb}, operand{"c", m, n, ldc, lc})
+}
+
+// checkBT validates SgemmBT's sizes against the slices' lengths: B is given
+// as its n×k transpose.
+func checkBT(m, n, k, la, lda, lbt, ldbt, lc, ldc int) error {
+	return checkMatrices(m, n, k, operand{"a", m, k, lda, la}, operand{"bt", n, k, ldbt, lbt}, operand{"c", m, n, ldc, lc})
+}
+
+// operand is one matrix as check sees it: its shape, leading dimension and
+// the length of its slice.
+type operand struct {
+	name           string
+	rows, cols, ld int
+	length         int
+}
+
+// checkMatrices validates the sizes and each operand's shape against its
+// slice.
+func checkMatrices(m, n, k int, ms ...operand) error {
 	if m < 0 || n < 0 || k < 0 {
 		return fmt.Errorf("gemm: negative size m=%d n=%d k=%d", m, n, k)
 	}
-	for _, d := range []struct {
-		name           string
-		rows, cols, ld int
-		length         int
-	}{{"a", m, k, lda, la}, {"b", k, n, ldb, lb}, {"c", m, n, ldc, lc}} {
+	for _, d := range ms {
 		if d.ld < max(1, d.cols) {
 			return fmt.Errorf("gemm: leading dimension of %s is %d, less than its %d columns", d.name, d.ld, d.cols)
 		}
@@ -51,8 +78,9 @@ func check(m, n, k, la, lda, lb, ldb, lc, ldc int) error {
 	return nil
 }
 
-// sgemm is Sgemm with valid arguments, on micro-kernel kern.
-func sgemm(kern microKernel, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+// sgemm is Sgemm (SgemmBT when transB: b holds Bᵀ) with valid arguments, on
+// micro-kernel kern.
+func sgemm(kern microKernel, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, transB bool, beta float32, c []float32, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -72,7 +100,11 @@ func sgemm(kern microKernel, m, n, k int, alpha float32, a []float32, lda int, b
 		ncc := min(nc, n-jc)
 		for pc := 0; pc < k; pc += kc {
 			kcc := min(kc, k-pc)
-			packB(ws.b, b[pc*ldb+jc:], ldb, kcc, ncc, nr)
+			if transB {
+				packBT(ws.b, b[jc*ldb+pc:], ldb, kcc, ncc, nr)
+			} else {
+				packB(ws.b, b[pc*ldb+jc:], ldb, kcc, ncc, nr)
+			}
 			// The first block of k applies beta; the later ones add to it.
 			betaNow, loadC := beta, beta != 0
 			if pc > 0 {

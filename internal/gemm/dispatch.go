@@ -21,3 +21,7 @@ var kernels = append(archKernels(), generic)
 // active is the micro-kernel Sgemm uses: the fastest, unless a test forces
 // another with useKernel.
 var active = kernels[0]
+
+// Accelerated reports whether Sgemm runs an assembly micro-kernel on this
+// CPU (not the pure-Go one): whether it is much faster than a plain loop.
+func Accelerated() bool { return active.name != generic.name }

@@ -40,3 +40,24 @@ func packB(dst, b []float32, ldb, kc, cols, nr int) {
 		}
 	}
 }
+
+// packBT is packB for B given transposed: bt holds columns [0, cols) of B as
+// rows (ldbt floats apart) of kc values, and dst gets the same panels packB
+// makes of B.
+func packBT(dst, bt []float32, ldbt, kc, cols, nr int) {
+	for j0 := 0; j0 < cols; j0 += nr {
+		panel := dst[j0*kc : j0*kc+nr*kc]
+		w := min(nr, cols-j0)
+		for j := range w {
+			src := bt[(j0+j)*ldbt : (j0+j)*ldbt+kc]
+			for p, v := range src {
+				panel[p*nr+j] = v
+			}
+		}
+		for j := w; j < nr; j++ {
+			for p := range kc {
+				panel[p*nr+j] = 0
+			}
+		}
+	}
+}
