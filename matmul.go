@@ -44,7 +44,8 @@ const (
 //
 //	C = Act(Alpha · op(A) · op(B) + Beta · C (+ Bias, in every row of C))
 //
-// for each of Batch matrices. Matrices are row-major: element (i, j) of a
+// for each of Batch matrices, Act the Activation (none unless set; one
+// needs Beta 0). Matrices are row-major: element (i, j) of a
 // matrix with leading dimension ld lies ld·i + j elements after its start.
 // op(A) is M×K and op(B) is K×N; with TransA, A is stored K×M (op(A) = Aᵀ),
 // with TransB, B is stored N×K (the layout of a linear layer's weights). C
@@ -90,9 +91,11 @@ type MatMul struct {
 
 	// Activation is applied to every element of the result after the bias
 	// is added, before it is stored (0: none), in float32 on the sum before
-	// it is rounded to Out: a 16-bit result is rounded after the activation
-	// only, where an activation op after the product rounds the product and
-	// then its activation. It needs a floating-point Out and Beta 0: cuBLASLt
+	// it is rounded to Out: it adds no rounding of its own, where an
+	// activation op after the product rounds the product to a 16-bit Out
+	// and then its activation again (cuBLASLt may still round a 16-bit
+	// product before it adds the bias, as it does without an activation).
+	// It needs a floating-point Out and Beta 0: cuBLASLt
 	// applies its activation to the whole sum, Beta·C included
 	// (Act(Alpha·op(A)·op(B) + Beta·C + Bias)), which is not what a
 	// residual connection computes (it adds C after the activation), so

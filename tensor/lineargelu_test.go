@@ -78,11 +78,11 @@ func oneRounding(d DType) tolerance { return tolerance{abs: 4e-5, rel: 2e-6}.for
 // (gpu.Stream.MatMul is not NotSupported for a float32 product).
 func hasMatMulLibrary(t *testing.T, dev *gpu.Device) bool {
 	t.Helper()
-	buf, err := dev.Alloc(16)
+	buf, err := dev.Alloc(3 * 16) // A, B and C, 2×2 float32 each
 	require.NoError(t, err)
 	defer buf.Close()
 	s := dev.DefaultStream()
-	err = s.MatMul(gpu.MatMul{M: 2, N: 2, K: 2, A: buf, B: buf, C: buf, In: gpu.MatMulFloat32})
+	err = s.MatMul(gpu.MatMul{M: 2, N: 2, K: 2, A: buf, B: buf, C: buf, BOffset: 16, COffset: 32, In: gpu.MatMulFloat32})
 	if errors.CategoryOf(err) == errors.NotSupported {
 		return false
 	}

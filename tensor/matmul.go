@@ -92,11 +92,12 @@ func LinearAdd(x, w, bias, r *Tensor) (*Tensor, error) {
 // stores the result (gpu.MatMulGELU: no launch of its own, no second pass
 // over the [..., out] result); otherwise, or when the library has no GELU
 // for the product, it is GELU(Linear(x, w, bias)). For Float32 the two
-// agree to float32 rounding; for Float16 and BFloat16 they differ by one
-// rounding: the library rounds the GELU of the float32 sum once, where GELU
-// after Linear rounds the product (plus the bias) to the dtype and then its
-// GELU, so they may differ by an ulp of the dtype and a little more (the
-// first rounding's error times GELU's slope, at most 1.13).
+// agree to float32 rounding; for Float16 and BFloat16 they differ by a
+// rounding: GELU after Linear rounds the product plus the bias to the dtype
+// and then its GELU, where the library computes GELU of the float32 sum and
+// rounds only its result (cuBLASLt may round the product before it adds the
+// bias, as in Linear). The results may differ by an ulp of the dtype and a
+// little more: the first rounding's error times GELU's slope, at most 1.13.
 func LinearGELU(x, w, bias *Tensor) (*Tensor, error) {
 	const op = "linear gelu"
 	y, activated, err := linear(op, x, w, bias, nil, gpu.MatMulGELU)
