@@ -157,6 +157,10 @@ func wantHeuristic(r *mmRun) string {
 		return alignment(uint64(h)+uint64(off), int64(stride)*size, batch)
 	}
 	cAlign := al(r.mm.C, r.mm.COffset, r.o.stride, r.o.t.Size())
+	dAlign := cAlign
+	if r.mm.D != nil {
+		dAlign = al(r.mm.D, r.mm.DOffset, r.o.stride, r.o.t.Size())
+	}
 	lc := layout(c.outType(), r.o)
 	// cublasLtEpilogue_t from cublasLt.h: DEFAULT 1, BIAS 4; RELU 2,
 	// RELU_BIAS 6; GELU 32, GELU_BIAS 36.
@@ -165,7 +169,7 @@ func wantHeuristic(r *mmRun) string {
 	}[c.act][boolIndex(c.bias)]
 	return fmt.Sprintf("heuristic compute=%d scale=%d ta=%d tb=%d a=%s b=%s c=%s d=%s ws=%d align=%d,%d,%d,%d epilogue=%d",
 		compute, scale, ta, tb, layout(c.in, r.b), layout(c.in, r.a), lc, lc, matMulWorkspaceBytes,
-		al(r.mm.B, r.mm.BOffset, r.b.stride, r.b.t.Size()), al(r.mm.A, r.mm.AOffset, r.a.stride, r.a.t.Size()), cAlign, cAlign, epilogue)
+		al(r.mm.B, r.mm.BOffset, r.b.stride, r.b.t.Size()), al(r.mm.A, r.mm.AOffset, r.a.stride, r.a.t.Size()), cAlign, dAlign, epilogue)
 }
 
 // boolIndex is 1 for true, 0 for false.
