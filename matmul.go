@@ -21,12 +21,31 @@ const (
 	MatMulInt32    = backend.MatMulInt32    // signed 32-bit integers (the output of Int8 inputs)
 )
 
+// MatMulActivation is a function a MatMul applies to every element of its
+// result, after the bias, before the result is stored (a fused epilogue: no
+// launch of its own, no second pass over the result).
+type MatMulActivation = backend.MatMulActivation
+
+// The activations a MatMul applies. A device whose library cannot apply one
+// answers NotSupported.
+const (
+	// MatMulNoActivation stores the result as computed.
+	MatMulNoActivation = backend.MatMulNoActivation
+	// MatMulGELU is GELU in its tanh form, x/2·(1 + tanh(√(2/π)·(x +
+	// 0.044715·x³))) (GPT-2's "gelu_new"; cuBLASLt's GELU epilogue).
+	MatMulGELU = backend.MatMulGELU
+	// MatMulReLU is max(x, 0). What it gives for a NaN is the library's
+	// (cuBLASLt's ReLU epilogue gives 0).
+	MatMulReLU = backend.MatMulReLU
+)
+
 // MatMul describes a (batched) matrix product computed by a vendor library,
 // such as cuBLASLt on CUDA, with tensor cores where the device has them:
 //
-//	C = Alpha · op(A) · op(B) + Beta · C (+ Bias, in every row of C)
+//	C = Act(Alpha · op(A) · op(B) + Beta · C (+ Bias, in every row of C))
 //
-// for each of Batch matrices. Matrices are row-major: element (i, j) of a
+// for each of Batch matrices, Act the Activation (none unless set; one
+// needs Beta 0). Matrices are row-major: element (i, j) of a
 // matrix with leading dimension ld lies ld·i + j elements after its start.
 // op(A) is M×K and op(B) is K×N; with TransA, A is stored K×M (op(A) = Aᵀ),
 // with TransB, B is stored N×K (the layout of a linear layer's weights). C
@@ -69,6 +88,20 @@ type MatMul struct {
 	// product without a copy. D may be C itself.
 	D       *Buffer
 	DOffset int64
+
+	// Activation is applied to every element of the result after the bias
+	// is added, before it is stored (0: none), in float32 on the sum before
+	// it is rounded to Out: it adds no rounding of its own, where an
+	// activation op after the product rounds the product to a 16-bit Out
+	// and then its activation again (cuBLASLt may still round a 16-bit
+	// product before it adds the bias, as it does without an activation).
+	// It needs a floating-point Out and Beta 0: cuBLASLt
+	// applies its activation to the whole sum, Beta·C included
+	// (Act(Alpha·op(A)·op(B) + Beta·C + Bias)), which is not what a
+	// residual connection computes (it adds C after the activation), so
+	// the combination is refused with InvalidArgument rather than defined
+	// by one library.
+	Activation MatMulActivation
 }
 
 // MatMul enqueues m on the stream. It is an error of category NotSupported
@@ -112,6 +145,9 @@ func (s *Stream) MatMul(m MatMul) error {
 		err2 = mm.MatMul(args)
 	} else {
 		name := fmt.Sprintf("matmul %s %dx%dx%d", args.In, args.M, args.N, args.K)
+		if args.Act != MatMulNoActivation {
+			name += " " + args.Act.String()
+		}
 		err2 = s.profiled(profiling.KindKernel, name, 0, func() error { return mm.MatMul(args) })
 	}
 	if err2 != nil {
@@ -238,6 +274,16 @@ func (s *Stream) matMulArgs(op string, m *MatMul) (backend.MatMulArgs, error) {
 	} else if m.BiasOffset != 0 {
 		return bad("BiasOffset %d without a Bias", m.BiasOffset)
 	}
+	if act := m.Activation; act != MatMulNoActivation {
+		switch {
+		case !act.Valid():
+			return bad("activation %v is not one of MatMulNoActivation, MatMulGELU, MatMulReLU", act)
+		case beta != 0:
+			return bad("activation %v with Beta %v: the library would apply it to the sum with Beta·C; add C after the product instead", act, beta)
+		case out == MatMulInt32:
+			return bad("activation %v of an int32 output: activations need a floating-point output", act)
+		}
+	}
 	return backend.MatMulArgs{
 		M: m.M, N: m.N, K: m.K,
 		A: m.A.impl, B: m.B.impl, C: m.C.impl,
@@ -248,5 +294,6 @@ func (s *Stream) matMulArgs(op string, m *MatMul) (backend.MatMulArgs, error) {
 		Batch: batch, StrideA: m.StrideA, StrideB: m.StrideB, StrideC: m.StrideC,
 		Bias: bias, BiasOffset: m.BiasOffset,
 		D: dOf(m.D), DOffset: m.DOffset,
+		Act: m.Activation,
 	}, nil
 }

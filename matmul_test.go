@@ -97,6 +97,15 @@ func TestMatMulChecks(t *testing.T) {
 		{"D too small", func(m *gpu.MatMul) { m.D = small }, "D (2×4"},
 		{"misaligned D", func(m *gpu.MatMul) { m.D, m.DOffset = b, 2 }, "D offset 2"},
 		{"D offset without a D", func(m *gpu.MatMul) { m.DOffset = 4 }, "DOffset 4 without a D"},
+		{"gelu", func(m *gpu.MatMul) { m.Activation = gpu.MatMulGELU }, ""},
+		{"gelu after a bias", func(m *gpu.MatMul) { m.Activation, m.Bias = gpu.MatMulGELU, b }, ""},
+		{"relu into a separate D", func(m *gpu.MatMul) { m.Activation, m.D = gpu.MatMulReLU, b }, ""},
+		{"unknown activation", func(m *gpu.MatMul) { m.Activation = gpu.MatMulReLU + 1 }, "activation MatMulActivation(3) is not one of"},
+		{"negative activation", func(m *gpu.MatMul) { m.Activation = -1 }, "activation MatMulActivation(-1) is not one of"},
+		{"gelu with beta", func(m *gpu.MatMul) { m.Activation, m.Beta = gpu.MatMulGELU, 1 }, "activation gelu with Beta 1"},
+		{"relu with beta into D", func(m *gpu.MatMul) { m.Activation, m.Beta, m.D = gpu.MatMulReLU, -0.5, b }, "activation relu with Beta -0.5"},
+		{"gelu of int32", func(m *gpu.MatMul) { m.Activation, m.In = gpu.MatMulGELU, gpu.MatMulInt8 }, "activation gelu of an int32 output"},
+		{"relu of int32", func(m *gpu.MatMul) { m.Activation, m.In = gpu.MatMulReLU, gpu.MatMulInt8 }, "activation relu of an int32 output"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := base
@@ -122,6 +131,7 @@ func TestMatMulChecks(t *testing.T) {
 			require.Equal(t, 4, g.LDC)
 			require.Equal(t, m.Bias != nil, g.Bias != nil, "the bias reaches the backend")
 			require.Equal(t, m.D != nil, g.D != nil, "D reaches the backend")
+			require.Equal(t, m.Activation, g.Act, "the activation reaches the backend")
 			if m.TransB {
 				require.Equal(t, 3, g.LDB)
 			} else {

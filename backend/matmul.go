@@ -45,14 +45,46 @@ func (t MatMulType) String() string {
 	return fmt.Sprintf("MatMulType(%d)", int(t))
 }
 
+// MatMulActivation is a function a MatMul applies to every element of its
+// result after the bias is added, before the result is stored.
+type MatMulActivation int
+
+// The activations of MatMulArgs.
+const (
+	MatMulNoActivation MatMulActivation = iota // the result as computed
+	// MatMulGELU is GELU in its tanh form, x/2·(1 + tanh(√(2/π)·(x +
+	// 0.044715·x³))) (cuBLASLt's CUBLASLT_EPILOGUE_GELU and GELU_BIAS).
+	MatMulGELU
+	// MatMulReLU is max(x, 0) (cuBLASLt's CUBLASLT_EPILOGUE_RELU and
+	// RELU_BIAS).
+	MatMulReLU
+)
+
+// Valid reports whether a is one of the activations above.
+func (a MatMulActivation) Valid() bool { return a >= MatMulNoActivation && a <= MatMulReLU }
+
+// String is the activation's lower-case name: none, gelu, relu.
+func (a MatMulActivation) String() string {
+	switch a {
+	case MatMulNoActivation:
+		return "none"
+	case MatMulGELU:
+		return "gelu"
+	case MatMulReLU:
+		return "relu"
+	}
+	return fmt.Sprintf("MatMulActivation(%d)", int(a))
+}
+
 // MatMulArgs is a checked, row-major, batched matrix product
-// C = Alpha·op(A)·op(B) + Beta·C (+ Bias in every row, when Bias is not nil:
-// see the root package's MatMul). The root
+// C = Act(Alpha·op(A)·op(B) + Beta·C (+ Bias in every row, when Bias is not
+// nil)): see the root package's MatMul. The root
 // guarantees: M, N > 0 and K ≥ 0; A, B and C open buffers of the stream's
 // device; every leading dimension at least its stored row length; offsets
 // multiples of the element size; every matrix of the batch within its
 // buffer; Batch ≥ 1; Out filled in; a Bias's N elements of type Out within
-// it.
+// it; Act one of the activations, MatMulNoActivation when Beta ≠ 0 or Out
+// is Int32. A backend whose library cannot apply Act returns NotSupported.
 type MatMulArgs struct {
 	M, N, K                   int
 	A, B, C                   Buffer
@@ -62,9 +94,10 @@ type MatMulArgs struct {
 	In, Out                   MatMulType
 	Alpha, Beta               float32
 	Batch                     int
-	StrideA, StrideB, StrideC int64  // elements between matrices of the batch
-	Bias                      Buffer // nil, or N elements of type Out added to every row of every C
-	BiasOffset                int64  // bytes
-	D                         Buffer // nil (the result goes to C), or where it goes, laid out as C; C is then only read
-	DOffset                   int64  // bytes
+	StrideA, StrideB, StrideC int64            // elements between matrices of the batch
+	Bias                      Buffer           // nil, or N elements of type Out added to every row of every C
+	BiasOffset                int64            // bytes
+	D                         Buffer           // nil (the result goes to C), or where it goes, laid out as C; C is then only read
+	DOffset                   int64            // bytes
+	Act                       MatMulActivation // applied to every element after the bias, before the store
 }

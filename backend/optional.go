@@ -215,10 +215,11 @@ type NativeDeviceProvider interface {
 
 // MatMuler is implemented by streams that multiply matrices with a vendor
 // library (CUDA: cuBLASLt), on the stream, in order with its other work. A
-// stream whose library is missing, or that has no kernel for the argument
-// types, returns an error of category NotSupported without enqueueing
-// anything; callers then use a kernel of their own. The root guarantees what
-// MatMulArgs says. Without it, the root's Stream.MatMul returns NotSupported.
+// stream whose library is missing, has no kernel for the argument types or
+// cannot apply the activation (MatMulArgs.Act) returns an error of category
+// NotSupported without enqueueing anything; callers then use a kernel of
+// their own. The root guarantees what MatMulArgs says. Without it, the
+// root's Stream.MatMul returns NotSupported.
 type MatMuler interface {
 	MatMul(m MatMulArgs) error
 }

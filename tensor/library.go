@@ -48,25 +48,27 @@ type libraryKey struct {
 	dtype          DType
 	transA, transB bool
 	batched        bool
-	bias           bool // the library adds the bias (MatMul.Bias)
+	bias           bool                 // the library adds the bias (MatMul.Bias)
+	act            gpu.MatMulActivation // the library applies it (MatMul.Activation)
 }
 
-// libraryProduct computes out = a·b (+ bias, packed, of a's dtype) (+ r, a
-// view of out's shape of a's dtype, when not nil) through the device's
-// matrix library when it has one for a's dtype and the operands' layout
-// suits it, and reports whether it did. The library adds the bias
-// (MatMul.Bias) and reads a contiguous r in place (MatMul.D): no launch of
-// their own. A NotSupported answer is remembered for the device and the
-// kind of product (libraryKey: no later product of that kind asks again)
-// and is no error: the caller falls back to the package's kernels. out is contiguous [batch m n] (or [m n]);
-// k > 0.
-func (ds *deviceState) libraryProduct(op string, out, a, b, bias, r *Tensor, av, bv matrixView, batch, m, n, k int) (bool, error) {
+// libraryProduct computes out = act(a·b (+ bias, packed, of a's dtype)) (+
+// r, a view of out's shape of a's dtype, when not nil; act is then none)
+// through the device's matrix library when it has one for a's dtype and the
+// operands' layout suits it, and reports whether it did. The library adds
+// the bias (MatMul.Bias), applies act (MatMul.Activation) and reads a
+// contiguous r in place (MatMul.D): no launch of their own. A NotSupported
+// answer is remembered for the device and the kind of product (libraryKey,
+// act included: no later product of that kind asks again) and is no error:
+// the caller falls back to the package's kernels. out is contiguous
+// [batch m n] (or [m n]); k > 0.
+func (ds *deviceState) libraryProduct(op string, out, a, b, bias, r *Tensor, act gpu.MatMulActivation, av, bv matrixView, batch, m, n, k int) (bool, error) {
 	lda, transA, okA := libraryOperand(av)
 	ldb, transB, okB := libraryOperand(bv)
 	if !okA || !okB {
 		return false, nil
 	}
-	key := libraryKey{dtype: a.dtype, transA: transA, transB: transB, batched: batch > 1, bias: bias != nil}
+	key := libraryKey{dtype: a.dtype, transA: transA, transB: transB, batched: batch > 1, bias: bias != nil, act: act}
 	ds.mu.Lock()
 	absent := ds.noLibrary[key]
 	ds.mu.Unlock()
@@ -83,6 +85,7 @@ func (ds *deviceState) libraryProduct(op string, out, a, b, bias, r *Tensor, av,
 		In: libraryType(a.dtype), Out: libraryType(a.dtype),
 		Alpha: 1,
 		Batch: batch, StrideA: int64(av.bstride), StrideB: int64(bv.bstride), StrideC: int64(m) * int64(n),
+		Activation: act,
 	}
 	var ubuf [5]*storage
 	uses := append(ubuf[:0], out.st, a.st, b.st)

@@ -49,7 +49,10 @@ func MatMul(a, b *Tensor) (*Tensor, error) { return matmul("matmul", a, b, nil) 
 // of shape [..., out], of x's dtype. The bias is added in the product's
 // kernel, by the matrix library (as the C it adds to), or after the
 // product when it goes to the built-in sgemm (64 rows or more).
-func Linear(x, w, bias *Tensor) (*Tensor, error) { return linear("linear", x, w, bias, nil) }
+func Linear(x, w, bias *Tensor) (*Tensor, error) {
+	y, _, err := linear("linear", x, w, bias, nil, gpu.MatMulNoActivation)
+	return y, err
+}
 
 // LinearAdd returns r + x·w + bias: Linear followed by adding r, a tensor of
 // the result's shape [..., out] and x's dtype (any view): a residual
@@ -79,24 +82,53 @@ func LinearAdd(x, w, bias, r *Tensor) (*Tensor, error) {
 	if len(r.shape) != len(x.shape) || !slices.Equal(r.shape[:len(r.shape)-1], x.shape[:len(x.shape)-1]) || r.shape[len(r.shape)-1] != w.shape[1] {
 		return nil, invalid(op+" "+shapeString(x.shape)+"·"+shapeString(w.shape), "r of shape %s; want the result's, x's with the last size %d", shapeString(r.shape), w.shape[1])
 	}
-	return linear(op, x, w, bias, r)
+	y, _, err := linear(op, x, w, bias, r, gpu.MatMulNoActivation)
+	return y, err
 }
 
-// linear is Linear, plus r (checked, of the result's shape) when not nil.
-func linear(op string, x, w, bias, r *Tensor) (*Tensor, error) {
+// LinearGELU returns GELU(Linear(x, w, bias)), GELU in its tanh form as GELU
+// computes it (GPT-2's MLP up projection). Where the product goes to the
+// device's matrix library (cuBLASLt on CUDA), the library applies GELU as it
+// stores the result (gpu.MatMulGELU: no launch of its own, no second pass
+// over the [..., out] result); otherwise, or when the library has no GELU
+// for the product, it is GELU(Linear(x, w, bias)). For Float32 the two
+// agree to float32 rounding; for Float16 and BFloat16 they differ by a
+// rounding: GELU after Linear rounds the product plus the bias to the dtype
+// and then its GELU, where the library computes GELU of the float32 sum and
+// rounds only its result (cuBLASLt may round the product before it adds the
+// bias, as in Linear). The results may differ by an ulp of the dtype and a
+// little more: the first rounding's error times GELU's slope, at most 1.13.
+func LinearGELU(x, w, bias *Tensor) (*Tensor, error) {
+	const op = "linear gelu"
+	y, activated, err := linear(op, x, w, bias, nil, gpu.MatMulGELU)
+	if err != nil || activated {
+		return y, err
+	}
+	defer y.Close()
+	return unaryOp(op, y, ops.UnaryGELUTanh, 0)
+}
+
+// linear is Linear, plus r (checked, of the result's shape) when not nil,
+// with act applied by the matrix library when the product goes to it, which
+// it then reports; the caller applies act otherwise. act is
+// gpu.MatMulNoActivation when r is not nil (the library would apply it to
+// the sum with r).
+func linear(op string, x, w, bias, r *Tensor, act gpu.MatMulActivation) (*Tensor, bool, error) {
 	if err := needFloat(op, x, nil); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if len(x.shape) == 0 {
-		return nil, invalid(op+" "+shapeString(x.shape), "a scalar has no last dimension")
+		return nil, false, invalid(op+" "+shapeString(x.shape), "a scalar has no last dimension")
 	}
 	if len(x.shape) == 2 { // already the matrix the product takes
-		y, added, err := matmulAdd(op, x, w, bias, r)
-		if err != nil || r == nil || added {
-			return y, err
+		var done fused
+		y, err := matmulOf(op, x, w, bias, r, act, &done)
+		if err != nil || r == nil || done.added {
+			return y, done.activated, err
 		}
 		defer y.Close()
-		return binaryOp(op, r, y, ops.BinaryAdd)
+		sum, err := binaryOp(op, r, y, ops.BinaryAdd)
+		return sum, false, err
 	}
 	in := x.shape[len(x.shape)-1]
 	rows := numel(x.shape[:len(x.shape)-1])
@@ -104,11 +136,11 @@ func linear(op string, x, w, bias, r *Tensor) (*Tensor, error) {
 	if err != nil { // a view no strides flatten: copy it
 		c, cerr := x.Contiguous()
 		if cerr != nil {
-			return nil, cerr
+			return nil, false, cerr
 		}
 		defer c.Close()
 		if x2, err = c.Reshape(rows, in); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	defer x2.Close()
@@ -118,36 +150,39 @@ func linear(op string, x, w, bias, r *Tensor) (*Tensor, error) {
 			defer r2.Close()
 		}
 	}
-	y, added, err := matmulAdd(op, x2, w, bias, r2)
+	var done fused
+	y, err := matmulOf(op, x2, w, bias, r2, act, &done)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer y.Close()
 	out := append(append([]int{}, x.shape[:len(x.shape)-1]...), y.shape[1])
 	y2, err := y.Reshape(out...)
-	if err != nil || r == nil || added {
-		return y2, err
+	if err != nil || r == nil || done.added {
+		return y2, done.activated, err
 	}
 	defer y2.Close()
-	return binaryOp(op, r, y2, ops.BinaryAdd)
+	sum, err := binaryOp(op, r, y2, ops.BinaryAdd)
+	return sum, false, err
 }
 
 // matmul is MatMul with an optional bias of shape [n].
 func matmul(op string, a, b, bias *Tensor) (*Tensor, error) {
-	out, _, err := matmulAdd(op, a, b, bias, nil)
-	return out, err
+	return matmulOf(op, a, b, bias, nil, gpu.MatMulNoActivation, &fused{})
 }
 
-// matmulAdd is matmul that, when r is not nil (a view of the result's shape
-// [m n], a and b of rank 2, checked by the caller) and the product goes to
-// the matrix library, adds r too, and then reports added.
-func matmulAdd(op string, a, b, bias, r *Tensor) (out *Tensor, added bool, err error) {
-	out, err = matmulOf(op, a, b, bias, r, &added)
-	return out, added, err
+// fused is what the matrix library did to a product beyond the bias.
+type fused struct {
+	added     bool // it added r
+	activated bool // it applied the activation
 }
 
-// matmulOf is matmulAdd, which sets *added.
-func matmulOf(op string, a, b, bias, r *Tensor, added *bool) (*Tensor, error) {
+// matmulOf is matmul that, when the product goes to the matrix library, has
+// it add r too when r is not nil (a view of the result's shape [m n], a and
+// b of rank 2, checked by the caller) and apply act (gpu.MatMulNoActivation
+// when r is not nil), and reports what it did in *done. When the library
+// refuses act, the product still goes to it without act where it can.
+func matmulOf(op string, a, b, bias, r *Tensor, act gpu.MatMulActivation, done *fused) (*Tensor, error) {
 	if err := needFloat(op, a, nil); err != nil {
 		return nil, err
 	}
@@ -203,13 +238,20 @@ func matmulOf(op string, a, b, bias, r *Tensor, added *bool) (*Tensor, error) {
 		_ = out.Close()
 		return zerosPlusBias(op, a, bp, shape)
 	}
-	if done, err := ds.libraryProduct(op, out, a, b, bp, r, av, bv, batch, m, n, k); done || err != nil {
+	tries, ntries := [2]gpu.MatMulActivation{act, gpu.MatMulNoActivation}, 1
+	if act != gpu.MatMulNoActivation {
+		ntries = 2 // then the product alone: the caller applies act
+	}
+	for _, try := range tries[:ntries] {
+		ok, err := ds.libraryProduct(op, out, a, b, bp, r, try, av, bv, batch, m, n, k)
 		if err != nil {
 			_ = out.Close()
 			return nil, err
 		}
-		*added = r != nil
-		return out, nil
+		if ok {
+			done.added, done.activated = r != nil, try != gpu.MatMulNoActivation
+			return out, nil
+		}
 	}
 	if a.dtype == Float32 && useSgemm(av, bv, batch, m, n) {
 		return ds.sgemmProduct(op, out, a, b, bp, m, n, k)

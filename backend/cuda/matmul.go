@@ -54,11 +54,12 @@ type matMulState struct {
 type matMulName struct {
 	m, n, k, batch int
 	in, out        backend.MatMulType
+	act            backend.MatMulActivation
 }
 
 // op is matMulOp(m), formatted once per kind of product.
 func (st *matMulState) op(m *backend.MatMulArgs) string {
-	key := matMulName{m: m.M, n: m.N, k: m.K, batch: m.Batch, in: m.In, out: m.Out}
+	key := matMulName{m: m.M, n: m.N, k: m.K, batch: m.Batch, in: m.In, out: m.Out, act: m.Act}
 	if v, ok := st.names.Load(key); ok {
 		return v.(string)
 	}
@@ -87,9 +88,10 @@ type matMulKey struct {
 	batch                     int
 	strideA, strideB, strideC int64
 	alignA, alignB, alignC    uint32
-	alignD                    uint32 // D's (C's when the result overwrites C)
-	bias                      bool   // CUBLASLT_EPILOGUE_BIAS
-	alignBias                 uint32 // the bias pointer's alignment (the heuristic reads it)
+	alignD                    uint32            // D's (C's when the result overwrites C)
+	bias                      bool              // the epilogue adds a bias (BIAS, RELU_BIAS, GELU_BIAS)
+	alignBias                 uint32            // the bias pointer's alignment (the heuristic reads it)
+	epilogue                  cublaslt.Epilogue // CUBLASLT_MATMUL_DESC_EPILOGUE: epilogueOf(bias, activation)
 }
 
 // matMulPlan is the cuBLASLt side of one key: the descriptor, the layouts
@@ -155,7 +157,8 @@ func dataType(t backend.MatMulType) cublaslt.DataType {
 var _ backend.MatMuler = (*stream)(nil)
 
 // matMulOp names a product in errors: "matmul 8192×8192×8192 bfloat16", with
-// the output type when it differs from the input's.
+// the output type when it differs from the input's, the batch and the
+// activation ("matmul 1×3072×768 bfloat16 gelu").
 func matMulOp(m *backend.MatMulArgs) string {
 	op := fmt.Sprintf("matmul %d×%d×%d %s", m.M, m.N, m.K, m.In)
 	if m.Out != m.In && !(m.In == backend.MatMulInt8 && m.Out == backend.MatMulInt32) {
@@ -164,7 +167,33 @@ func matMulOp(m *backend.MatMulArgs) string {
 	if m.Batch > 1 {
 		op += fmt.Sprintf(" batch %d", m.Batch)
 	}
+	if m.Act != backend.MatMulNoActivation {
+		op += " " + m.Act.String()
+	}
 	return op
+}
+
+// epilogueOf is the cublasLtEpilogue_t that adds the bias (when bias) and
+// then applies act; false for an activation cuBLASLt has no epilogue for.
+func epilogueOf(bias bool, act backend.MatMulActivation) (cublaslt.Epilogue, bool) {
+	switch act {
+	case backend.MatMulNoActivation:
+		if bias {
+			return cublaslt.EpilogueBias, true
+		}
+		return cublaslt.EpilogueDefault, true
+	case backend.MatMulGELU:
+		if bias {
+			return cublaslt.EpilogueGELUBias, true
+		}
+		return cublaslt.EpilogueGELU, true
+	case backend.MatMulReLU:
+		if bias {
+			return cublaslt.EpilogueReLUBias, true
+		}
+		return cublaslt.EpilogueReLU, true
+	}
+	return 0, false
 }
 
 // notSupported is the error of a product cuBLASLt cannot compute here.
@@ -230,6 +259,9 @@ func (s *stream) MatMul(m backend.MatMulArgs) error {
 		}
 		pbias = m.Bias.(*buffer).ptr + cu.DevicePtr(m.BiasOffset)
 		key.bias, key.alignBias = true, alignment(uint64(pbias), 0, 1)
+	}
+	if key.epilogue, ok = epilogueOf(key.bias, m.Act); !ok {
+		return notSupported(op, fallbackHint, "cuBLASLt has no epilogue for the activation %v", m.Act)
 	}
 	lib, err := cublaslt.Load()
 	if err != nil {
@@ -459,10 +491,12 @@ func newMatMulPlan(lib *cublaslt.Lib, h cublaslt.Handle, k *matMulKey, ty matMul
 	if st = lib.MatmulDescSetInt32(p.desc, cublaslt.DescTransB, int32(operation(k.transA))); st != cublaslt.StatusSuccess {
 		return fail(st, "cublasLtMatmulDescSetAttribute(TRANSB)")
 	}
-	if k.bias { // one element per row of cuBLASLt's D, which is a column of the MatMul's C
-		if st = lib.MatmulDescSetInt32(p.desc, cublaslt.DescEpilogue, int32(cublaslt.EpilogueBias)); st != cublaslt.StatusSuccess {
+	if k.epilogue != cublaslt.EpilogueDefault { // the bias (when any), then the activation (when any)
+		if st = lib.MatmulDescSetInt32(p.desc, cublaslt.DescEpilogue, int32(k.epilogue)); st != cublaslt.StatusSuccess {
 			return fail(st, "cublasLtMatmulDescSetAttribute(EPILOGUE)")
 		}
+	}
+	if k.bias { // one element per row of cuBLASLt's D, which is a column of the MatMul's C
 		if st = lib.MatmulDescSetPointer(p.desc, cublaslt.DescBiasPointer, bias); st != cublaslt.StatusSuccess {
 			return fail(st, "cublasLtMatmulDescSetAttribute(BIAS_POINTER)")
 		}

@@ -99,6 +99,12 @@ var fakeCases = []mmCase{
 	{name: "batch", m: 3, n: 4, k: 5, in: gpu.MatMulFloat32, batch: 3, padA: 1},
 	{name: "batch sharing B", m: 3, n: 4, k: 5, in: gpu.MatMulBFloat16, batch: 4, shareB: true, transB: true},
 	{name: "batch int8", m: 4, n: 4, k: 8, in: gpu.MatMulInt8, transB: true, batch: 2},
+	{name: "float32 bias", m: 3, n: 5, k: 4, in: gpu.MatMulFloat32, bias: true, offBias: 1},
+	{name: "float32 gelu", m: 3, n: 5, k: 4, in: gpu.MatMulFloat32, act: gpu.MatMulGELU},
+	{name: "float32 bias and gelu", m: 4, n: 3, k: 5, in: gpu.MatMulFloat32, transB: true, bias: true, act: gpu.MatMulGELU},
+	{name: "bfloat16 bias and gelu into D", m: 5, n: 4, k: 3, in: gpu.MatMulBFloat16, transB: true, bias: true, act: gpu.MatMulGELU, separateD: true},
+	{name: "float16 relu", m: 4, n: 6, k: 5, in: gpu.MatMulFloat16, transA: true, act: gpu.MatMulReLU},
+	{name: "bfloat16 to float32 bias and relu, batch", m: 3, n: 4, k: 5, in: gpu.MatMulBFloat16, out: gpu.MatMulFloat32, batch: 2, bias: true, act: gpu.MatMulReLU},
 }
 
 // TestMatMulFake runs every case over the fakes and checks the result
@@ -151,10 +157,27 @@ func wantHeuristic(r *mmRun) string {
 		return alignment(uint64(h)+uint64(off), int64(stride)*size, batch)
 	}
 	cAlign := al(r.mm.C, r.mm.COffset, r.o.stride, r.o.t.Size())
+	dAlign := cAlign
+	if r.mm.D != nil {
+		dAlign = al(r.mm.D, r.mm.DOffset, r.o.stride, r.o.t.Size())
+	}
 	lc := layout(c.outType(), r.o)
-	return fmt.Sprintf("heuristic compute=%d scale=%d ta=%d tb=%d a=%s b=%s c=%s d=%s ws=%d align=%d,%d,%d,%d",
+	// cublasLtEpilogue_t from cublasLt.h: DEFAULT 1, BIAS 4; RELU 2,
+	// RELU_BIAS 6; GELU 32, GELU_BIAS 36.
+	epilogue := map[gpu.MatMulActivation][2]int{
+		gpu.MatMulNoActivation: {1, 4}, gpu.MatMulReLU: {2, 6}, gpu.MatMulGELU: {32, 36},
+	}[c.act][boolIndex(c.bias)]
+	return fmt.Sprintf("heuristic compute=%d scale=%d ta=%d tb=%d a=%s b=%s c=%s d=%s ws=%d align=%d,%d,%d,%d epilogue=%d",
 		compute, scale, ta, tb, layout(c.in, r.b), layout(c.in, r.a), lc, lc, matMulWorkspaceBytes,
-		al(r.mm.B, r.mm.BOffset, r.b.stride, r.b.t.Size()), al(r.mm.A, r.mm.AOffset, r.a.stride, r.a.t.Size()), cAlign, cAlign)
+		al(r.mm.B, r.mm.BOffset, r.b.stride, r.b.t.Size()), al(r.mm.A, r.mm.AOffset, r.a.stride, r.a.t.Size()), cAlign, dAlign, epilogue)
+}
+
+// boolIndex is 1 for true, 0 for false.
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // TestMatMulPlanCache: the same problem again reuses its plan (no new
@@ -192,6 +215,18 @@ func TestMatMulPlanCache(t *testing.T) {
 	require.Len(t, h, 3, "another alignment is another plan")
 	assert.Contains(t, h[2], ",2,", "A's alignment is the second operand's")
 	r4.check(t, s)
+
+	gelu := base
+	gelu.act = gpu.MatMulGELU
+	r5 := prepare(t, f.dev, gelu, true, 5)
+	require.NoError(t, s.MatMul(r5.mm))
+	h = f.lines(t, "heuristic")
+	require.Len(t, h, 4, "another activation is another plan")
+	assert.True(t, strings.HasSuffix(h[3], " epilogue=32"), h[3])
+	r5.check(t, s)
+	require.NoError(t, s.MatMul(r.mm))
+	require.Len(t, f.lines(t, "heuristic"), 4, "the plan without the activation is still cached")
+	r.check(t, s)
 
 	require.NoError(t, other.Close())
 	require.Len(t, f.lines(t, "create"), 1)
@@ -407,5 +442,89 @@ func TestAlignment(t *testing.T) {
 		{0x7f0000000000, 0, 4, 256}, // a shared operand
 	} {
 		assert.Equal(t, tc.want, alignment(tc.addr, tc.stride, tc.batch), "%#x stride %d batch %d", tc.addr, tc.stride, tc.batch)
+	}
+}
+
+// TestEpilogueOf: each bias and activation maps to its cublasLtEpilogue_t
+// (values of cublasLt.h); an activation outside the list has none.
+func TestEpilogueOf(t *testing.T) {
+	for _, tc := range []struct {
+		bias bool
+		act  backend.MatMulActivation
+		want cublaslt.Epilogue
+		ok   bool
+	}{
+		{false, backend.MatMulNoActivation, 1, true},
+		{true, backend.MatMulNoActivation, 4, true},
+		{false, backend.MatMulReLU, 2, true},
+		{true, backend.MatMulReLU, 6, true},
+		{false, backend.MatMulGELU, 32, true},
+		{true, backend.MatMulGELU, 36, true},
+		{false, backend.MatMulReLU + 1, 0, false},
+		{true, -1, 0, false},
+	} {
+		got, ok := epilogueOf(tc.bias, tc.act)
+		assert.Equal(t, tc.ok, ok, "bias %v, %v", tc.bias, tc.act)
+		assert.Equal(t, tc.want, got, "bias %v, %v", tc.bias, tc.act)
+	}
+}
+
+// geluFloat32 is GELU in its tanh form evaluated in float32, as the fake
+// cuBLASLt does (C's float arithmetic and tanhf; Go's float64 tanh rounded
+// to float32 is within an ulp of tanhf).
+func geluFloat32(x float32) float32 {
+	inner := float32(0.7978845608) * (x + float32(0.044715)*x*x*x)
+	return float32(0.5) * x * (1 + float32(math.Tanh(float64(inner))))
+}
+
+// TestMatMulActivationFake: the fake applies the activation to the sum after
+// the bias, in float32, and rounds once to the output type: the same
+// numbers as float32 GELU (tanh form, not the erf form, which differs by up
+// to 2e-4 around |x| = 2) or ReLU of the exact sum, rounded, within one unit
+// of the float32 tanh. The values are small integers, so every sum is exact.
+func TestMatMulActivationFake(t *testing.T) {
+	f := openFakeMatMul(t)
+	s := f.dev.DefaultStream()
+	for i, c := range []mmCase{
+		{name: "float32 gelu", m: 7, n: 9, k: 3, in: gpu.MatMulFloat32, act: gpu.MatMulGELU},
+		{name: "float32 bias and gelu", m: 7, n: 9, k: 3, in: gpu.MatMulFloat32, transB: true, bias: true, act: gpu.MatMulGELU},
+		{name: "bfloat16 bias and gelu", m: 5, n: 8, k: 2, in: gpu.MatMulBFloat16, transB: true, bias: true, act: gpu.MatMulGELU},
+		{name: "float16 gelu", m: 5, n: 8, k: 2, in: gpu.MatMulFloat16, transA: true, act: gpu.MatMulGELU},
+		{name: "float16 to float32 bias and relu", m: 6, n: 5, k: 4, in: gpu.MatMulFloat16, out: gpu.MatMulFloat32, bias: true, act: gpu.MatMulReLU},
+		{name: "bfloat16 relu", m: 6, n: 5, k: 4, in: gpu.MatMulBFloat16, act: gpu.MatMulReLU},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := prepare(t, f.dev, c, true, uint64(40+i))
+			require.NoError(t, s.MatMul(r.mm))
+			raw := make([]byte, len(r.o.vals)*int(r.o.t.Size()))
+			require.NoError(t, s.Read(raw, r.mm.C, 0))
+			require.NoError(t, s.Synchronize(context.Background()))
+			got := r.o.decode(raw)
+			plain := *r
+			plain.c.act = gpu.MatMulNoActivation
+			sums, tol := plain.want() // exact: small integers
+			seen := map[bool]int{}    // activations of negative and positive sums
+			for at, sum := range sums {
+				if tol[at] == 0 {
+					continue
+				}
+				x := float32(sum)
+				var y float32
+				if c.act == gpu.MatMulGELU {
+					y = geluFloat32(x)
+				} else {
+					y = max(x, 0)
+				}
+				seen[x > 0]++
+				want := roundTo(c.outType(), float64(y))
+				ulp := math.Abs(float64(y)) / (1 << 23)
+				if c.outType() != gpu.MatMulFloat32 { // the float32 tanh may fall on the other side of a rounding boundary
+					ulp = math.Abs(want - roundTo(c.outType(), math.Nextafter(want, math.Inf(1))))
+				}
+				require.InDelta(t, want, got[at], ulp+1e-7, "element %d: sum %v", at, sum)
+			}
+			require.NotZero(t, seen[true], "no positive sums")
+			require.NotZero(t, seen[false], "no negative sums")
+		})
 	}
 }

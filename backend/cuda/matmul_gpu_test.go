@@ -80,6 +80,13 @@ var gpuCases = []gpuCase{
 	{mmCase: mmCase{name: "batch float32 with bias", m: 40, n: 24, k: 56, in: gpu.MatMulFloat32, batch: 3, padB: 2, bias: true}},
 	{mmCase: mmCase{name: "float32 residual into a separate D", m: 33, n: 40, k: 64, in: gpu.MatMulFloat32, beta: 1, padC: 3, offC: 2, separateD: true}},
 	{mmCase: mmCase{name: "bfloat16 residual and bias into a separate D, one row", m: 1, n: 768, k: 768, in: gpu.MatMulBFloat16, transB: true, alpha: 1, beta: 1, bias: true, separateD: true}},
+	{mmCase: mmCase{name: "bfloat16 GPT-2 MLP up projection with bias and GELU, one row", m: 1, n: 3072, k: 768, in: gpu.MatMulBFloat16, transB: true, bias: true, act: gpu.MatMulGELU}},
+	{mmCase: mmCase{name: "bfloat16 MLP prefill with bias and GELU", m: 77, n: 3072, k: 768, in: gpu.MatMulBFloat16, bias: true, act: gpu.MatMulGELU}},
+	{mmCase: mmCase{name: "float32 GELU without a bias", m: 67, n: 45, k: 129, in: gpu.MatMulFloat32, act: gpu.MatMulGELU}},
+	{mmCase: mmCase{name: "float16 bias and GELU, alpha", m: 96, n: 72, k: 200, in: gpu.MatMulFloat16, transB: true, alpha: 2, bias: true, offBias: 8, act: gpu.MatMulGELU}},
+	{mmCase: mmCase{name: "batch bfloat16 folded, bias and GELU", m: 33, n: 256, k: 128, in: gpu.MatMulBFloat16, batch: 4, shareB: true, tight: true, transB: true, bias: true, act: gpu.MatMulGELU}},
+	{mmCase: mmCase{name: "bfloat16 to float32 bias and ReLU into a separate D", m: 64, n: 136, k: 64, in: gpu.MatMulBFloat16, out: gpu.MatMulFloat32, transB: true, bias: true, act: gpu.MatMulReLU, separateD: true}},
+	{mmCase: mmCase{name: "float16 ReLU", m: 31, n: 48, k: 40, in: gpu.MatMulFloat16, act: gpu.MatMulReLU}},
 }
 
 // TestMatMulGPU checks every case against the CPU reference, padding and

@@ -36,6 +36,7 @@ type mmCase struct {
 	bias           bool // a Bias vector of N elements of the output type
 	offBias        int  // elements before the bias
 	separateD      bool // the result goes to a D laid out as C; C is only read
+	act            gpu.MatMulActivation
 }
 
 // outType is the case's output type, defaults filled.
@@ -51,9 +52,9 @@ func (c mmCase) outType() gpu.MatMulType {
 
 // String names the case in failures.
 func (c mmCase) String() string {
-	return fmt.Sprintf("%s: %d×%d×%d %s→%s transA %v transB %v batch %d shareB %v pads %d,%d,%d offsets %d,%d,%d alpha %v beta %v",
+	return fmt.Sprintf("%s: %d×%d×%d %s→%s transA %v transB %v batch %d shareB %v pads %d,%d,%d offsets %d,%d,%d alpha %v beta %v activation %v",
 		c.name, c.m, c.n, c.k, c.in, c.outType(), c.transA, c.transB, c.batch, c.shareB, c.padA, c.padB, c.padC,
-		c.offA, c.offB, c.offC, c.alpha, c.beta)
+		c.offA, c.offB, c.offC, c.alpha, c.beta, c.act)
 }
 
 // mmOperand is one operand as stored: its values (decoded, as float64) in a
@@ -222,7 +223,8 @@ func prepare(t testing.TB, dev *gpu.Device, c mmCase, small bool, seed uint64) *
 	r.mm = gpu.MatMul{M: c.m, N: c.n, K: c.k, A: upload(r.a), B: upload(r.b), C: upload(r.o),
 		AOffset: int64(c.offA) * c.in.Size(), BOffset: int64(c.offB) * c.in.Size(), COffset: int64(c.offC) * c.outType().Size(),
 		LDA: r.a.ld, LDB: r.b.ld, LDC: r.o.ld, TransA: c.transA, TransB: c.transB, In: c.in, Out: c.out,
-		Alpha: c.alpha, Beta: c.beta, Batch: c.batch, StrideA: int64(r.a.stride), StrideB: int64(r.b.stride), StrideC: int64(r.o.stride)}
+		Alpha: c.alpha, Beta: c.beta, Batch: c.batch, StrideA: int64(r.a.stride), StrideB: int64(r.b.stride), StrideC: int64(r.o.stride),
+		Activation: c.act}
 	if batch == 1 {
 		r.mm.StrideA, r.mm.StrideB, r.mm.StrideC = 0, 0, 0
 	}
@@ -304,12 +306,41 @@ func (r *mmRun) want() (want, tol []float64) {
 					extra = outEps*math.Abs(v) + (math.Abs(v)+math.Abs(bv))/(1<<23)
 					v += bv
 				}
+				pre := accEps*(math.Abs(alpha)*mag+math.Abs(beta*old)) + extra + 1e-7 // the sum's error before the output's rounding
+				if c.act != gpu.MatMulNoActivation {
+					var slope, actErr float64
+					v, slope, actErr = activationRef(c.act, v)
+					pre = slope*pre + actErr
+				}
 				want[at] = v
-				tol[at] = outEps*math.Abs(v) + accEps*(math.Abs(alpha)*mag+math.Abs(beta*old)) + extra + 1e-7
+				tol[at] = outEps*math.Abs(v) + pre
 			}
 		}
 	}
 	return want, tol
+}
+
+// geluSlope bounds |GELU'(x)| (tanh form) over every x: its maximum, about
+// 1.129, is near x = 2.4.
+const geluSlope = 1.13
+
+// geluRef is GELU in its tanh form, in float64.
+func geluRef(x float64) float64 {
+	return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x)))
+}
+
+// activationRef is act at v in float64, the bound on its slope (how much an
+// error of v grows) and its own error in the library: GELU's tanh may be
+// evaluated approximately on the GPU (PTX's tanh.approx.f32 has a relative
+// error of about 2⁻¹¹, which becomes |v|·2⁻¹² of GELU), ReLU is exact.
+func activationRef(act gpu.MatMulActivation, v float64) (y, slope, err float64) {
+	switch act {
+	case gpu.MatMulGELU:
+		return geluRef(v), geluSlope, math.Abs(v)/4096 + 1e-6
+	case gpu.MatMulReLU:
+		return max(v, 0), 1, 0
+	}
+	return v, 1, 0
 }
 
 // check reads C back and compares every element of its image with the

@@ -78,6 +78,15 @@ const (
 	// DescBiasPointer (one element per row of D, of D's type unless
 	// CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE says otherwise) to every column.
 	EpilogueBias Epilogue = 4
+	// EpilogueReLU is CUBLASLT_EPILOGUE_RELU: max(x, 0) of every element.
+	EpilogueReLU Epilogue = 2
+	// EpilogueReLUBias is CUBLASLT_EPILOGUE_RELU_BIAS: the bias, then ReLU.
+	EpilogueReLUBias Epilogue = 6
+	// EpilogueGELU is CUBLASLT_EPILOGUE_GELU: GELU (tanh form) of every
+	// element.
+	EpilogueGELU Epilogue = 32
+	// EpilogueGELUBias is CUBLASLT_EPILOGUE_GELU_BIAS: the bias, then GELU.
+	EpilogueGELUBias Epilogue = 36
 )
 
 // LayoutAttribute is a cublasLtMatrixLayoutAttribute_t.

@@ -7,8 +7,13 @@
 // or float32 out, with float32 scalars; int8 in, int32 out, with int32
 // scalars), batched through the layouts' BATCH_COUNT and
 // STRIDED_BATCH_OFFSET, with CUBLASLT_EPILOGUE_BIAS's vector (of D's type,
-// one element per row of D) added when the descriptor asks for it. So a test
-// can check both the calls and the numbers.
+// one element per row of D) added when the descriptor asks for it, and then
+// the activation of the RELU, RELU_BIAS, GELU and GELU_BIAS epilogues
+// applied: ReLU as max(x, 0) (0 for a NaN, as NVIDIA's library gives), GELU
+// in its tanh form, x/2·(1 + tanh(√(2/π)·(x + 0.044715·x³))), both in float
+// (C's float and tanhf) on the sum rounded to float, so that a 16-bit output
+// is rounded once, after the activation. So a test can check both the calls
+// and the numbers.
 //
 // It reports version $FAKECUBLASLT_VERSION (default 130000). Descriptors,
 // layouts and preferences keep the attributes set on them; setting one the
@@ -33,11 +38,12 @@
 //
 //	create
 //	destroy
-//	heuristic compute=68 scale=0 ta=1 tb=0 a=T/RxC/ldL/bB/sS b=... c=... d=... ws=W align=A,B,C,D
+//	heuristic compute=68 scale=0 ta=1 tb=0 a=T/RxC/ldL/bB/sS b=... c=... d=... ws=W align=A,B,C,D epilogue=E
 //	matmul ta=1 tb=0 a=... b=... c=... d=... ws=W
 //
 // where a layout is its cudaDataType T, rows R, columns C, leading dimension
-// L, batch count B and batch stride S.
+// L, batch count B and batch stride S, and E is the descriptor's
+// cublasLtEpilogue_t (1, CUBLASLT_EPILOGUE_DEFAULT, when not set).
 package fakecublaslt
 
 import (
@@ -74,13 +80,14 @@ func Build(dir string) (string, error) {
 		return "", err
 	}
 	out := filepath.Join(dir, "libcublasLt.so.13")
-	if b, err := exec.Command(cc, "-shared", "-fPIC", "-Wall", "-Werror", "-O1", "-o", out, src, "-ldl").CombinedOutput(); err != nil {
+	if b, err := exec.Command(cc, "-shared", "-fPIC", "-Wall", "-Werror", "-O1", "-o", out, src, "-ldl", "-lm").CombinedOutput(); err != nil {
 		return "", fmt.Errorf("%s: %v\n%s", cc, err, b)
 	}
 	return out, nil
 }
 
 const source = `#include <dlfcn.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -101,6 +108,8 @@ static void flog(const char *fmt, ...) {
 
 enum { R32F = 0, R16F = 2, R8I = 3, R32I = 10, R16BF = 14 };
 enum { OK = 0, INVALID = 7, NOTSUP = 15 };
+// cublasLtEpilogue_t: the bias and activation bits of the epilogues the fake computes.
+enum { EPI_DEFAULT = 1, EPI_RELU = 2, EPI_BIAS = 4, EPI_GELU = 32 };
 
 typedef struct { int compute, scale, pmode, ta, tb, epilogue; const void *bias; } fdesc;
 typedef struct { int type; unsigned long long rows, cols; long long ld; int batch; long long stride; } flayout;
@@ -135,7 +144,7 @@ int cublasLtDestroy(void *h) { flog("destroy"); free(h); return OK; }
 
 int cublasLtMatmulDescCreate(fdesc **d, int compute, int scale) {
 	fdesc *x = calloc(1, sizeof *x);
-	x->compute = compute; x->scale = scale;
+	x->compute = compute; x->scale = scale; x->epilogue = EPI_DEFAULT;
 	*d = x;
 	return OK;
 }
@@ -151,7 +160,12 @@ int cublasLtMatmulDescSetAttribute(fdesc *d, int attr, const void *buf, size_t n
 	case 2: d->pmode = v; return OK;
 	case 3: if (v < 0 || v > 1) return INVALID; d->ta = v; return OK;
 	case 4: if (v < 0 || v > 1) return INVALID; d->tb = v; return OK;
-	case 7: if (v != 1 && v != 4) return INVALID; d->epilogue = v; return OK;
+	case 7:
+		switch (v) {
+		case EPI_DEFAULT: case EPI_RELU: case EPI_BIAS: case EPI_RELU | EPI_BIAS: case EPI_GELU: case EPI_GELU | EPI_BIAS:
+			d->epilogue = v; return OK;
+		}
+		return INVALID;
 	}
 	return INVALID;
 }
@@ -194,9 +208,9 @@ static char *lay(char *buf, size_t n, const flayout *l) {
 int cublasLtMatmulAlgoGetHeuristic(void *h, fdesc *d, flayout *a, flayout *b, flayout *c, flayout *dd, fpref *p,
 		int req, fresult *out, int *ret) {
 	char sa[96], sb[96], sc[96], sd[96];
-	flog("heuristic compute=%d scale=%d ta=%d tb=%d a=%s b=%s c=%s d=%s ws=%llu align=%u,%u,%u,%u",
+	flog("heuristic compute=%d scale=%d ta=%d tb=%d a=%s b=%s c=%s d=%s ws=%llu align=%u,%u,%u,%u epilogue=%d",
 		d->compute, d->scale, d->ta, d->tb, lay(sa, sizeof sa, a), lay(sb, sizeof sb, b), lay(sc, sizeof sc, c),
-		lay(sd, sizeof sd, dd), p->ws, p->align[0], p->align[1], p->align[2], p->align[3]);
+		lay(sd, sizeof sd, dd), p->ws, p->align[0], p->align[1], p->align[2], p->align[3], d->epilogue);
 	int r = envint("FAKECUBLASLT_HEURISTIC", 0);
 	if (r) return r;
 	if (req < 1) return INVALID;
@@ -275,6 +289,14 @@ static void put(const flayout *l, char *base, long long b, long long i, long lon
 	}
 }
 
+// activate applies the epilogue's activation to v, in float.
+static double activate(int epilogue, double v) {
+	float x = (float)v;
+	if (epilogue & EPI_RELU) return x > 0.0f ? x : 0.0f;
+	if (epilogue & EPI_GELU) return 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
+	return v;
+}
+
 typedef struct {
 	fdesc d; flayout la, lb, lc, ld;
 	const void *A, *B, *C; void *D;
@@ -303,11 +325,11 @@ static void compute(void *arg) {
 				if (d->compute == 68) acc = (float)acc;
 				double v = al * acc;
 				if (be != 0) v += be * get(lc, C, b, i, jj);
-				if (d->epilogue == 4) {
+				if (d->epilogue & EPI_BIAS) {
 					flayout vec = *ld; vec.ld = 1; vec.stride = 0;
 					v += get(&vec, d->bias, 0, i, 0);
 				}
-				put(ld, D, b, i, jj, v);
+				put(ld, D, b, i, jj, activate(d->epilogue, v));
 			}
 }
 
@@ -343,7 +365,7 @@ int cublasLtMatmul(void *h, fdesc *d, const void *alpha, const void *A, flayout 
 	unsigned long long kb = d->tb ? lb->cols : lb->rows, n = d->tb ? lb->rows : lb->cols;
 	if (k != kb || lc->rows != m || lc->cols != n || ld->rows != m || ld->cols != n) return INVALID;
 	if (la->batch != lc->batch || lb->batch != lc->batch || ld->batch != lc->batch) return INVALID;
-	if (d->epilogue == 4 && !d->bias) return INVALID;
+	if ((d->epilogue & EPI_BIAS) && !d->bias) return INVALID;
 	if (envint("FAKECUBLASLT_NOMATH", 0)) return OK;
 	fjob j;
 	j.d = *d; j.la = *la; j.lb = *lb; j.lc = *lc; j.ld = *ld;
