@@ -398,11 +398,8 @@ func (m *Model) forward(ids *tensor.Tensor, p position, all bool) (*tensor.Tenso
 		if err != nil {
 			return nil, err
 		}
-		f, err := s.keep(tensor.Linear(h2, b.fcW, b.fcB))
-		if err != nil {
-			return nil, err
-		}
-		g, err := s.keep(tensor.GELU(f))
+		// GELU joins the product: with a matrix library, its epilogue.
+		g, err := s.keep(tensor.LinearGELU(h2, b.fcW, b.fcB))
 		if err != nil {
 			return nil, err
 		}
