@@ -12,12 +12,12 @@ import "github.com/anygpu/gpu/kernel"
 // do not fit take normRows.
 
 // LeanWords is the most words of a row each thread of normRowsLean holds.
-const LeanWords = 8
+const LeanWords = 4
 
 // LeanGroup is the group size normRowsLean is launched with: the size of its
 // shared arrays (one value per subgroup, a subgroup of one at worst), a
 // multiple of every device's subgroup size.
-const LeanGroup = 128
+const LeanGroup = 256
 
 // normRowsLean is normRows (same kind, affine and eps) for rows of words
 // words each (cols/perWord(dt)), row r's first at word xoff + r*xrow of x,
