@@ -281,7 +281,7 @@ func norm(op string, x, gamma, beta *Tensor, eps float32, kind uint32) (*Tensor,
 		if block := ds.leanBlock(cols / wordElems(x.dtype)); block > 0 {
 			args.u32(rows, cols/wordElems(x.dtype), int(x.dtype), int(kind), int(flags), xoff, xrow)
 			args.add(gpu.F32(eps))
-			if err := ds.launchGroups("normRowsLean", block, rows, uses, args.args()...); err != nil {
+			if err := ds.launchLean(block, rows, uses, args.args()...); err != nil {
 				_ = out.Close()
 				return nil, wrap(err, op)
 			}
@@ -351,11 +351,39 @@ func leanRows(x *Tensor, cols int) (xoff, xrow int, ok bool) {
 	return x.offset / per, row / per, true
 }
 
+// leanRowsPerGroup bounds the rows one group of normRowsLean strides over:
+// llvmpipe's OpenGL leaves rows unwritten past about 120 of them per group
+// (found by TestNorms' 2000 rows of 3 on 8 groups: rows 1008 on were 0),
+// which the other row kernels, with fewer barriers per row, do not meet.
+const leanRowsPerGroup = 64
+
+// launchLean enqueues normRowsLean with groups of block threads over rows:
+// as many groups as launch gives the row kernels, or more where each would
+// take over leanRowsPerGroup rows.
+func (ds *deviceState) launchLean(block, rows int, uses []*storage, args ...gpu.Arg) error {
+	e, err := ds.entry("normRowsLean")
+	if err != nil {
+		return err
+	}
+	grid := max(ds.gridSize(rows*block, block), (rows+leanRowsPerGroup-1)/leanRowsPerGroup)
+	if m := ds.info().MaxGridDim.X; m > 0 {
+		grid = min(grid, m)
+	}
+	ds.touch(uses)
+	if err := ds.dev.DefaultStream().Launch(e.k, gpu.D1(grid), gpu.D1(block), args...); err != nil {
+		return wrap(err, "launch normRowsLean")
+	}
+	return nil
+}
+
 // leanBlock is the group size normRowsLean runs rows of words words with on
 // the device: ops.LeanGroup where the row fits the group's registers and the
 // device runs such groups, else 0 (normRows takes the rows).
 func (ds *deviceState) leanBlock(words int) int {
-	if words > ops.LeanWords*ops.LeanGroup {
+	if words > ops.LeanWords*ops.LeanGroup || ds.info().WarpSize <= 1 {
+		// A device without SIMD lanes (the CPU) runs a group's threads one
+		// after another: there normRows' 64 threads striding over a row
+		// cost less than 256 holding it.
 		return 0
 	}
 	e, err := ds.entry("normRowsLean")

@@ -19,6 +19,21 @@ const LeanWords = 4
 // multiple of every device's subgroup size.
 const LeanGroup = 256
 
+// LeanParts is the most per-subgroup values each thread of normRowsLean
+// folds itself: with more (small subgroups, or subgroups of one), the first
+// LeanParts threads fold them into LeanParts parts first, behind one more
+// barrier.
+const LeanParts = 8
+
+// leanFold is the sum of v[from:to], in order (0 for an empty range).
+func leanFold(v *[LeanGroup]float32, from, to uint32) float32 {
+	var s float32
+	for i := from; i < to; i++ {
+		s += v[i]
+	}
+	return s
+}
+
 // normRowsLean is normRows (same kind, affine and eps) for rows of words
 // words each (cols/perWord(dt)), row r's first at word xoff + r*xrow of x,
 // launched with groups of b threads (b a multiple of SubgroupSize and at
@@ -26,11 +41,12 @@ const LeanGroup = 256
 //
 //gpu:kernel
 func normRowsLean(y, x, gamma, beta []uint32, rows, words, dt, kind, affine, xoff, xrow uint32, eps float32) {
-	sums := kernel.Shared[[LeanGroup]float32]()
-	squares := kernel.Shared[[LeanGroup]float32]()
+	red := kernel.Shared[[2 * LeanGroup]float32]() // per subgroup: sums, then squared deviations
+	parts := kernel.Shared[[LeanParts]float32]()
 	t, b := kernel.ThreadX(), kernel.GroupSizeX()
 	sg := kernel.SubgroupSize()
-	subs := b / sg
+	subs := b / sg                              // values to fold: one per subgroup
+	chunk := (subs + LeanParts - 1) / LeanParts // each part's, where there are more than LeanParts
 	per := perWord(dt)
 	cols := float32(words * per)
 	for r := kernel.GroupX(); r < rows; r += kernel.GridX() {
@@ -41,39 +57,48 @@ func normRowsLean(y, x, gamma, beta []uint32, rows, words, dt, kind, affine, xof
 				ws[u] = x[w0+t+u*b]
 			}
 		}
-		var mean float32
-		if kind == NormLayer {
-			var s float32
+		// Pass 0 (layer norm only) sums the row into mean, pass 1 sums
+		// the squared deviations from mean (0 for RMS norm) into total.
+		var mean, total float32
+		for pass := kind; pass < 2; pass++ {
+			var v float32
 			for u := uint32(0); u < LeanWords; u++ {
 				if t+u*b < words {
-					s += wordSum(ws[u], per, dt)
+					if pass == 0 {
+						v += wordSum(ws[u], per, dt)
+					} else {
+						v += wordSquares(ws[u], per, dt, mean)
+					}
 				}
 			}
-			ss := kernel.SubgroupAdd(s)
+			sv := kernel.SubgroupAdd(v)
+			at := pass * LeanGroup // this pass's values in red
 			if t%sg == 0 {
-				sums[t/sg] = ss
+				red[at+t/sg] = sv
 			}
 			kernel.Barrier()
-			total := sums[0]
-			for i := uint32(1); i < subs; i++ {
-				total += sums[i]
+			total = red[at]
+			if subs <= LeanParts {
+				for i := uint32(1); i < subs; i++ {
+					total += red[at+i]
+				}
+			} else {
+				if t < LeanParts {
+					var p float32
+					for i := t * chunk; i < min(subs, t*chunk+chunk); i++ {
+						p += red[at+i]
+					}
+					parts[t] = p
+				}
+				kernel.Barrier()
+				total = parts[0]
+				for i := uint32(1); i < LeanParts; i++ {
+					total += parts[i]
+				}
 			}
-			mean = total / cols
-		}
-		var q float32
-		for u := uint32(0); u < LeanWords; u++ {
-			if t+u*b < words {
-				q += wordSquares(ws[u], per, dt, mean)
+			if pass == 0 {
+				mean = total / cols
 			}
-		}
-		qs := kernel.SubgroupAdd(q)
-		if t%sg == 0 {
-			squares[t/sg] = qs
-		}
-		kernel.Barrier()
-		total := squares[0]
-		for i := uint32(1); i < subs; i++ {
-			total += squares[i]
 		}
 		inv := kernel.Rsqrt(total/cols + eps)
 		o := r * words // the row's first word in y
@@ -91,7 +116,7 @@ func normRowsLean(y, x, gamma, beta []uint32, rows, words, dt, kind, affine, xof
 			}
 		}
 		if kind != NormLayer && rows-r > kernel.GridX() {
-			kernel.Barrier() // the next row's squares wait for every thread's read of these
+			kernel.Barrier() // the next row's sums wait for every thread's read of these
 		}
 	}
 }
