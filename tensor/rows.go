@@ -352,9 +352,10 @@ func leanRows(x *Tensor, cols int) (xoff, xrow int, ok bool) {
 }
 
 // leanRowsPerGroup bounds the rows one group of normRowsLean strides over:
-// llvmpipe's OpenGL leaves rows unwritten past about 120 of them per group
-// (found by TestNorms' 2000 rows of 3 on 8 groups: rows 1008 on were 0),
-// which the other row kernels, with fewer barriers per row, do not meet.
+// llvmpipe's OpenGL, made to run the kernel, left rows unwritten past about
+// 120 of them per group (TestNorms' 2000 rows of 3 on 8 groups of 256:
+// rows 1008 on were 0; of 128: rows 1920 on), which the other row kernels
+// do not meet. The bound costs nothing where groups are many (GPUs).
 const leanRowsPerGroup = 64
 
 // launchLean enqueues normRowsLean with groups of block threads over rows:
@@ -378,7 +379,8 @@ func (ds *deviceState) launchLean(block, rows int, uses []*storage, args ...gpu.
 
 // leanBlock is the group size normRowsLean runs rows of words words with on
 // the device: ops.LeanGroup where the row fits the group's registers and the
-// device runs such groups, else 0 (normRows takes the rows).
+// device has SIMD lanes (DeviceInfo.WarpSize above 1) and runs such groups,
+// else 0 (normRows takes the rows).
 func (ds *deviceState) leanBlock(words int) int {
 	if words > ops.LeanWords*ops.LeanGroup || ds.info().WarpSize <= 1 {
 		// A device without SIMD lanes (the CPU) runs a group's threads one

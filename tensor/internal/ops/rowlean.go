@@ -19,20 +19,11 @@ const LeanWords = 4
 // multiple of every device's subgroup size.
 const LeanGroup = 256
 
-// LeanParts is the most per-subgroup values each thread of normRowsLean
+// leanParts is the most per-subgroup values each thread of normRowsLean
 // folds itself: with more (small subgroups, or subgroups of one), the first
-// LeanParts threads fold them into LeanParts parts first, behind one more
+// leanParts threads fold them into leanParts parts first, behind one more
 // barrier.
-const LeanParts = 8
-
-// leanFold is the sum of v[from:to], in order (0 for an empty range).
-func leanFold(v *[LeanGroup]float32, from, to uint32) float32 {
-	var s float32
-	for i := from; i < to; i++ {
-		s += v[i]
-	}
-	return s
-}
+const leanParts = 8
 
 // normRowsLean is normRows (same kind, affine and eps) for rows of words
 // words each (cols/perWord(dt)), row r's first at word xoff + r*xrow of x,
@@ -42,11 +33,11 @@ func leanFold(v *[LeanGroup]float32, from, to uint32) float32 {
 //gpu:kernel
 func normRowsLean(y, x, gamma, beta []uint32, rows, words, dt, kind, affine, xoff, xrow uint32, eps float32) {
 	red := kernel.Shared[[2 * LeanGroup]float32]() // per subgroup: sums, then squared deviations
-	parts := kernel.Shared[[LeanParts]float32]()
+	parts := kernel.Shared[[leanParts]float32]()
 	t, b := kernel.ThreadX(), kernel.GroupSizeX()
 	sg := kernel.SubgroupSize()
 	subs := b / sg                              // values to fold: one per subgroup
-	chunk := (subs + LeanParts - 1) / LeanParts // each part's, where there are more than LeanParts
+	chunk := (subs + leanParts - 1) / leanParts // each part's, where there are more than leanParts
 	per := perWord(dt)
 	cols := float32(words * per)
 	for r := kernel.GroupX(); r < rows; r += kernel.GridX() {
@@ -78,12 +69,12 @@ func normRowsLean(y, x, gamma, beta []uint32, rows, words, dt, kind, affine, xof
 			}
 			kernel.Barrier()
 			total = red[at]
-			if subs <= LeanParts {
+			if subs <= leanParts {
 				for i := uint32(1); i < subs; i++ {
 					total += red[at+i]
 				}
 			} else {
-				if t < LeanParts {
+				if t < leanParts {
 					var p float32
 					for i := t * chunk; i < min(subs, t*chunk+chunk); i++ {
 						p += red[at+i]
@@ -92,7 +83,7 @@ func normRowsLean(y, x, gamma, beta []uint32, rows, words, dt, kind, affine, xof
 				}
 				kernel.Barrier()
 				total = parts[0]
-				for i := uint32(1); i < LeanParts; i++ {
+				for i := uint32(1); i < leanParts; i++ {
 					total += parts[i]
 				}
 			}
