@@ -53,6 +53,22 @@ func AppendKV(cache, x *Tensor, pos int) error {
 	return assignView(op, cache, strides[:], pos*cache.strides[1], x)
 }
 
+// AppendKVPair is AppendKV of keys k into the key cache kc and values v
+// into the value cache vc in one launch: kc[h, pos+i, d] = k[i, h, d] and
+// vc[h, pos+i, d] = v[i, h, d]. The caches share shape and dtype, k and v
+// are [n heads dim] (any views); positions past ctx are an InvalidArgument
+// error.
+func AppendKVPair(kc, vc, k, v *Tensor, pos int) error {
+	const op = "append kv pair"
+	if err := checkKVPair(op, kc, vc, k, v); err != nil {
+		return err
+	}
+	if n, ctx := k.shape[0], kc.shape[1]; pos < 0 || pos+n > ctx {
+		return invalid(op+" "+shapeString(k.shape)+" into "+shapeString(kc.shape), "positions %d..%d outside the caches' %d", pos, pos+n-1, ctx)
+	}
+	return appendKVPair(op, kc, vc, k, v, pos, nil)
+}
+
 // Attention returns causal scaled dot-product attention of the queries q,
 // [nq heads dim] (any view) at positions pos..pos+nq-1, over the KV caches
 // k and v ([heads ctx dim], AppendKV's) holding positions 0..pos+nq-1:

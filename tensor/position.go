@@ -234,3 +234,75 @@ func Assign(dst, src *Tensor) error {
 	}
 	return assign(op, dst, src)
 }
+
+// AppendKVPairAt is AppendKVAt of keys k into the key cache kc and values v
+// into the value cache vc in one launch (a decode step appends both at
+// every layer): kc[h, pos[0]+i, d] = k[i, h, d] and vc[h, pos[0]+i, d] =
+// v[i, h, d]. The caches share shape and dtype, k and v are [n heads dim]
+// (any views), and rows whose position lies outside the caches are not
+// written, as AppendKVAt's.
+func AppendKVPairAt(kc, vc, k, v, pos *Tensor) error {
+	const op = "append kv pair at"
+	if err := checkKVPair(op, kc, vc, k, v); err != nil {
+		return err
+	}
+	if err := checkPosition(op, pos, kc); err != nil {
+		return err
+	}
+	return appendKVPair(op, kc, vc, k, v, 0, pos)
+}
+
+// checkKVPair checks AppendKVPair's and AppendKVPairAt's caches kc and vc
+// and their keys k and values v.
+func checkKVPair(op string, kc, vc, k, v *Tensor) error {
+	if err := checkCache(op, "the key", kc, nil); err != nil {
+		return err
+	}
+	if err := checkCache(op, "the value", vc, kc); err != nil {
+		return err
+	}
+	if !slices.Equal(kc.shape, vc.shape) {
+		return invalid(op+" "+shapeString(kc.shape)+" and "+shapeString(vc.shape), "caches of one shape")
+	}
+	if err := needFloat(op, k, kc); err != nil {
+		return err
+	}
+	if err := needFloat(op, v, kc); err != nil {
+		return err
+	}
+	if err := sameDevice(op, kc, vc, k, v); err != nil {
+		return err
+	}
+	heads, dim := kc.shape[0], kc.shape[2]
+	for _, x := range []*Tensor{k, v} {
+		if len(x.shape) != 3 || x.shape[1] != heads || x.shape[2] != dim || x.shape[0] != k.shape[0] {
+			return invalid(op+" "+shapeString(k.shape)+" and "+shapeString(v.shape)+" into "+shapeString(kc.shape), "want [n %d %d] both", heads, dim)
+		}
+	}
+	return nil
+}
+
+// appendKVPair launches appendKVPair for the checked caches, keys and
+// values, at position pos, or, when at is not nil, at at[0] read on the
+// device (a checked position tensor).
+func appendKVPair(op string, kc, vc, k, v *Tensor, pos int, at *Tensor) error {
+	heads, ctx, dim := kc.shape[0], kc.shape[1], kc.shape[2]
+	n := k.shape[0]
+	if n*heads*dim == 0 {
+		return nil
+	}
+	ds := kc.st.ds
+	var ubuf [5]*storage
+	uses := append(ubuf[:0], kc.st, vc.st, k.st, v.st)
+	posArg, posAt, pdev := gpu.Buf(kc.st.buf), pos, 0
+	if at != nil {
+		posArg, posAt, pdev = gpu.Buf(at.st.buf), at.offset, 1
+		uses = append(uses, at.st)
+	}
+	var args argList
+	args.add(gpu.Buf(kc.st.buf), gpu.Buf(vc.st.buf), gpu.Buf(k.st.buf), gpu.Buf(v.st.buf), posArg)
+	args.u32(int(kc.dtype), n, heads, dim, posAt, pdev, ctx)
+	args.u32(k.offset, k.strides[0], k.strides[1], k.strides[2])
+	args.u32(v.offset, v.strides[0], v.strides[1], v.strides[2])
+	return wrap(ds.launch("appendKVPair", false, n*heads*dim, uses, args.args()...), op)
+}

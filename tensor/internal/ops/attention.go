@@ -92,9 +92,18 @@ func attention(out []uint32, stats []float32, q, kc, vc, table, posb []uint32, d
 					row = kvRow(min(table[toff+j/page], pages-1), h, j, heads, ctx, page, dim)
 					rows[t] = row
 				}
-				for d := uint32(0); d < dim; d++ {
-					at := row + d
-					dot += qs[d] * kernel.Float32frombits(bitsOf(kc[wordOf(at, dt)], dt, at))
+				if dt != DTFloat32 && dim%2 == 0 {
+					// The row starts on a word: a load takes two elements.
+					for d := uint32(0); d < dim; d += 2 {
+						w := kc[(row+d)/2]
+						dot += qs[d] * lowHalf(w, dt)
+						dot += qs[d+1] * highHalf(w, dt)
+					}
+				} else {
+					for d := uint32(0); d < dim; d++ {
+						at := row + d
+						dot += qs[d] * kernel.Float32frombits(bitsOf(kc[wordOf(at, dt)], dt, at))
+					}
 				}
 				s = dot
 			}
