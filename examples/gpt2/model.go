@@ -366,18 +366,12 @@ func (m *Model) forward(ids *tensor.Tensor, p position, all bool) (*tensor.Tenso
 		scale := float32(1 / math.Sqrt(float64(D)))
 		var a *tensor.Tensor
 		if p.dev != nil {
-			if err := tensor.AppendKVAt(b.kc, k, p.dev); err != nil {
-				return nil, err
-			}
-			if err := tensor.AppendKVAt(b.vc, v, p.dev); err != nil {
+			if err := tensor.AppendKVPairAt(b.kc, b.vc, k, v, p.dev); err != nil {
 				return nil, err
 			}
 			a, err = s.keep(tensor.AttentionAt(q, b.kc, b.vc, p.dev, scale))
 		} else {
-			if err := tensor.AppendKV(b.kc, k, pos); err != nil {
-				return nil, err
-			}
-			if err := tensor.AppendKV(b.vc, v, pos); err != nil {
+			if err := tensor.AppendKVPair(b.kc, b.vc, k, v, pos); err != nil {
 				return nil, err
 			}
 			a, err = s.keep(tensor.Attention(q, b.kc, b.vc, pos, scale))
