@@ -204,6 +204,12 @@ func analyse(f *ir.Func, tree []node, phases int) *analysis {
 				exprRefs(n.s.Cond, -1)
 				walk(n.then)
 				walk(n.els_)
+			case *groupMatMul:
+				if n.s.From != nil {
+					for _, x := range n.s.From.Exprs() {
+						exprRefs(x, -1)
+					}
+				}
 			case *groupFor:
 				if n.s.Init != nil {
 					stmtRefs(n.s.Init, -1)
