@@ -206,6 +206,8 @@ func analyse(f *ir.Func, tree []node, phases int) *analysis {
 				walk(n.els_)
 			case *groupMatMul:
 				if n.s.From != nil {
+					exprRefs(n.s.A, -1)
+					exprRefs(n.s.B, -1)
 					for _, x := range n.s.From.Exprs() {
 						exprRefs(x, -1)
 					}
