@@ -57,7 +57,7 @@ func launchFits(op string, g backend.Group, args []backend.Arg) bool {
 		return b.holds(0, 1, uint64(g.ID.X)+1) && b.holds(1, 1, n) && b.holds(2, 1, n)
 	case OpTranspose:
 		return b.holds(0, u(3), u(2)) && b.holds(1, u(2), u(3))
-	case OpSgemm, OpSgemm128x64, OpSgemm64x64, OpSgemm32x32, OpSgemm64MMA:
+	case OpSgemm, OpSgemm128x64, OpSgemm64x64, OpSgemm32x32, OpSgemm64MMA, OpSgemmFrom:
 		m, n, k := u(3), u(4), u(5)
 		return b.holds(0, m, n) && b.holds(1, m, k) && b.holds(2, k, n)
 	}

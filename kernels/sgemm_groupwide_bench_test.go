@@ -31,6 +31,7 @@ func BenchmarkSgemmGroupWideOneCore(b *testing.B) {
 		tile int
 	}{
 		{"generated=" + OpSgemm64MMA, SgemmSource().Go[OpSgemm64MMA], 64},
+		{"generated=" + OpSgemmFrom, SgemmSource().Go[OpSgemmFrom], 64},
 		{"handtuned=" + OpSgemm, Source().Go[OpSgemm], 128},
 	} {
 		b.Run(tc.name, func(b *testing.B) {

@@ -12,8 +12,27 @@ import (
 	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/backend/backendtest"
 	"github.com/anygpu/gpu/kernels"
+	"github.com/anygpu/gpu/kernels/internal/handwritten"
 	"github.com/anygpu/gpu/kernels/sgemm"
 )
+
+// handwrittenSgemm compiles the CPU's former hand-tuned sgemm
+// (kernels/internal/handwritten) for dev, as a Source of its own with
+// sgemm's parameters.
+func handwrittenSgemm(b *testing.B, dev *gpu.Device) *gpu.Kernel {
+	src := gpu.Source{Name: "handwritten_sgemm", Go: map[string]backend.GoKernel{kernels.OpSgemm: handwritten.Go()[kernels.OpSgemm]},
+		Params: map[string][]backend.ArgKind{kernels.OpSgemm: kernels.Params[kernels.OpSgemm]}}
+	mod, err := dev.Compile(context.Background(), src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = mod.Close() })
+	kern, err := mod.Kernel(kernels.OpSgemm)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return kern
+}
 
 // Environment of BenchmarkSgemm.
 const (
@@ -32,7 +51,11 @@ const (
 // (kernel=sgemm, kernel=sgemm128x64, ...), the launch kernels.ChooseSgemm
 // picks for the device (chosen=NAME), and Launcher.Sgemm (launcher: the
 // device's library where it has one, as cuBLASLt on CUDA, else the chosen
-// kernel). Sub-benchmarks are backend/MxNxK/way; each reports the device
+// kernel); on the CPU also the hand-tuned GEMM of internal/gemm that the
+// CPU ran before (handwritten), the baseline of the generated sgemm:
+//
+//	ANYGPU_BENCH_BACKENDS=cpu ANYGPU_BENCH_SGEMM=1024,2048 go test -run '^$' -bench 'Sgemm/cpu/.*/(chosen|handwritten)' -cpu 1,2 ./kernels/sgemm
+// Sub-benchmarks are backend/MxNxK/way; each reports the device
 // time per product (device-ns/op) and GFLOP/s (2·m·n·k per product):
 //
 //	ANYGPU_BENCH_BACKENDS=cuda,vulkan go test -run '^$' -bench Sgemm ./kernels/sgemm
@@ -134,6 +157,13 @@ func benchShape(b *testing.B, dev *gpu.Device, mods modules, m, n, k int) {
 	}
 	chosen := kernels.ChooseSgemm(dev.Info(), m, n, k)
 	ways = append(ways, way{"chosen=" + chosen.Kernel, launch(chosen)})
+	if dev.Info().Type == backend.TypeCPU {
+		// The hand-tuned GEMM the CPU ran before the generated sgemm, in
+		// the geometry it was launched with (a group per 128×128 of C).
+		kern := handwrittenSgemm(b, dev)
+		grid := gpu.D2((n+127)/128, (m+127)/128)
+		ways = append(ways, way{"handwritten", func() error { return st.Launch(kern, grid, gpu.D2(16, 16), args...) }})
+	}
 	l, err := sgemm.New(dev, mods.builtins)
 	if err != nil {
 		b.Fatal(err)
