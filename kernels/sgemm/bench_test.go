@@ -56,7 +56,9 @@ const (
 //
 //	ANYGPU_BENCH_BACKENDS=cpu ANYGPU_BENCH_SGEMM=1024,2048 go test -run '^$' -bench 'Sgemm/cpu/.*/(chosen|handwritten)' -cpu 1,2 ./kernels/sgemm
 // Sub-benchmarks are backend/MxNxK/way; each reports the device
-// time per product (device-ns/op) and GFLOP/s (2·m·n·k per product):
+// time per product (device-ns/op) and GFLOP/s (2·m·n·k per product), and
+// on the CPU also GFLOP per second of the process's CPU time (cpu-GFLOP/s,
+// which other work on the machine disturbs less):
 //
 //	ANYGPU_BENCH_BACKENDS=cuda,vulkan go test -run '^$' -bench Sgemm ./kernels/sgemm
 func BenchmarkSgemm(b *testing.B) {
@@ -181,12 +183,18 @@ func benchShape(b *testing.B, dev *gpu.Device, mods modules, m, n, k int) {
 			}
 			b.ResetTimer()
 			var device float64
+			cpu0, cpuOK := processCPUTime()
 			for range b.N {
 				device += backendtest.DeviceTime(b, st, w.run).Seconds()
 			}
 			b.StopTimer()
 			b.ReportMetric(device/float64(b.N)*1e9, "device-ns/op")
 			b.ReportMetric(flops*float64(b.N)/device/1e9, "GFLOP/s")
+			if cpu1, ok := processCPUTime(); cpuOK && ok && dev.Info().Type == backend.TypeCPU {
+				// The CPU time of the whole process (every core): what a
+				// product costs on a machine that other work shares.
+				b.ReportMetric(flops*float64(b.N)/(cpu1-cpu0).Seconds()/1e9, "cpu-GFLOP/s")
+			}
 		})
 	}
 }
