@@ -67,10 +67,17 @@ func packBT(dst, bt []float32, ldbt, kc, cols, nr int) {
 }
 
 // packA8 is packA's full panel of eight rows: for each step p of k, the
-// eight values a[r·lda+p] one after another, written a step at a time (the
-// rows are read in order, the panel written in order, with no bounds checks
-// in the loop).
+// eight values a[r·lda+p] one after another: eight columns at a time in
+// assembly where the architecture has it (packA8Fast), the rest a step at a
+// time (the rows read in order, the panel written in order, with no bounds
+// checks in the loop).
 func packA8(panel, a []float32, lda, kc int) {
+	if done := packA8Fast(panel, a, lda, kc); done > 0 {
+		panel, a, kc = panel[8*done:], a[done:], kc-done
+		if kc == 0 {
+			return
+		}
+	}
 	a0 := a[:kc:kc]
 	a1 := a[lda:][:len(a0)]
 	a2 := a[2*lda:][:len(a0)]

@@ -34,7 +34,7 @@ func From(c, a, b []float32, r0, lda uint32) {
 
 // TestMatMulAddFrom runs MatMulAddFrom in the interpreter: c (not zero) +=
 // A·B with A read from its offset and stride, every element of the tile
-// against a float64 reference; an A that ends past its buffer fails the
+// against a float64 reference; an A that ends one float past its buffer fails the
 // launch as an index out of range does.
 func TestMatMulAddFrom(t *testing.T) {
 	m, err := front.Load([]front.File{{Name: "k.go", Src: matMulFromSrc}})
@@ -66,7 +66,7 @@ func TestMatMulAddFrom(t *testing.T) {
 	require.NoError(t, launch(k, backend.Dim3{X: 1}, backend.Dim3{X: 64}, buf(c), buf(a), buf(b), argU32(r0), argU32(lda)))
 	assert.InDeltaSlice(t, want, c, 1e-3)
 
-	err = launch(k, backend.Dim3{X: 1}, backend.Dim3{X: 64}, buf(c), buf(a[:len(a)-1]), buf(b), argU32(r0), argU32(lda))
+	err = launch(k, backend.Dim3{X: 1}, backend.Dim3{X: 64}, buf(c), buf(a[:(r0+15)*lda+15]), buf(b), argU32(r0), argU32(lda))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "kernel.MatMulAddFrom")
 	err = launch(k, backend.Dim3{X: 1}, backend.Dim3{X: 64}, buf(c), buf(a), buf(b), argU32(100), argU32(lda))
