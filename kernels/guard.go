@@ -1,6 +1,12 @@
 package kernels
 
-import "github.com/anygpu/gpu/backend"
+import (
+	"slices"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/anygpu/gpu/backend"
+)
 
 // guardGo wraps the generated Go kernel k of op for the CPU backend: a group
 // whose launch is malformed (argument count or kinds not Params[op], a buffer
@@ -9,11 +15,23 @@ import "github.com/anygpu/gpu/backend"
 // empty block) returns at once, writing nothing, where the generated Go
 // would index out of range and panic. The check costs a few comparisons per
 // group: the op's check is chosen once, here, not per group.
+//
+// The groups of a launch share its arguments, and most ops' check does not
+// depend on the group: the last arguments that passed such a check are
+// remembered (an immutable copy behind an atomic pointer, so that the
+// groups running in parallel share it), and a group whose arguments equal
+// them (the same buffers, kinds and scalars) skips the buffer lengths.
 func guardGo(op string, k backend.GoKernel) backend.GoKernel {
 	kinds, _ := paramsOf(op)
 	fits := launchFits(op)
+	perGroup := op == OpReduceSum || op == OpDot // the check reads the group's index
+	var passed atomic.Pointer[[]backend.Arg]
 	return func(g backend.Group, args []backend.Arg) {
 		if g.Size.X <= 0 || g.Size.Y < 0 || g.Size.Z < 0 || g.ID.X < 0 || len(args) != len(kinds) {
+			return
+		}
+		if p := passed.Load(); p != nil && !perGroup && sameArgs(*p, args) {
+			k(g, args)
 			return
 		}
 		for i, kind := range kinds {
@@ -23,6 +41,10 @@ func guardGo(op string, k backend.GoKernel) backend.GoKernel {
 		}
 		if !fits(g, args) {
 			return
+		}
+		if !perGroup {
+			remembered := slices.Clone(args)
+			passed.Store(&remembered)
 		}
 		k(g, args)
 	}
@@ -78,4 +100,21 @@ func holds(a backend.Arg, r, c uint64) bool {
 	}
 	f := a.Float32s()
 	return f != nil && c <= uint64(len(f))/r
+}
+
+// sameArgs reports whether a and b are the same arguments: the same kinds
+// and scalars, and the very same buffers (the interface values' words equal:
+// no comparison of the values, which a buffer type need not allow; a holds
+// its buffers, so equal words are the same live buffer).
+func sameArgs(a, b []backend.Arg) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Kind != b[i].Kind || a[i].Bits != b[i].Bits ||
+			*(*[2]uintptr)(unsafe.Pointer(&a[i].Buffer)) != *(*[2]uintptr)(unsafe.Pointer(&b[i].Buffer)) {
+			return false
+		}
+	}
+	return true
 }
