@@ -55,6 +55,7 @@ const (
 // CPU ran before (handwritten), the baseline of the generated sgemm:
 //
 //	ANYGPU_BENCH_BACKENDS=cpu ANYGPU_BENCH_SGEMM=1024,2048 go test -run '^$' -bench 'Sgemm/cpu/.*/(chosen|handwritten)' -cpu 1,2 ./kernels/sgemm
+//
 // Sub-benchmarks are backend/MxNxK/way; each reports the device
 // time per product (device-ns/op) and GFLOP/s (2·m·n·k per product), and
 // on the CPU also GFLOP per second of the process's CPU time (cpu-GFLOP/s,
