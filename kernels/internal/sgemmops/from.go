@@ -116,13 +116,30 @@ func sgemmfrom(c, a, b []float32, m, n, k uint32, alpha, beta float32) {
 				}
 				kernel.Barrier() // the threads write out other elements than they summed
 			}
-			for i := row0 - rowS + kernel.ThreadY(); i < tm; i += kernel.GroupSizeY() {
-				out := (rowS+i)*n + colS
-				for j := col0 - colS + kernel.ThreadX(); j < tn; j += kernel.GroupSizeX() {
-					if beta == 0 {
-						c[out+j] = alpha * cs[i*fromTileN+j]
-					} else {
-						c[out+j] = alpha*cs[i*fromTileN+j] + beta*c[out+j]
+			if n%4 == 0 {
+				// Rows of C, and the tile's columns, start 16-byte aligned:
+				// four columns at a time.
+				for i := row0 - rowS + kernel.ThreadY(); i < tm; i += kernel.GroupSizeY() {
+					out := (rowS+i)*n + colS
+					for j := col0 - colS + 4*kernel.ThreadX(); j < tn; j += 4 * kernel.GroupSizeX() {
+						at := i*fromTileN + j
+						v := kernel.Float4{X: alpha * cs[at], Y: alpha * cs[at+1], Z: alpha * cs[at+2], W: alpha * cs[at+3]}
+						if beta != 0 {
+							old := kernel.Load4(c, (out+j)/4)
+							v = kernel.Float4{X: v.X + beta*old.X, Y: v.Y + beta*old.Y, Z: v.Z + beta*old.Z, W: v.W + beta*old.W}
+						}
+						kernel.Store4(c, (out+j)/4, v)
+					}
+				}
+			} else {
+				for i := row0 - rowS + kernel.ThreadY(); i < tm; i += kernel.GroupSizeY() {
+					out := (rowS+i)*n + colS
+					for j := col0 - colS + kernel.ThreadX(); j < tn; j += kernel.GroupSizeX() {
+						if beta == 0 {
+							c[out+j] = alpha * cs[i*fromTileN+j]
+						} else {
+							c[out+j] = alpha*cs[i*fromTileN+j] + beta*c[out+j]
+						}
 					}
 				}
 			}
