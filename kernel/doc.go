@@ -49,7 +49,8 @@
 //     package, Barrier(), and MatMulAdd (a group's tile multiply-accumulate
 //     on shared float32 arrays: CUDA's tensor cores for bfloat16 and float16
 //     precision, the packed matrix multiply of the CPU's sgemm on the CPU,
-//     a loop over the tile elsewhere).
+//     a loop over the tile elsewhere) and MatMulAddFrom (the same with A and
+//     B read straight from buffers).
 //   - Expressions: arithmetic, comparison, logical and bitwise operators on
 //     scalars, conversions between scalar types, indexing of buffers and
 //     arrays, the built-ins min, max and len (of arrays), and this package's

@@ -83,3 +83,49 @@ func MatMulAdd[C, A, B any](c *C, a *A, b *B, s MatMul) {
 		panic("kernel." + err.Error())
 	}
 }
+
+// MatMulAddFrom is MatMulAdd with A and B read straight from buffers: C +=
+// A·B, where c is a kernel.Shared array of float32 as for MatMulAdd, A's
+// element (i, k) is a[aOff + i·lda + k], and B's element (k, j) is
+// b[bOff + k·ldb + j] (b[bOff + j·ldb + k] when s.TransposeB). s is a
+// literal of constants as for MatMulAdd, with LDA and LDB left out (zero):
+// lda and ldb give the strides, at least the rows' lengths (K for A; N, or
+// K when transposed, for B). a and b name []float32 parameters of the
+// kernel; aOff, lda, bOff and ldb may be any uint32 expressions that are
+// the same in every thread of the group (parameters, constants, group
+// indices and sizes, and locals computed from those), which the translator
+// checks: the group multiplies once. A part of A or B outside its buffer is
+// the kernel's error, as indexing out of range is (the CPU fails the
+// launch; a GPU reads what it reads).
+//
+// Every thread of the group calls it, in control flow that is the same for
+// the whole group, and not in a helper, as for MatMulAdd, and it implies a
+// Barrier before and after. Its sums are MatMulAdd's, in the same order on
+// each device. Reading the operands from the buffers, it spares a kernel the
+// staging of A and B in shared memory: on the CPU, where the group's
+// product runs once through the packed matrix multiply, the tile of C is
+// the only shared memory the product takes.
+//
+// Run as plain Go outside a translated kernel, it computes the product; a
+// call the translator would reject, or one that reads outside a or b,
+// panics there.
+func MatMulAddFrom[C any](c *C, a []float32, aOff, lda uint32, b []float32, bOff, ldb uint32, s MatMul) {
+	ts := kmath.TileShape{M: s.M, N: s.N, K: s.K, LDA: int(lda), LDB: int(ldb), LDC: s.LDC,
+		TransposeB: s.TransposeB, Precision: kmath.Precision(s.Precision)}
+	if s.LDA != 0 || s.LDB != 0 {
+		panic("kernel.MatMulAddFrom: give the strides of a and b as lda and ldb, not in the shape")
+	}
+	if s.LDC == 0 {
+		ts.LDC = s.N
+	}
+	cs := kmath.Floats(c)
+	if cs == nil {
+		panic("kernel.MatMulAddFrom: c must be an array of float32")
+	}
+	if uint64(aOff) > uint64(len(a)) || uint64(bOff) > uint64(len(b)) {
+		panic("kernel.MatMulAddFrom: an offset lies past the end of its buffer")
+	}
+	if err := kmath.MatMulAdd(cs, a[aOff:], b[bOff:], ts); err != nil {
+		panic("kernel.MatMulAddFrom: " + err.Error())
+	}
+}

@@ -616,3 +616,23 @@ func TestCheckLaunch(t *testing.T) {
 		})
 	}
 }
+
+// TestGuardRemembersOnlyEqualArguments: a launch whose arguments pass the
+// guard, then the same argument slice changed to sizes its buffers do not
+// hold (the guard remembers the arguments that passed), writes nothing and
+// does not panic; the first launch wrote.
+func TestGuardRemembersOnlyEqualArguments(t *testing.T) {
+	k := guardGo(OpFill, generated().Go[OpFill])
+	bs, fs := newBuf(make([]float32, 8))
+	args := []backend.Arg{bufArg(bs), u32Arg(8), f32Arg(2)}
+	g := backend.Group{Size: backend.Dim3{X: 8, Y: 1, Z: 1}, Grid: backend.Dim3{X: 1, Y: 1, Z: 1}}
+	k(g, args)
+	require.Equal(t, float32(2), fs[7])
+	args[1], args[2] = u32Arg(1<<20), f32Arg(3) // more than the buffer holds
+	require.NotPanics(t, func() { k(g, args) })
+	assert.Equal(t, float32(2), fs[0], "nothing written")
+	assert.Equal(t, -1, guardIntact(fs, 8), "nothing written past the data")
+	args[1] = u32Arg(8)
+	k(g, args)
+	assert.Equal(t, float32(3), fs[7], "a launch that fits again runs")
+}

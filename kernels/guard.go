@@ -1,6 +1,12 @@
 package kernels
 
-import "github.com/anygpu/gpu/backend"
+import (
+	"slices"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/anygpu/gpu/backend"
+)
 
 // guardGo wraps the generated Go kernel k of op for the CPU backend: a group
 // whose launch is malformed (argument count or kinds not Params[op], a buffer
@@ -8,11 +14,24 @@ import "github.com/anygpu/gpu/backend"
 // sees them) or that has nothing to write (a reduction group beyond out, an
 // empty block) returns at once, writing nothing, where the generated Go
 // would index out of range and panic. The check costs a few comparisons per
-// group.
+// group: the op's check is chosen once, here, not per group.
+//
+// The groups of a launch share its arguments, and most ops' check does not
+// depend on the group: the last arguments that passed such a check are
+// remembered (an immutable copy behind an atomic pointer, so that the
+// groups running in parallel share it), and a group whose arguments equal
+// them (the same buffers, kinds and scalars) skips the buffer lengths.
 func guardGo(op string, k backend.GoKernel) backend.GoKernel {
 	kinds, _ := paramsOf(op)
+	fits := launchFits(op)
+	perGroup := op == OpReduceSum || op == OpDot // the check reads the group's index
+	var passed atomic.Pointer[[]backend.Arg]
 	return func(g backend.Group, args []backend.Arg) {
 		if g.Size.X <= 0 || g.Size.Y < 0 || g.Size.Z < 0 || g.ID.X < 0 || len(args) != len(kinds) {
+			return
+		}
+		if p := passed.Load(); p != nil && !perGroup && sameArgs(*p, args) {
+			k(g, args)
 			return
 		}
 		for i, kind := range kinds {
@@ -20,58 +39,82 @@ func guardGo(op string, k backend.GoKernel) backend.GoKernel {
 				return
 			}
 		}
-		if !launchFits(op, g, args) {
+		if !fits(g, args) {
 			return
+		}
+		if !perGroup {
+			remembered := slices.Clone(args)
+			passed.Store(&remembered)
 		}
 		k(g, args)
 	}
 }
 
-// launchFits reports whether every buffer of a well-typed launch of op holds
-// the float32s its sizes imply, and whether group g's partial sum (for a
+// launchFits returns op's check that every buffer of a well-typed launch
+// holds the float32s its sizes imply, and that group g's partial sum (for a
 // reduction) has its slot in out. Each buffer's length is read once: the
 // check runs for every group, so it must stay cheap next to a group's work.
-func launchFits(op string, g backend.Group, args []backend.Arg) bool {
-	var b launchBuffers
-	for i := 0; i < len(args) && i < len(b.n); i++ {
-		if args[i].Kind == backend.ArgBuffer && args[i].Buffer != nil {
-			if f := args[i].Float32s(); f != nil {
-				b.host[i], b.n[i] = true, uint64(len(f))
-			}
-		}
-	}
-	u := func(i int) uint64 { return uint64(args[i].U32()) }
+// An op it does not know never fits.
+func launchFits(op string) func(g backend.Group, args []backend.Arg) bool {
+	u := func(args []backend.Arg, i int) uint64 { return uint64(args[i].U32()) }
 	switch op {
 	case OpFill:
-		return b.holds(0, 1, u(1))
+		return func(_ backend.Group, args []backend.Arg) bool { return holds(args[0], 1, u(args, 1)) }
 	case OpCopy, OpScale, OpAxpy:
-		n := u(2)
-		return b.holds(0, 1, n) && b.holds(1, 1, n)
+		return func(_ backend.Group, args []backend.Arg) bool {
+			n := u(args, 2)
+			return holds(args[0], 1, n) && holds(args[1], 1, n)
+		}
 	case OpAdd, OpMul:
-		n := u(3)
-		return b.holds(0, 1, n) && b.holds(1, 1, n) && b.holds(2, 1, n)
+		return func(_ backend.Group, args []backend.Arg) bool {
+			n := u(args, 3)
+			return holds(args[0], 1, n) && holds(args[1], 1, n) && holds(args[2], 1, n)
+		}
 	case OpReduceSum:
-		return b.holds(0, 1, uint64(g.ID.X)+1) && b.holds(1, 1, u(2))
+		return func(g backend.Group, args []backend.Arg) bool {
+			return holds(args[0], 1, uint64(g.ID.X)+1) && holds(args[1], 1, u(args, 2))
+		}
 	case OpDot:
-		n := u(3)
-		return b.holds(0, 1, uint64(g.ID.X)+1) && b.holds(1, 1, n) && b.holds(2, 1, n)
+		return func(g backend.Group, args []backend.Arg) bool {
+			n := u(args, 3)
+			return holds(args[0], 1, uint64(g.ID.X)+1) && holds(args[1], 1, n) && holds(args[2], 1, n)
+		}
 	case OpTranspose:
-		return b.holds(0, u(3), u(2)) && b.holds(1, u(2), u(3))
-	case OpSgemm, OpSgemm128x64, OpSgemm64x64, OpSgemm32x32, OpSgemm64MMA:
-		m, n, k := u(3), u(4), u(5)
-		return b.holds(0, m, n) && b.holds(1, m, k) && b.holds(2, k, n)
+		return func(_ backend.Group, args []backend.Arg) bool {
+			return holds(args[0], u(args, 3), u(args, 2)) && holds(args[1], u(args, 2), u(args, 3))
+		}
+	case OpSgemm, OpSgemm128x64, OpSgemm64x64, OpSgemm32x32, OpSgemm64MMA, OpSgemmFrom:
+		return func(_ backend.Group, args []backend.Arg) bool {
+			m, n, k := u(args, 3), u(args, 4), u(args, 5)
+			return holds(args[0], m, n) && holds(args[1], m, k) && holds(args[2], k, n)
+		}
 	}
-	return false
+	return func(backend.Group, []backend.Arg) bool { return false }
 }
 
-// launchBuffers are the first three buffers of a launch: whether each is host
-// memory and how many float32s it holds.
-type launchBuffers struct {
-	host [3]bool
-	n    [3]uint64
+// holds reports whether buffer argument a is host memory holding r×c
+// float32s (an empty r×c needs no buffer at all).
+func holds(a backend.Arg, r, c uint64) bool {
+	if r*c == 0 {
+		return true
+	}
+	f := a.Float32s()
+	return f != nil && c <= uint64(len(f))/r
 }
 
-// holds reports whether buffer i holds r×c float32s.
-func (b *launchBuffers) holds(i int, r, c uint64) bool {
-	return r*c == 0 || (b.host[i] && c <= b.n[i]/r)
+// sameArgs reports whether a and b are the same arguments: the same kinds
+// and scalars, and the very same buffers (the interface values' words equal:
+// no comparison of the values, which a buffer type need not allow; a holds
+// its buffers, so equal words are the same live buffer).
+func sameArgs(a, b []backend.Arg) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Kind != b[i].Kind || a[i].Bits != b[i].Bits ||
+			*(*[2]uintptr)(unsafe.Pointer(&a[i].Buffer)) != *(*[2]uintptr)(unsafe.Pointer(&b[i].Buffer)) {
+			return false
+		}
+	}
+	return true
 }

@@ -20,7 +20,6 @@ import (
 // returns fresh maps and slices.
 func handwrittenGo() backend.Source {
 	src := backend.Source{Name: SourceName, Go: handwritten.Go()}
-	src.Go[OpSgemm] = goSgemm
 	src.Params = make(map[string][]backend.ArgKind, len(Params))
 	for op, kinds := range Params {
 		src.Params[op] = slices.Clone(kinds)

@@ -61,10 +61,12 @@
 // 0, C is not read (as in BLAS), so NaN or garbage in C does not reach the
 // result. With k = 0, C = beta·C.
 //
-// Beside OpSgemm's own 128×128 tiles, four variants with its parameters and
-// results tile C differently (OpSgemm128x64, OpSgemm64x64, OpSgemm32x32, OpSgemm64MMA, in
-// a Source of their own, SgemmSource): ChooseSgemm picks the entry point and
-// geometry of a launch from the device's DeviceInfo and the matrix shape.
+// Beside OpSgemm's own 128×128 tiles, five variants with its parameters and
+// results tile C differently (OpSgemm128x64, OpSgemm64x64, OpSgemm32x32,
+// OpSgemm64MMA, OpSgemmFrom, in a Source of their own, SgemmSource):
+// ChooseSgemm picks the entry point and geometry of a launch from the
+// device's DeviceInfo and the matrix shape. On the CPU, OpSgemm's Go is
+// OpSgemmFrom's (see Source).
 // Package kernels/sgemm launches that choice, or the device's matrix library
 // where it has one.
 //
@@ -200,7 +202,7 @@ func CheckLaunch(op string, grid backend.Dim3, args []backend.Arg) error {
 		errs = append(errs, need(0, "out", 1, uint64(max(grid.X, 0))), need(1, "x", 1, u(3)), need(2, "y", 1, u(3)))
 	case OpTranspose:
 		errs = append(errs, need(0, "out", u(3), u(2)), need(1, "in", u(2), u(3)))
-	case OpSgemm, OpSgemm128x64, OpSgemm64x64, OpSgemm32x32, OpSgemm64MMA:
+	case OpSgemm, OpSgemm128x64, OpSgemm64x64, OpSgemm32x32, OpSgemm64MMA, OpSgemmFrom:
 		m, n, k := u(3), u(4), u(5)
 		errs = append(errs, need(0, "c", m, n), need(1, "a", m, k), need(2, "b", k, n))
 	}

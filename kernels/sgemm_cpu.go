@@ -1,58 +1,16 @@
 package kernels
 
 import (
-	"math"
-
 	"github.com/anygpu/gpu/backend"
-	"github.com/anygpu/gpu/internal/gemm"
+	"github.com/anygpu/gpu/kernels/internal/sgemmops"
 )
 
-// goSgemm runs one group's share of sgemm with the packed, register-blocked
-// kernels of package gemm (assembly micro-kernels where the CPU has them).
-// A 16×16 tile per group is too small for them (packing a 16-wide panel of A
-// and B costs as much as the multiply), so the groups do not take the tiles
-// the launch's geometry names: gemm.Blocks splits C among the grid's groups
-// with z = 0 (numbered x-fastest) in tiles of 128×256 to 512×1024 (larger
-// for a larger C), spread evenly over the group numbers, so the consecutive
-// groups the backend hands each core carry equal work. Every element of C is
-// still written by exactly one group of the launch, whatever its grid and
-// block (tested with grids larger and smaller than C in TestSgemm and
-// TestSgemmLargeTiles).
-func goSgemm(g backend.Group, args []backend.Arg) {
-	if len(args) < 8 {
-		return
-	}
-	c, a, b := args[0].Float32s(), args[1].Float32s(), args[2].Float32s()
-	m, n, k := int(args[3].U32()), int(args[4].U32()), int(args[5].U32())
-	alpha, beta := args[6].F32(), args[7].F32()
-	if _, _, _, _, _, _, ok := tiles2(g); !ok || m == 0 || n == 0 || !fits(len(c), m, n) || !fits(len(a), m, k) || !fits(len(b), k, n) {
-		return // C is empty: nothing to walk over (m or n may be huge)
-	}
-	grid := g.Grid.Norm()
-	if g.ID.X >= grid.X || g.ID.Y >= grid.Y || !fits(math.MaxInt, grid.X, grid.Y) {
-		return // not a group of this grid
-	}
-	for blk := range gemm.Blocks(g.ID.Y*grid.X+g.ID.X, grid.X*grid.Y, m, n) {
-		ab, bb := a[blk.I0*k:], b
-		if k > 0 { // with k = 0, A and B may be empty
-			bb = b[blk.J0:]
-		}
-		// The sizes fit the buffers (checked above), so Sgemm cannot fail.
-		_ = gemm.Sgemm(blk.I1-blk.I0, blk.J1-blk.J0, k, alpha, ab, max(k, 1), bb, n, beta, c[blk.I0*n+blk.J0:], n)
-	}
-}
-
-// fits reports whether r*c elements fit in l, without overflowing.
-func fits(l, r, c int) bool { return r == 0 || c <= l/r }
-
-// tiles2 describes a two-dimensional op's share of the work for group g: the
-// first column and row it handles, the block's width and height, and the grid
-// strides in columns and rows. ok is false for a group that does nothing.
-func tiles2(g backend.Group) (x0, y0, bx, by, sx, sy int, ok bool) {
-	size, grid := g.Size.Norm(), g.Grid.Norm()
-	if g.ID.Z != 0 || size.X <= 0 || size.Y <= 0 || grid.X <= 0 || grid.Y <= 0 || g.ID.X < 0 || g.ID.Y < 0 {
-		return 0, 0, 0, 0, 0, 0, false
-	}
-	bx, by = size.X, size.Y
-	return g.ID.X * bx, g.ID.Y * by, bx, by, grid.X * bx, grid.Y * by, true
-}
+// goSgemm is the CPU's sgemm (Source's OpSgemm): the generated Go of
+// OpSgemmFrom, which has sgemm's parameters and takes its tiles of C from any
+// grid and group size, guarded as every generated kernel is. Each group
+// multiplies its 64×128 tiles with kernel.MatMulAddFrom, which the CPU runs
+// through the packed, register-blocked multiply of internal/gemm (assembly
+// micro-kernels where the CPU has them) straight from the buffers. The
+// hand-tuned GEMM it replaced is in kernels/internal/handwritten, the
+// baseline of the benchmarks.
+var goSgemm backend.GoKernel = guardGo(OpSgemm, sgemmops.Kernels.Go[OpSgemmFrom])

@@ -9,12 +9,14 @@ import (
 
 // BenchmarkSgemmGroupWideOneCore times, on one goroutine without the CPU
 // backend, the group functions of OpSgemm64MMA (sgemm written on
-// kernel.MatMulAdd, generated Go) and of the CPU's hand-tuned OpSgemm, each
-// over its own grid (a group per 64×64 tile; a group per 128×128) for a
-// 512³ product that stays in the caches: where the group-wide kernel's time
-// goes (staging, packing, the micro-kernel) shows under -cpuprofile.
+// kernel.MatMulAdd, generated Go), of OpSgemmFrom (on kernel.MatMulAddFrom,
+// the CPU's sgemm now) and of the hand-tuned GEMM the CPU ran before
+// (kernels/internal/handwritten), each over a grid of a group per 64×64
+// tile (a group per 128×128 for the hand-tuned one), for a 1024³ product:
+// where the group-wide kernels' time goes (staging, packing, the
+// micro-kernel) shows under -cpuprofile.
 func BenchmarkSgemmGroupWideOneCore(b *testing.B) {
-	const mm = 512
+	const mm = 1024
 	buf := func(count int) backend.Arg {
 		data := make([]float32, count)
 		for i := range data {
@@ -31,7 +33,8 @@ func BenchmarkSgemmGroupWideOneCore(b *testing.B) {
 		tile int
 	}{
 		{"generated=" + OpSgemm64MMA, SgemmSource().Go[OpSgemm64MMA], 64},
-		{"handtuned=" + OpSgemm, Source().Go[OpSgemm], 128},
+		{"generated=" + OpSgemmFrom, SgemmSource().Go[OpSgemmFrom], 64},
+		{"handwritten=" + OpSgemm, handwrittenGo().Go[OpSgemm], 128},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			grid := backend.Dim3{X: mm / tc.tile, Y: mm / tc.tile, Z: 1}

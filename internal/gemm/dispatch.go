@@ -7,12 +7,33 @@ package gemm
 // when loadC is false.
 type microKernel struct {
 	name   string
+	id     kernelID
 	mr, nr int
-	run    func(kc int, a, b, c []float32, ldc int, alpha, beta float32, loadC bool)
+}
+
+// kernelID names a micro-kernel for run, which calls it directly: through a
+// function value, the slices it is given (C, a group's shared tile on the
+// CPU backend) would escape to the heap.
+type kernelID uint8
+
+// The micro-kernels.
+const (
+	idGeneric kernelID = iota // pure Go, 4×4, every architecture
+	idAVX512                  // amd64, 8×32
+	idAVX2                    // amd64 with FMA, 6×16
+	idNEON                    // arm64, 8×12
+)
+
+// run runs the micro-kernel k (see microKernel).
+func (k microKernel) run(kc int, a, b, c []float32, ldc int, alpha, beta float32, loadC bool) {
+	if k.id != idGeneric && runArch(k.id, kc, a, b, c, ldc, alpha, beta, loadC) {
+		return
+	}
+	genericKernel(kc, a, b, c, ldc, alpha, beta, loadC)
 }
 
 // generic is the pure-Go micro-kernel, present on every architecture.
-var generic = microKernel{name: "generic", mr: genericMR, nr: genericNR, run: genericKernel}
+var generic = microKernel{name: "generic", id: idGeneric, mr: genericMR, nr: genericNR}
 
 // kernels lists the micro-kernels this CPU runs, fastest first; the pure-Go
 // one is always last.

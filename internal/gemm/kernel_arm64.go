@@ -9,8 +9,16 @@ func kernelNEON(kc int, a, b, c *float32, ldc int, alpha, beta float32, loadC bo
 
 // archKernels returns the assembly micro-kernel of arm64: NEON, 8×12.
 func archKernels() []microKernel {
-	return []microKernel{{name: "neon", mr: 8, nr: 12, run: func(kc int, a, b, c []float32, ldc int, alpha, beta float32, loadC bool) {
-		_, _, _ = a[8*kc-1], b[12*kc-1], c[7*ldc+11] // the tile lies inside the slices
-		kernelNEON(kc, &a[0], &b[0], &c[0], ldc, alpha, beta, loadC)
-	}}}
+	return []microKernel{{name: "neon", id: idNEON, mr: 8, nr: 12}}
+}
+
+// runArch runs the assembly micro-kernel id and reports true, or reports
+// false for a kernel that is not this architecture's.
+func runArch(id kernelID, kc int, a, b, c []float32, ldc int, alpha, beta float32, loadC bool) bool {
+	if id != idNEON {
+		return false
+	}
+	_, _, _ = a[8*kc-1], b[12*kc-1], c[7*ldc+11] // the tile lies inside the slices
+	kernelNEON(kc, &a[0], &b[0], &c[0], ldc, alpha, beta, loadC)
+	return true
 }

@@ -8,6 +8,10 @@ func packA(dst, a []float32, lda, rows, kc, mr int) {
 	for i0 := 0; i0 < rows; i0 += mr {
 		panel := dst[i0*kc : i0*kc+mr*kc]
 		h := min(mr, rows-i0)
+		if h == 8 && mr == 8 && kc > 0 {
+			packA8(panel, a[i0*lda:], lda, kc)
+			continue
+		}
 		for r := range h {
 			src := a[(i0+r)*lda : (i0+r)*lda+kc]
 			for p, v := range src {
@@ -59,5 +63,33 @@ func packBT(dst, bt []float32, ldbt, kc, cols, nr int) {
 				panel[p*nr+j] = 0
 			}
 		}
+	}
+}
+
+// packA8 is packA's full panel of eight rows: for each step p of k, the
+// eight values a[r·lda+p] one after another: eight columns at a time in
+// assembly where the architecture has it (packA8Fast), the rest a step at a
+// time (the rows read in order, the panel written in order, with no bounds
+// checks in the loop).
+func packA8(panel, a []float32, lda, kc int) {
+	if done := packA8Fast(panel, a, lda, kc); done > 0 {
+		panel, a, kc = panel[8*done:], a[done:], kc-done
+		if kc == 0 {
+			return
+		}
+	}
+	a0 := a[:kc:kc]
+	a1 := a[lda:][:len(a0)]
+	a2 := a[2*lda:][:len(a0)]
+	a3 := a[3*lda:][:len(a0)]
+	a4 := a[4*lda:][:len(a0)]
+	a5 := a[5*lda:][:len(a0)]
+	a6 := a[6*lda:][:len(a0)]
+	a7 := a[7*lda:][:len(a0)]
+	panel = panel[:8*len(a0)]
+	for p := range a0 {
+		out := panel[8*p : 8*p+8 : 8*p+8]
+		out[0], out[1], out[2], out[3] = a0[p], a1[p], a2[p], a3[p]
+		out[4], out[5], out[6], out[7] = a4[p], a5[p], a6[p], a7[p]
 	}
 }

@@ -300,6 +300,17 @@ func Cases() []Case {
 			Args: []Arg{bF32(zerosF32(16 * 16)), bF32(finiteEdges(halfEdges, 65504, 16*16)), bF32(identity(16)), sU32(16), sU32(16), sU32(0)}},
 		{Name: "matmul_bf16_rounding", Kernel: "MatMulBF16T", Grid: gpu.D2(1, 1), Block: gpu.D1(64),
 			Args: []Arg{bF32(zerosF32(16 * 32)), bF32(finiteEdges(bf16Edges, 3e38, 16*32)), bF32(identity(32)), sU32(32), sU32(32)}},
+		// The same from the buffers (kernel.MatMulAddFrom): a's rows 3 and
+		// b's 1 or 2 floats longer than their data in the 16-bit cases.
+		{Name: "matmul_from_f32", Kernel: "MatMulFromF32", Grid: gpu.D2(mmN/32, mmM/32), Block: gpu.D1(64),
+			Args: []Arg{bF32(randF32(mmM*mmN, 62, -1, 1)), bF32(randF32(mmM*mmK, 63, -1, 1)), bF32(randF32(mmK*mmN, 64, -1, 1)),
+				sU32(mmN), sU32(mmK)}, ULP: 64, Abs: 1e-4},
+		{Name: "matmul_from_bf16_transposed", Kernel: "MatMulFromHalf", Grid: gpu.D2(mmN/32, mmM/16), Block: gpu.D1(128),
+			Args: []Arg{bF32(randF32(mmM*mmN, 65, -1, 1)), bF32(randF32(mmM*(mmK+3), 66, -1, 1)), bF32(randF32(mmN*(mmK+1), 67, -1, 1)),
+				sU32(mmN), sU32(mmK), sU32(mmK + 3), sU32(mmK + 1), sU32(1)}, ULP: 64, Abs: 1e-4},
+		{Name: "matmul_from_f16", Kernel: "MatMulFromHalf", Grid: gpu.D2(mmN/32, mmM/16), Block: gpu.D1(32),
+			Args: []Arg{bF32(randF32(mmM*mmN, 68, -1, 1)), bF32(randF32(mmM*(mmK+3), 69, -1, 1)), bF32(randF32(mmK*(mmN+2), 70, -1, 1)),
+				sU32(mmN), sU32(mmK), sU32(mmK + 3), sU32(mmN + 2), sU32(0)}, ULP: 64, Abs: 1e-4},
 		{Name: "atomic_cas", Kernel: "AtomicCAS", Grid: g1(n, 64), Block: gpu.D1(64),
 			Args: []Arg{bU32([]uint32{5}), bU32(randU32(n, 41, 0)), bU32(zerosU32(n)), sU32(n)}},
 	}

@@ -99,3 +99,53 @@ func MatMulF16(c, a, b []float32, n, k, trans uint32) {
 		c[(r0+e/16)*n+c0+e%16] = cs[e]
 	}
 }
+
+// The MatMulFrom kernels are the MatMul kernels with kernel.MatMulAddFrom:
+// a and b are read straight from the buffers, from offsets and with strides
+// the group computes; only the tile of c is staged.
+
+// MatMulFromF32 is c += a·b in float32 precision: 32×32 tiles of c, k in
+// chunks of 16, a and b read from the buffers (a m×k, b k×n).
+//
+//gpu:kernel
+func MatMulFromF32(c, a, b []float32, n, k uint32) {
+	cs := kernel.Shared[[32 * 32]float32]()
+	t, nt := kernel.ThreadIndex(), kernel.GroupSizeX()
+	r0, c0 := kernel.GroupY()*32, kernel.GroupX()*32
+	for e := t; e < 32*32; e += nt {
+		cs[e] = c[(r0+e/32)*n+c0+e%32]
+	}
+	for k0 := uint32(0); k0 < k; k0 += 16 {
+		kernel.MatMulAddFrom(cs, a, r0*k+k0, k, b, k0*n+c0, n, kernel.MatMul{M: 32, N: 32, K: 16})
+	}
+	for e := t; e < 32*32; e += nt {
+		c[(r0+e/32)*n+c0+e%32] = cs[e]
+	}
+}
+
+// MatMulFromHalf is c += a·bᵀ in bfloat16 precision (b given n×k) when
+// trans is 1, else c += a·b in float16 precision: 16×32 tiles of c (rows
+// padded in shared memory), k in chunks of 32, a's rows lda floats apart
+// and b's ldb (any strides, odd ones included).
+//
+//gpu:kernel
+func MatMulFromHalf(c, a, b []float32, n, k, lda, ldb, trans uint32) {
+	cs := kernel.Shared[[16 * (32 + mmPad)]float32]()
+	t, nt := kernel.ThreadIndex(), kernel.GroupSizeX()
+	r0, c0 := kernel.GroupY()*16, kernel.GroupX()*32
+	for e := t; e < 16*32; e += nt {
+		cs[(e/32)*(32+mmPad)+e%32] = c[(r0+e/32)*n+c0+e%32]
+	}
+	for k0 := uint32(0); k0 < k; k0 += 32 {
+		if trans == 1 {
+			kernel.MatMulAddFrom(cs, a, r0*lda+k0, lda, b, c0*ldb+k0, ldb, kernel.MatMul{M: 16, N: 32, K: 32, LDC: 32 + mmPad,
+				TransposeB: true, Precision: kernel.PrecisionBFloat16})
+		} else {
+			kernel.MatMulAddFrom(cs, a, r0*lda+k0, lda, b, k0*ldb+c0, ldb, kernel.MatMul{M: 16, N: 32, K: 32, LDC: 32 + mmPad,
+				Precision: kernel.PrecisionFloat16})
+		}
+	}
+	for e := t; e < 16*32; e += nt {
+		c[(r0+e/32)*n+c0+e%32] = cs[(e/32)*(32+mmPad)+e%32]
+	}
+}

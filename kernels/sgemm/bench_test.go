@@ -12,8 +12,27 @@ import (
 	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/backend/backendtest"
 	"github.com/anygpu/gpu/kernels"
+	"github.com/anygpu/gpu/kernels/internal/handwritten"
 	"github.com/anygpu/gpu/kernels/sgemm"
 )
+
+// handwrittenSgemm compiles the CPU's former hand-tuned sgemm
+// (kernels/internal/handwritten) for dev, as a Source of its own with
+// sgemm's parameters.
+func handwrittenSgemm(b *testing.B, dev *gpu.Device) *gpu.Kernel {
+	src := gpu.Source{Name: "handwritten_sgemm", Go: map[string]backend.GoKernel{kernels.OpSgemm: handwritten.Go()[kernels.OpSgemm]},
+		Params: map[string][]backend.ArgKind{kernels.OpSgemm: kernels.Params[kernels.OpSgemm]}}
+	mod, err := dev.Compile(context.Background(), src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = mod.Close() })
+	kern, err := mod.Kernel(kernels.OpSgemm)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return kern
+}
 
 // Environment of BenchmarkSgemm.
 const (
@@ -32,8 +51,15 @@ const (
 // (kernel=sgemm, kernel=sgemm128x64, ...), the launch kernels.ChooseSgemm
 // picks for the device (chosen=NAME), and Launcher.Sgemm (launcher: the
 // device's library where it has one, as cuBLASLt on CUDA, else the chosen
-// kernel). Sub-benchmarks are backend/MxNxK/way; each reports the device
-// time per product (device-ns/op) and GFLOP/s (2·m·n·k per product):
+// kernel); on the CPU also the hand-tuned GEMM of internal/gemm that the
+// CPU ran before (handwritten), the baseline of the generated sgemm:
+//
+//	ANYGPU_BENCH_BACKENDS=cpu ANYGPU_BENCH_SGEMM=1024,2048 go test -run '^$' -bench 'Sgemm/cpu/.*/(chosen|handwritten)' -cpu 1,2 ./kernels/sgemm
+//
+// Sub-benchmarks are backend/MxNxK/way; each reports the device
+// time per product (device-ns/op) and GFLOP/s (2·m·n·k per product), and
+// on the CPU also GFLOP per second of the process's CPU time (cpu-GFLOP/s,
+// which other work on the machine disturbs less):
 //
 //	ANYGPU_BENCH_BACKENDS=cuda,vulkan go test -run '^$' -bench Sgemm ./kernels/sgemm
 func BenchmarkSgemm(b *testing.B) {
@@ -134,6 +160,13 @@ func benchShape(b *testing.B, dev *gpu.Device, mods modules, m, n, k int) {
 	}
 	chosen := kernels.ChooseSgemm(dev.Info(), m, n, k)
 	ways = append(ways, way{"chosen=" + chosen.Kernel, launch(chosen)})
+	if dev.Info().Type == backend.TypeCPU {
+		// The hand-tuned GEMM the CPU ran before the generated sgemm, in
+		// the geometry it was launched with (a group per 128×128 of C).
+		kern := handwrittenSgemm(b, dev)
+		grid := gpu.D2((n+127)/128, (m+127)/128)
+		ways = append(ways, way{"handwritten", func() error { return st.Launch(kern, grid, gpu.D2(16, 16), args...) }})
+	}
 	l, err := sgemm.New(dev, mods.builtins)
 	if err != nil {
 		b.Fatal(err)
@@ -151,12 +184,18 @@ func benchShape(b *testing.B, dev *gpu.Device, mods modules, m, n, k int) {
 			}
 			b.ResetTimer()
 			var device float64
+			cpu0, cpuOK := processCPUTime()
 			for range b.N {
 				device += backendtest.DeviceTime(b, st, w.run).Seconds()
 			}
 			b.StopTimer()
 			b.ReportMetric(device/float64(b.N)*1e9, "device-ns/op")
 			b.ReportMetric(flops*float64(b.N)/device/1e9, "GFLOP/s")
+			if cpu1, ok := processCPUTime(); cpuOK && ok && dev.Info().Type == backend.TypeCPU {
+				// The CPU time of the whole process (every core): what a
+				// product costs on a machine that other work shares.
+				b.ReportMetric(flops*float64(b.N)/(cpu1-cpu0).Seconds()/1e9, "cpu-GFLOP/s")
+			}
 		})
 	}
 }

@@ -27,7 +27,7 @@ func (f *fnLower) matMulAdd(call *ast.CallExpr) []ir.Stmt {
 	refs := make([]*ir.Ref, 3)
 	lens := make([]int, 3)
 	for i, arg := range call.Args[:3] {
-		refs[i], lens[i] = f.matMulArray(arg, names[i])
+		refs[i], lens[i] = f.matMulArray(arg, names[i], "kernel.MatMulAdd")
 	}
 	shape, ok := f.matMulShape(call.Args[3])
 	if !ok || refs[0] == nil || refs[1] == nil || refs[2] == nil {
@@ -61,21 +61,21 @@ func (f *fnLower) matMulAdd(call *ast.CallExpr) []ir.Stmt {
 	return []ir.Stmt{s}
 }
 
-// matMulArray lowers an argument of MatMulAdd that must name a kernel's
+// matMulArray lowers an argument of MatMulAdd (or MatMulAddFrom: fn) that must name a kernel's
 // one-dimensional shared float32 array, and returns its length.
-func (f *fnLower) matMulArray(e ast.Expr, name string) (*ir.Ref, int) {
+func (f *fnLower) matMulArray(e ast.Expr, name, fn string) (*ir.Ref, int) {
 	if id, ok := unparen(e).(*ast.Ident); ok {
 		if v := f.varOf(id); v != nil && v.Class == ir.Shared {
 			if at, ok := v.Type.(*ir.Array); ok && at.Elem == ir.F32 {
 				return &ir.Ref{Var: v, Pos: f.pos(id)}, at.Len
 			}
 			f.errorf(e, "declare it as a one-dimensional float32 array: "+id.Name+" := kernel.Shared[[256]float32]()",
-				"kernel.MatMulAdd of shared array %s is not allowed: it is not a [N]float32", id.Name)
+				"%s of shared array %s is not allowed: it is not a [N]float32", fn, id.Name)
 			return nil, 0
 		}
 	}
 	f.errorf(e, "pass a kernel.Shared[[N]float32]() array of the kernel by its name",
-		"kernel.MatMulAdd's %s must be a shared float32 array", name)
+		"%s's %s must be a shared float32 array", fn, name)
 	return nil, 0
 }
 
@@ -141,4 +141,75 @@ func (f *fnLower) matMulShape(e ast.Expr) (kmath.TileShape, bool) {
 		}
 	}
 	return s, ok
+}
+
+// matMulFromHint is how a MatMulAddFrom call is written.
+const matMulFromHint = "write kernel.MatMulAddFrom(c, a, aOff, lda, b, bOff, ldb, kernel.MatMul{M: 64, N: 64, K: 16}) with c a kernel.Shared[[N]float32]() array, a and b []float32 parameters, uint32 offsets and strides and constant fields"
+
+// matMulAddFrom lowers kernel.MatMulAddFrom(c, a, aOff, lda, b, bOff, ldb,
+// kernel.MatMul{...}): MatMulAdd with A and B read from buffers. The
+// offsets and strides must be the same in every thread of the group, which
+// checkUniform verifies with the rest of the kernel.
+func (f *fnLower) matMulAddFrom(call *ast.CallExpr) []ir.Stmt {
+	if !f.fn.Kernel {
+		f.errorf(call, "call it in the kernel, at a point every thread of the group reaches", "kernel.MatMulAddFrom in a helper is not allowed")
+		return nil
+	}
+	if len(call.Args) != 8 {
+		f.errorf(call, matMulFromHint, "kernel.MatMulAddFrom takes eight arguments")
+		return nil
+	}
+	c, lc := f.matMulArray(call.Args[0], "c", "kernel.MatMulAddFrom")
+	a := f.matMulBuffer(call.Args[1], "a")
+	b := f.matMulBuffer(call.Args[4], "b")
+	from := &ir.MatMulFrom{AOff: f.expr(call.Args[2]), LDA: f.expr(call.Args[3]), BOff: f.expr(call.Args[5]), LDB: f.expr(call.Args[6])}
+	shape, ok := f.matMulShape(call.Args[7])
+	if !ok || c == nil || a == nil || b == nil {
+		return nil
+	}
+	for _, x := range from.Exprs() {
+		if x == nil {
+			return nil
+		}
+	}
+	if shape.LDA != 0 || shape.LDB != 0 {
+		f.errorf(call.Args[7], "give the strides of a and b as lda and ldb and leave LDA and LDB out",
+			"kernel.MatMulAddFrom with LDA or LDB in its kernel.MatMul is not allowed")
+		return nil
+	}
+	for _, d := range []struct {
+		name string
+		v    int
+	}{{"M", shape.M}, {"N", shape.N}, {"K", shape.K}} {
+		if d.v <= 0 || d.v%16 != 0 {
+			f.errorf(call.Args[7], "make each of M, N and K a positive multiple of 16 (pad the tile with zeros)",
+				"kernel.MatMul with %s = %d is not allowed", d.name, d.v)
+			return nil
+		}
+	}
+	shape = shape.WithDefaults() // LDA and LDB only stand in for the buffers' strides here
+	if err := shape.Check(lc, shape.M*shape.K, max(shape.K*shape.N, 0)); err != nil {
+		f.errorf(call, "make LDC at least N and the shared array long enough: (M-1)·LDC + N elements",
+			"kernel.MatMulAddFrom: %v", err)
+		return nil
+	}
+	s := &ir.MatMulAdd{C: c, A: a, B: b, M: shape.M, N: shape.N, K: shape.K, LDC: shape.LDC,
+		TransposeB: shape.TransposeB, Precision: ir.Precision(shape.Precision), From: from, Pos: f.pos(call)}
+	f.fn.Barriers = true
+	return []ir.Stmt{s}
+}
+
+// matMulBuffer lowers an operand of MatMulAddFrom that must name a
+// []float32 parameter of the kernel.
+func (f *fnLower) matMulBuffer(e ast.Expr, name string) *ir.Ref {
+	if id, ok := unparen(e).(*ast.Ident); ok {
+		if v := f.varOf(id); v != nil && v.Class == ir.Param {
+			if st, ok := v.Type.(*ir.Slice); ok && st.Elem == ir.F32 {
+				return &ir.Ref{Var: v, Pos: f.pos(id)}
+			}
+		}
+	}
+	f.errorf(e, "pass a []float32 parameter of the kernel by its name (with the element offset as the next argument)",
+		"kernel.MatMulAddFrom's %s must be a []float32 buffer of the kernel", name)
+	return nil
 }

@@ -456,6 +456,8 @@ func (f *fnLower) exprStmt(s *ast.ExprStmt) []ir.Stmt {
 		return []ir.Stmt{&ir.Barrier{Pos: f.pos(call)}}
 	case f.isKernelFunc(call.Fun, "MatMulAdd"):
 		return f.matMulAdd(call)
+	case f.isKernelFunc(call.Fun, "MatMulAddFrom"):
+		return f.matMulAddFrom(call)
 	case f.isKernelFunc(call.Fun, "Store4"):
 		if !f.fn.Kernel {
 			f.errorf(call, "do it in the kernel", "kernel.Store4 in a helper is not allowed")

@@ -364,7 +364,12 @@ func (c *barrierCheck) check(list []ir.Stmt) {
 		case *ir.Barrier:
 			c.sync(s.Pos, "Barrier")
 		case *ir.MatMulAdd:
-			c.sync(s.Pos, "MatMulAdd")
+			what := "MatMulAdd"
+			if s.From != nil {
+				what = "MatMulAddFrom"
+				c.uniformArgs(s)
+			}
+			c.sync(s.Pos, what)
 		case *ir.Return:
 			c.subgroupOps(s.Value)
 			for _, e := range c.encl {
@@ -401,13 +406,27 @@ func (c *barrierCheck) sync(pos ir.Pos, what string) {
 			hint := "every thread of a group must reach the same Barrier: make the condition depend only on parameters, constants and group indices and sizes, or move the Barrier out"
 			switch what {
 			case "Barrier":
-			case "MatMulAdd":
-				hint = "every thread of a group must call kernel.MatMulAdd together (as it does a Barrier): make the condition depend only on parameters, constants and group indices and sizes, or move the call out"
+			case "MatMulAdd", "MatMulAddFrom":
+				hint = "every thread of a group must call kernel." + what + " together (as it does a Barrier): make the condition depend only on parameters, constants and group indices and sizes, or move the call out"
 			default:
 				hint = "every thread of a subgroup must call kernel." + what + " together, in control flow that is the same for the whole group (as for Barrier): compute the value under the condition and call it outside"
 			}
 			c.u.l.errs = append(c.u.l.errs, &Error{Pos: pos, Msg: msg, Hint: hint})
 			break
+		}
+	}
+}
+
+// uniformArgs reports the offsets and strides of a MatMulAddFrom that vary
+// between the threads of a group: the group multiplies once, with one
+// value of each.
+func (c *barrierCheck) uniformArgs(s *ir.MatMulAdd) {
+	names := []string{"aOff", "lda", "bOff", "ldb"}
+	for i, x := range s.From.Exprs() {
+		if why := c.u.reason(x); why != nil {
+			c.u.l.errs = append(c.u.l.errs, &Error{Pos: x.ExprPos(),
+				Msg:  fmt.Sprintf("kernel.MatMulAddFrom's %s varies between the threads of a group: it reads %s", names[i], describe(why)),
+				Hint: "compute it from parameters, constants and group indices and sizes only: the group multiplies once, with one value"})
 		}
 	}
 }

@@ -95,14 +95,31 @@ const (
 // or by none, and it orders memory as a Barrier before and after it (the
 // front end sets Func.Barriers for it): on return C is the result in every
 // thread. The order of the float32 sums is the emitter's.
+//
+// With From set it is kernel.MatMulAddFrom: A and B are buffers of F32
+// (parameters), read from element From.AOff and From.BOff with the row
+// strides From.LDA and From.LDB (U32 expressions, the same in every thread
+// of the group, as the front end checks), and LDA and LDB are 0. C stays a
+// shared array. A part of A or B outside its buffer is the kernel's error.
 type MatMulAdd struct {
 	C, A, B       *Ref
 	M, N, K       int
 	LDA, LDB, LDC int
 	TransposeB    bool
 	Precision     Precision
+	From          *MatMulFrom
 	Pos           Pos
 }
+
+// MatMulFrom is where a MatMulAdd from buffers reads A and B: the element
+// offsets of A[0][0] and B[0][0] (Bᵀ's when TransposeB) in their buffers
+// and the buffers' row strides, all U32 and uniform over the group.
+type MatMulFrom struct {
+	AOff, LDA, BOff, LDB Expr
+}
+
+// Exprs returns f's expressions in the order AOff, LDA, BOff, LDB.
+func (f *MatMulFrom) Exprs() []Expr { return []Expr{f.AOff, f.LDA, f.BOff, f.LDB} }
 
 // Block is a nested block ({ ... } in the source), for scoping.
 type Block struct {

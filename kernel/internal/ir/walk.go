@@ -49,6 +49,11 @@ func WalkStmt(s Stmt, stmt func(Stmt), expr func(Expr)) {
 		WalkExpr(s.C, expr)
 		WalkExpr(s.A, expr)
 		WalkExpr(s.B, expr)
+		if s.From != nil {
+			for _, x := range s.From.Exprs() {
+				WalkExpr(x, expr)
+			}
+		}
 	}
 }
 

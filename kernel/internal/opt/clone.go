@@ -73,6 +73,9 @@ func (c *cloner) stmt(s ir.Stmt) ir.Stmt {
 			}
 			*r = ref
 		}
+		if s.From != nil {
+			m.From = &ir.MatMulFrom{AOff: c.expr(s.From.AOff), LDA: c.expr(s.From.LDA), BOff: c.expr(s.From.BOff), LDB: c.expr(s.From.LDB)}
+		}
 		return &m
 	}
 	c.ok = false

@@ -128,6 +128,10 @@ func mapStmts(list []ir.Stmt, fn func(ir.Expr) ir.Expr, stmt func(ir.Stmt) []ir.
 		case *ir.Store4:
 			s.Index = mapExpr(s.Index, fn)
 			s.Value = mapExpr(s.Value, fn)
+		case *ir.MatMulAdd:
+			if f := s.From; f != nil {
+				f.AOff, f.LDA, f.BOff, f.LDB = mapExpr(f.AOff, fn), mapExpr(f.LDA, fn), mapExpr(f.BOff, fn), mapExpr(f.LDB, fn)
+			}
 		case *ir.Block:
 			s.Body = mapStmts(s.Body, fn, stmt)
 		}

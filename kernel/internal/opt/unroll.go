@@ -58,6 +58,10 @@ func (u *unroller) stmt(s ir.Stmt) []ir.Stmt {
 	case *ir.Store4:
 		s.Index = foldExpr(s.Index)
 		s.Value = foldExpr(s.Value)
+	case *ir.MatMulAdd:
+		if f := s.From; f != nil {
+			f.AOff, f.LDA, f.BOff, f.LDB = foldExpr(f.AOff), foldExpr(f.LDA), foldExpr(f.BOff), foldExpr(f.LDB)
+		}
 	case *ir.Block:
 		s.Body = u.stmts(s.Body)
 	case *ir.If:

@@ -6,10 +6,10 @@ import (
 	"github.com/anygpu/gpu/backend"
 )
 
-// Go returns the hand-written Go kernels of every built-in op but sgemm
-// (whose CPU kernel has always been the hand-tuned GEMM of
-// internal/gemm), by op name (kernels.OpFill, ...). Each call
-// returns a fresh map.
+// Go returns the hand-written Go kernels of every built-in op, by op name
+// (kernels.OpFill, ...): sgemm's is the hand-tuned GEMM of internal/gemm
+// (sgemm.go), which the CPU backend ran until the generated sgemm (on
+// kernel.MatMulAddFrom) replaced it. Each call returns a fresh map.
 func Go() map[string]backend.GoKernel {
 	return maps.Clone(goKernels)
 }
@@ -25,6 +25,7 @@ var goKernels = map[string]backend.GoKernel{
 	"reduce_sum": goReduceSum,
 	"dot":        goDot,
 	"transpose":  goTranspose,
+	"sgemm":      goSgemm,
 }
 
 // stride1 describes a one-dimensional op's share of the work for group g: the

@@ -1,5 +1,5 @@
 // Package sgemmops is the one source of sgemm's variants (package kernels:
-// OpSgemm128x64, OpSgemm64x64, OpSgemm32x32, OpSgemm64MMA): Go functions in the kernel
+// OpSgemm128x64, OpSgemm64x64, OpSgemm32x32, OpSgemm64MMA, OpSgemmFrom): Go functions in the kernel
 // language (package kernel), translated by `gpu kernels` into every dialect
 // (sgemmops_kernels_gen.go). They compute what the built-in sgemm computes,
 // with its parameters, in other tiles; kernels.ChooseSgemm picks among them

@@ -47,7 +47,21 @@ func mmName(s *ir.MatMulAdd) string {
 	if s.TransposeB {
 		t = "t"
 	}
+	if s.From != nil {
+		return fmt.Sprintf("%smm_from_%s%s_%dx%dx%d_%d", helperPrefix, prec, t, s.M, s.N, s.K, s.LDC)
+	}
 	return fmt.Sprintf("%smm_%s%s_%dx%dx%d_%d_%d_%d", helperPrefix, prec, t, s.M, s.N, s.K, s.LDA, s.LDB, s.LDC)
+}
+
+// mmStrides are the row strides of A and B as the function for s spells
+// them (constants, or its parameters lda and ldb for a MatMulAddFrom), and
+// the strides that decide whether it may load two floats at once: an odd
+// one for the buffers, whose offsets and strides are not known to be even.
+func mmStrides(s *ir.MatMulAdd) (lda, ldb string, pairA, pairB int) {
+	if s.From != nil {
+		return "lda", "ldb", 1, 1
+	}
+	return fmt.Sprintf("%du", s.LDA), fmt.Sprintf("%du", s.LDB), s.LDA, s.LDB
 }
 
 // matMul appends the call of s's function, writing the function first if
@@ -63,10 +77,31 @@ func (fe *funcEmitter) matMul(b *strings.Builder, s *ir.MatMulAdd, depth int) er
 	names := make([]string, 3)
 	for i, r := range []*ir.Ref{s.C, s.A, s.B} {
 		n, ok := fe.names[r.Var]
-		if !ok || r.Var.Class != ir.Shared {
+		_, buf := r.Var.Type.(*ir.Slice)
+		switch {
+		case !ok:
+			return malformed(s.Pos, "MatMulAdd of %s, an unknown variable", r.Var.Name)
+		case s.From != nil && i > 0 && (r.Var.Class != ir.Param || !buf):
+			return malformed(s.Pos, "MatMulAddFrom of %s, not a buffer", r.Var.Name)
+		case (s.From == nil || i == 0) && r.Var.Class != ir.Shared:
 			return malformed(s.Pos, "MatMulAdd of %s, not a shared array", r.Var.Name)
 		}
 		names[i] = n
+	}
+	if s.From != nil {
+		// The buffers from their offsets, and the strides, computed once
+		// by every thread (they are uniform).
+		args := make([]string, 4)
+		for i, x := range s.From.Exprs() {
+			v, err := fe.expr(x)
+			if err != nil {
+				return err
+			}
+			args[i] = "(unsigned)(" + bare(v) + ")"
+		}
+		names[1] = names[1] + " + " + args[0]
+		names[2] = names[2] + " + " + args[2]
+		names = append(names, args[1], args[3])
 	}
 	name := mmName(s)
 	if _, ok := fe.mmFuncs[name]; !ok {
@@ -76,7 +111,7 @@ func (fe *funcEmitter) matMul(b *strings.Builder, s *ir.MatMulAdd, depth int) er
 		}
 		fe.mmFuncs[name] = text
 	}
-	line(b, depth, fmt.Sprintf("%s(%s, %s, %s);", name, names[0], names[1], names[2]))
+	line(b, depth, fmt.Sprintf("%s(%s);", name, strings.Join(names, ", ")))
 	return nil
 }
 
@@ -86,7 +121,7 @@ func mmOperands(f *ir.Func) map[*ir.Var]bool {
 	ir.WalkStmts(f.Body, func(s ir.Stmt) {
 		if m, ok := s.(*ir.MatMulAdd); ok {
 			for _, r := range []*ir.Ref{m.C, m.A, m.B} {
-				if r != nil {
+				if r != nil && r.Var.Class == ir.Shared {
 					set[r.Var] = true
 				}
 			}
@@ -133,14 +168,20 @@ func (fe *funcEmitter) mmFunc(name string, s *ir.MatMulAdd) (string, error) {
 		}
 		round = func(x string) string { return h2f + "(" + f2h + "(" + x + "))" }
 	}
-	bAt := func(k, j string) string { return fmt.Sprintf("b[(%s) * %d + %s]", k, s.LDB, j) }
+	lda, ldb, _, _ := mmStrides(s)
+	bAt := func(k, j string) string { return fmt.Sprintf("b[(%s) * %s + %s]", k, ldb, j) }
 	if s.TransposeB {
-		bAt = func(k, j string) string { return fmt.Sprintf("b[(%s) * %d + %s]", j, s.LDB, k) }
+		bAt = func(k, j string) string { return fmt.Sprintf("b[(%s) * %s + %s]", j, ldb, k) }
 	}
-	w(0, "// %s: c (%d×%d, stride %d) += a (%d×%d, stride %d) · b (%s, stride %d), %s operands.",
-		name, s.M, s.N, s.LDC, s.M, s.K, s.LDA, map[bool]string{false: fmt.Sprintf("%d×%d", s.K, s.N), true: fmt.Sprintf("%d×%d, transposed", s.N, s.K)}[s.TransposeB],
-		s.LDB, [...]string{"float32", "bfloat16", "float16"}[s.Precision])
-	w(0, "__device__ void %s(float* c, const float* a, const float* b) {", name)
+	w(0, "// %s: c (%d×%d, stride %d) += a (%d×%d, stride %s) · b (%s, stride %s), %s operands.",
+		name, s.M, s.N, s.LDC, s.M, s.K, strings.TrimSuffix(lda, "u"), map[bool]string{false: fmt.Sprintf("%d×%d", s.K, s.N), true: fmt.Sprintf("%d×%d, transposed", s.N, s.K)}[s.TransposeB],
+		strings.TrimSuffix(ldb, "u"), [...]string{"float32", "bfloat16", "float16"}[s.Precision])
+	if s.From != nil {
+		w(0, "// a and b point into buffers (kernel.MatMulAddFrom), their strides lda and ldb.")
+		w(0, "__device__ void %s(float* c, const float* a, const float* b, unsigned lda, unsigned ldb) {", name)
+	} else {
+		w(0, "__device__ void %s(float* c, const float* a, const float* b) {", name)
+	}
 	w(1, "__syncthreads();")
 	w(1, "const unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);")
 	w(1, "const unsigned nthreads = blockDim.x * blockDim.y * blockDim.z;")
@@ -151,7 +192,7 @@ func (fe *funcEmitter) mmFunc(name string, s *ir.MatMulAdd) (string, error) {
 	w(2, "const unsigned i = e / %du, j = e %% %du;", s.N, s.N)
 	w(2, "float acc = c[i * %du + j];", s.LDC)
 	w(2, "for (unsigned k = 0; k < %du; k++) {", s.K)
-	w(3, "acc += %s * %s;", round(fmt.Sprintf("a[i * %du + k]", s.LDA)), round(bAt("k", "j")))
+	w(3, "acc += %s * %s;", round(fmt.Sprintf("a[i * %s + k]", lda)), round(bAt("k", "j")))
 	w(2, "}")
 	w(2, "c[i * %du + j] = acc;", s.LDC)
 	w(1, "}")
@@ -165,6 +206,7 @@ func (fe *funcEmitter) mmFunc(name string, s *ir.MatMulAdd) (string, error) {
 func (fe *funcEmitter) mmTensorCores(w func(int, string, ...any), s *ir.MatMulAdd) {
 	nt := mmUnitCols(s)
 	units := (s.M / 16) * (s.N / (8 * nt))
+	lda, ldb, pairA, pairB := mmStrides(s)
 	ty, cvt := "bf16", "cvt.rn.bf16x2.f32"
 	if s.Precision == ir.PrecisionFloat16 {
 		ty, cvt = "f16", "cvt.rn.f16x2.f32"
@@ -212,19 +254,19 @@ func (fe *funcEmitter) mmTensorCores(w func(int, string, ...any), s *ir.MatMulAd
 	}
 	w(3, "for (unsigned k0 = 0; k0 < %du; k0 += 16u) {", s.K)
 	w(4, "unsigned ar[4], br[%d][2];", nt)
-	pack(4, "ar[0]", "a", s.LDA, fmt.Sprintf("(r0 + g) * %du + k0 + 2u * t", s.LDA))
-	pack(4, "ar[1]", "a", s.LDA, fmt.Sprintf("(r0 + g + 8u) * %du + k0 + 2u * t", s.LDA))
-	pack(4, "ar[2]", "a", s.LDA, fmt.Sprintf("(r0 + g) * %du + k0 + 8u + 2u * t", s.LDA))
-	pack(4, "ar[3]", "a", s.LDA, fmt.Sprintf("(r0 + g + 8u) * %du + k0 + 8u + 2u * t", s.LDA))
+	pack(4, "ar[0]", "a", pairA, fmt.Sprintf("(r0 + g) * %s + k0 + 2u * t", lda))
+	pack(4, "ar[1]", "a", pairA, fmt.Sprintf("(r0 + g + 8u) * %s + k0 + 2u * t", lda))
+	pack(4, "ar[2]", "a", pairA, fmt.Sprintf("(r0 + g) * %s + k0 + 8u + 2u * t", lda))
+	pack(4, "ar[3]", "a", pairA, fmt.Sprintf("(r0 + g + 8u) * %s + k0 + 8u + 2u * t", lda))
 	w(4, "#pragma unroll")
 	w(4, "for (int f = 0; f < %d; f++) {", nt)
 	w(5, "const unsigned n = n0 + f * 8u + g;")
 	if s.TransposeB {
-		pack(5, "br[f][0]", "b", s.LDB, fmt.Sprintf("n * %du + k0 + 2u * t", s.LDB))
-		pack(5, "br[f][1]", "b", s.LDB, fmt.Sprintf("n * %du + k0 + 8u + 2u * t", s.LDB))
+		pack(5, "br[f][0]", "b", pairB, fmt.Sprintf("n * %s + k0 + 2u * t", ldb))
+		pack(5, "br[f][1]", "b", pairB, fmt.Sprintf("n * %s + k0 + 8u + 2u * t", ldb))
 	} else {
-		w(5, "asm(\"%s %%0, %%1, %%2;\" : \"=r\"(br[f][0]) : \"f\"(b[(k0 + 2u * t + 1u) * %du + n]), \"f\"(b[(k0 + 2u * t) * %du + n]));", cvt, s.LDB, s.LDB)
-		w(5, "asm(\"%s %%0, %%1, %%2;\" : \"=r\"(br[f][1]) : \"f\"(b[(k0 + 2u * t + 9u) * %du + n]), \"f\"(b[(k0 + 2u * t + 8u) * %du + n]));", cvt, s.LDB, s.LDB)
+		w(5, "asm(\"%s %%0, %%1, %%2;\" : \"=r\"(br[f][0]) : \"f\"(b[(k0 + 2u * t + 1u) * %s + n]), \"f\"(b[(k0 + 2u * t) * %s + n]));", cvt, ldb, ldb)
+		w(5, "asm(\"%s %%0, %%1, %%2;\" : \"=r\"(br[f][1]) : \"f\"(b[(k0 + 2u * t + 9u) * %s + n]), \"f\"(b[(k0 + 2u * t + 8u) * %s + n]));", cvt, ldb, ldb)
 	}
 	w(5, "asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.%s.%s.f32 {%%0, %%1, %%2, %%3}, {%%4, %%5, %%6, %%7}, {%%8, %%9}, {%%0, %%1, %%2, %%3};\"", ty, ty)
 	w(6, ": \"+f\"(d[f][0]), \"+f\"(d[f][1]), \"+f\"(d[f][2]), \"+f\"(d[f][3])")

@@ -391,19 +391,37 @@ func (f *fn) group(nodes []node) error {
 				return err
 			}
 		case *groupMatMul:
-			f.groupMatMul(n.s)
+			if err := f.groupMatMul(n.s); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
 // groupMatMul emits a MatMulAdd as one call of package kernel's, the code a
-// plain Go call of the kernel runs, on the group's shared arrays.
-func (f *fn) groupMatMul(s *ir.MatMulAdd) {
+// plain Go call of the kernel runs, on the group's shared arrays; a
+// MatMulAddFrom as one call of kernel.MatMulAddFrom on the buffers, with
+// the offsets and strides the group computes once (they are uniform).
+func (f *fn) groupMatMul(s *ir.MatMulAdd) error {
 	k := f.e.kernelPkg()
 	prec := [...]string{"PrecisionFloat32", "PrecisionBFloat16", "PrecisionFloat16"}[s.Precision]
-	f.printf("%sMatMulAdd(&%s, &%s, &%s, %sMatMul{M: %d, N: %d, K: %d, LDA: %d, LDB: %d, LDC: %d, TransposeB: %t, Precision: %s%s})\n",
-		k, f.names[s.C.Var], f.names[s.A.Var], f.names[s.B.Var], k, s.M, s.N, s.K, s.LDA, s.LDB, s.LDC, s.TransposeB, k, prec)
+	if s.From == nil {
+		f.printf("%sMatMulAdd(&%s, &%s, &%s, %sMatMul{M: %d, N: %d, K: %d, LDA: %d, LDB: %d, LDC: %d, TransposeB: %t, Precision: %s%s})\n",
+			k, f.names[s.C.Var], f.names[s.A.Var], f.names[s.B.Var], k, s.M, s.N, s.K, s.LDA, s.LDB, s.LDC, s.TransposeB, k, prec)
+		return nil
+	}
+	args := make([]string, 4)
+	for i, x := range s.From.Exprs() {
+		v, err := f.exprUntyped(x)
+		if err != nil {
+			return err
+		}
+		args[i] = v
+	}
+	f.printf("%sMatMulAddFrom(&%s, %s, %s, %s, %s, %s, %s, %sMatMul{M: %d, N: %d, K: %d, LDC: %d, TransposeB: %t, Precision: %s%s})\n",
+		k, f.names[s.C.Var], f.ref(s.A.Var), args[0], args[1], f.ref(s.B.Var), args[2], args[3], k, s.M, s.N, s.K, s.LDC, s.TransposeB, k, prec)
+	return nil
 }
 
 func (f *fn) groupIf(n *groupIf) error {

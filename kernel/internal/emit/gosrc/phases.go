@@ -204,6 +204,14 @@ func analyse(f *ir.Func, tree []node, phases int) *analysis {
 				exprRefs(n.s.Cond, -1)
 				walk(n.then)
 				walk(n.els_)
+			case *groupMatMul:
+				if n.s.From != nil {
+					exprRefs(n.s.A, -1)
+					exprRefs(n.s.B, -1)
+					for _, x := range n.s.From.Exprs() {
+						exprRefs(x, -1)
+					}
+				}
 			case *groupFor:
 				if n.s.Init != nil {
 					stmtRefs(n.s.Init, -1)
