@@ -94,6 +94,7 @@ func sgemm64mma(c, a, b []float32, m, n, k uint32, alpha, beta float32) {
 		rows := min(tilesM-first, sgemmGroup)
 		row0 := (first + t%inGroup%rows) * mmaTile
 		col0 := t % inGroup / rows * mmaTile
+		kernel.Barrier() // the previous tile's writing out has read cs
 		for e := tid; e < mmaTile*mmaTile; e += mmaThreads {
 			cs[e] = 0
 		}
