@@ -17,7 +17,7 @@ const (
 	OpSgemm64x64  = "sgemm64x64"  // 64×64 tiles, 4×4 per thread, 256 threads, 16 KiB shared
 	OpSgemm32x32  = "sgemm32x32"  // 32×32 tiles, 4×4 per thread, 64 threads, 4 KiB shared
 	OpSgemm64MMA  = "sgemm64mma"  // 64×64 tiles through kernel.MatMulAdd, 256 threads, 32 KiB shared
-	OpSgemmFrom   = "sgemmfrom"   // 64×128 tiles through kernel.MatMulAddFrom, any group, 32 KiB shared
+	OpSgemmFrom   = "sgemmfrom"   // 64×128 tiles through kernel.MatMulAddFrom, any group, 32 KiB shared: the CPU's
 )
 
 // SgemmVariant describes one tiled sgemm kernel: a group of exactly
@@ -37,6 +37,10 @@ type SgemmVariant struct {
 	// 64×64 tiles through shared memory, runs at 0.2-0.3× the hand-written
 	// GEMM of internal/gemm on the CPU too.
 	GroupWide bool
+	// CPU says that ChooseSgemm picks the variant on the CPU: OpSgemmFrom,
+	// which multiplies with kernel.MatMulAddFrom straight from the buffers
+	// (no staging), a packed multiply per group and 256 steps of k.
+	CPU bool
 }
 
 // Threads is the number of threads in the variant's group.
@@ -58,7 +62,7 @@ var sgemmVariants = []SgemmVariant{
 	{Kernel: OpSgemm64x64, TileM: 64, TileN: 64, Block: backend.Dim3{X: 16, Y: 16, Z: 1}, SharedBytes: 16 << 10},
 	{Kernel: OpSgemm32x32, TileM: 32, TileN: 32, Block: backend.Dim3{X: 8, Y: 8, Z: 1}, SharedBytes: 4 << 10},
 	{Kernel: OpSgemm64MMA, TileM: 64, TileN: 64, Block: backend.Dim3{X: 16, Y: 16, Z: 1}, SharedBytes: 32 << 10, GroupWide: true},
-	{Kernel: OpSgemmFrom, TileM: 64, TileN: 128, Block: backend.Dim3{X: 16, Y: 16, Z: 1}, SharedBytes: 32 << 10, GroupWide: true},
+	{Kernel: OpSgemmFrom, TileM: 64, TileN: 128, Block: backend.Dim3{X: 16, Y: 16, Z: 1}, SharedBytes: 32 << 10, GroupWide: true, CPU: true},
 }
 
 // SgemmVariants returns sgemm's tiled kernels, largest tile first: OpSgemm's
@@ -97,10 +101,9 @@ type SgemmLaunch struct {
 // ChooseSgemm picks the sgemm kernel and geometry for an m×n×k product on a
 // device described by info. It is a pure function of its arguments:
 //
-//   - On the CPU (info.Type TypeCPU) it is OpSgemm, whose Go kernel is the
-//     hand-tuned GEMM that splits C among the grid's groups itself, over a
-//     grid of one group per 128×128 of C (sgemm_cpu.go says why not
-//     OpSgemmFrom).
+//   - On the CPU (info.Type TypeCPU) it is OpSgemmFrom, a group per 64×128
+//     tile of C, each multiplying its tile with kernel.MatMulAddFrom (the
+//     CPU's packed GEMM straight from the buffers).
 //   - Elsewhere the candidates are the variants that are not group-wide
 //     and that the device can run with
 //     their tiled path: the group's threads within MaxThreadsPerBlock and
@@ -124,7 +127,11 @@ func ChooseSgemm(info backend.DeviceInfo, m, n, k int) SgemmLaunch {
 	_ = k
 	m, n = max(m, 0), max(n, 0)
 	if info.Type == backend.TypeCPU {
-		return sgemmLaunch(info, sgemmVariants[0], m, n)
+		for _, v := range sgemmVariants {
+			if v.CPU {
+				return sgemmLaunch(info, v, m, n)
+			}
+		}
 	}
 	var fits []SgemmVariant
 	for _, v := range sgemmVariants {

@@ -59,9 +59,9 @@ func TestChooseSgemm(t *testing.T) {
 		{"gles 16 KiB 1024³", gles16, 1024, 1024, 1024, SgemmLaunch{OpSgemm32x32, d2(32, 32), d2(8, 8)}},
 		// 16 KiB, 1024 threads: 64×64 (16 KiB) fits, 128-row tiles do not.
 		{"gles 16 KiB wide 1024³", gles16wide, 1024, 1024, 1024, SgemmLaunch{OpSgemm64x64, d2(16, 16), d2(16, 16)}},
-		// The CPU: OpSgemm (the hand-tuned GEMM), a group per 128×128.
-		{"cpu 1000×300", cpu, 1000, 300, 50, SgemmLaunch{OpSgemm, d2(3, 8), d2(16, 16)}},
-		{"cpu 10×10", cpu, 10, 10, 10, SgemmLaunch{OpSgemm, d2(1, 1), d2(16, 16)}},
+		// The CPU: OpSgemmFrom (kernel.MatMulAddFrom), a group per 64×128.
+		{"cpu 1000×300", cpu, 1000, 300, 50, SgemmLaunch{OpSgemmFrom, d2(3, 16), d2(16, 16)}},
+		{"cpu 10×10", cpu, 10, 10, 10, SgemmLaunch{OpSgemmFrom, d2(1, 1), d2(16, 16)}},
 		// A device that says nothing: 32 KiB assumed, one unit.
 		{"bare 4096³", bare, 4096, 4096, 4096, SgemmLaunch{OpSgemm, d2(32, 32), d2(16, 16)}},
 		// Warps of 128 threads: 64-thread groups would waste half of one.
@@ -168,7 +168,7 @@ func TestSgemmVariantsMatchKernels(t *testing.T) {
 			if end := strings.Index(body, `extern "C"`); end > 0 {
 				body = body[:end]
 			}
-			if v.Kernel != OpSgemmFrom { // it takes any group size
+			if !v.CPU { // OpSgemmFrom takes any group size
 				m := threads.FindStringSubmatch(body)
 				require.NotNil(t, m)
 				assert.Equal(t, strconv.Itoa(v.Threads()), m[1])
@@ -193,7 +193,8 @@ func TestSgemmVariantsMatchKernels(t *testing.T) {
 }
 
 // TestSgemmVariantsGo runs the generated Go of every sgemm kernel (the
-// translation each dialect shares) over odd shapes that
+// translation each dialect shares; the CPU backend runs OpSgemmFrom's for
+// OpSgemm too, tested in TestSgemm) over odd shapes that
 // cross every tile size, with each kernel's own block, and another block
 // (the one-element-per-thread path), over exact, larger and smaller grids.
 func TestSgemmVariantsGo(t *testing.T) {

@@ -4,13 +4,12 @@ import (
 	"maps"
 
 	"github.com/anygpu/gpu/backend"
-	"github.com/anygpu/gpu/internal/gemm"
 )
 
 // Go returns the hand-written Go kernels of every built-in op, by op name
 // (kernels.OpFill, ...): sgemm's is the hand-tuned GEMM of internal/gemm
-// (gemm.GroupSgemm), which the CPU backend's built-in sgemm runs too. Each
-// call returns a fresh map.
+// (sgemm.go), which the CPU backend ran until the generated sgemm (on
+// kernel.MatMulAddFrom) replaced it. Each call returns a fresh map.
 func Go() map[string]backend.GoKernel {
 	return maps.Clone(goKernels)
 }
@@ -26,7 +25,7 @@ var goKernels = map[string]backend.GoKernel{
 	"reduce_sum": goReduceSum,
 	"dot":        goDot,
 	"transpose":  goTranspose,
-	"sgemm":      gemm.GroupSgemm,
+	"sgemm":      goSgemm,
 }
 
 // stride1 describes a one-dimensional op's share of the work for group g: the

@@ -30,10 +30,8 @@ const (
 // It is sgemm written for the CPU, which runs each MatMulAddFrom once per
 // group through its packed, register-blocked matrix multiply straight from
 // the buffers, so that the threads only clear and write the tile; GPUs run
-// it correctly, as a loop over the tile per thread. ChooseSgemm picks it
-// nowhere: on one and two cores it runs at 0.82-0.84× the CPU's hand-tuned
-// GEMM, but each 64×128 tile packs its own panels, which does not scale to
-// many cores (0.26 against 0.95-0.98 TFLOP/s on 16; kernels/sgemm_cpu.go).
+// it correctly, as a loop over the tile per thread, but ChooseSgemm picks
+// it on the CPU only.
 //
 //gpu:kernel
 //gpu:maxthreads 512
