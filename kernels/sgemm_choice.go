@@ -101,9 +101,12 @@ type SgemmLaunch struct {
 // ChooseSgemm picks the sgemm kernel and geometry for an m×n×k product on a
 // device described by info. It is a pure function of its arguments:
 //
-//   - On the CPU (info.Type TypeCPU) it is OpSgemmFrom, a group per 64×128
-//     tile of C, each multiplying its tile with kernel.MatMulAddFrom (the
-//     CPU's packed GEMM straight from the buffers).
+//   - On the CPU (info.Type TypeCPU) it is OpSgemm of Source, whose Go on
+//     the CPU is OpSgemmFrom's generated Go, over OpSgemmFrom's grid: a
+//     group per 64×128 tile of C, each multiplying its tile with
+//     kernel.MatMulAddFrom (the CPU's packed GEMM straight from the
+//     buffers). Naming OpSgemm keeps the CPU's sgemm the built-in module's
+//     (what Source returns, and what a caller who replaces its Go runs).
 //   - Elsewhere the candidates are the variants that are not group-wide
 //     and that the device can run with
 //     their tiled path: the group's threads within MaxThreadsPerBlock and
@@ -129,7 +132,9 @@ func ChooseSgemm(info backend.DeviceInfo, m, n, k int) SgemmLaunch {
 	if info.Type == backend.TypeCPU {
 		for _, v := range sgemmVariants {
 			if v.CPU {
-				return sgemmLaunch(info, v, m, n)
+				l := sgemmLaunch(info, v, m, n)
+				l.Kernel = OpSgemm
+				return l
 			}
 		}
 	}

@@ -59,9 +59,9 @@ func TestChooseSgemm(t *testing.T) {
 		{"gles 16 KiB 1024³", gles16, 1024, 1024, 1024, SgemmLaunch{OpSgemm32x32, d2(32, 32), d2(8, 8)}},
 		// 16 KiB, 1024 threads: 64×64 (16 KiB) fits, 128-row tiles do not.
 		{"gles 16 KiB wide 1024³", gles16wide, 1024, 1024, 1024, SgemmLaunch{OpSgemm64x64, d2(16, 16), d2(16, 16)}},
-		// The CPU: OpSgemmFrom (kernel.MatMulAddFrom), a group per 64×128.
-		{"cpu 1000×300", cpu, 1000, 300, 50, SgemmLaunch{OpSgemmFrom, d2(3, 16), d2(16, 16)}},
-		{"cpu 10×10", cpu, 10, 10, 10, SgemmLaunch{OpSgemmFrom, d2(1, 1), d2(16, 16)}},
+		// The CPU: OpSgemm, whose CPU Go is OpSgemmFrom's (kernel.MatMulAddFrom), a group per 64×128.
+		{"cpu 1000×300", cpu, 1000, 300, 50, SgemmLaunch{OpSgemm, d2(3, 16), d2(16, 16)}},
+		{"cpu 10×10", cpu, 10, 10, 10, SgemmLaunch{OpSgemm, d2(1, 1), d2(16, 16)}},
 		// A device that says nothing: 32 KiB assumed, one unit.
 		{"bare 4096³", bare, 4096, 4096, 4096, SgemmLaunch{OpSgemm, d2(32, 32), d2(16, 16)}},
 		// Warps of 128 threads: 64-thread groups would waste half of one.

@@ -30,8 +30,9 @@ const (
 // It is sgemm written for the CPU, which runs each MatMulAddFrom once per
 // group through its packed, register-blocked matrix multiply straight from
 // the buffers, so that the threads only clear and write the tile; GPUs run
-// it correctly, as a loop over the tile per thread, but ChooseSgemm picks
-// it on the CPU only.
+// it correctly, as a loop over the tile per thread, but only the CPU runs
+// it by choice: its Go is the CPU's OpSgemm (kernels.Source), which
+// ChooseSgemm picks there with this kernel's grid.
 //
 //gpu:kernel
 //gpu:maxthreads 512
