@@ -502,18 +502,23 @@ func (m *Model) Generate(ctx context.Context, prompt []int32, n int, observe fun
 	st.at = len(prompt)
 	for step := 1; step < n; step++ {
 		if st.graph == nil && step == 1 { // eagerly: it compiles what the step needs
-			logits, err := m.forward(st.ids, position{dev: st.pos}, false)
+			logits, err := m.stepOps(st)
 			if err != nil {
 				return nil, tm, err
 			}
-			if err := tensor.Advance(st.pos, 1); err != nil {
-				_ = logits.Close()
-				return nil, tm, err
-			}
 			st.at++
-			if id, err = m.pick(ctx, step, logits, st.ids, observe); err != nil {
+			if observe != nil {
+				err = observe(step, logits)
+			}
+			_ = logits.Close()
+			if err != nil {
 				return nil, tm, err
 			}
+			got, err := tensor.ToHost[int32](ctx, st.ids) // the token's one D2H
+			if err != nil {
+				return nil, tm, err
+			}
+			id = got[0]
 		} else {
 			if st.graph == nil {
 				t := time.Now()
@@ -602,31 +607,43 @@ func (m *Model) stepState(ctx context.Context) (*decodeStep, error) {
 	return m.step, nil
 }
 
-// capture records the decode step into st.graph: the forward pass of the
-// token in st.ids at the position in st.pos, the pick of the next token
-// into st.ids and the position's advance. Nothing runs while it records.
+// capture records the decode step (stepOps) into st.graph, with the logits
+// each replay writes. Nothing runs while it records.
 func (m *Model) capture(st *decodeStep) error {
 	s := m.dev.DefaultStream()
 	if err := s.BeginCapture(); err != nil {
 		return fmt.Errorf("gpt2: capturing the decode step: %w", err)
 	}
-	logits, err := m.forward(st.ids, position{dev: st.pos}, false)
-	if err == nil {
-		err = tensor.ArgMaxInto(st.ids, logits, -1)
-	}
-	if err == nil {
-		err = tensor.Advance(st.pos, 1)
-	}
+	logits, err := m.stepOps(st)
 	g, cerr := s.EndCapture()
 	if err = errors.Join(err, cerr); err != nil {
 		_ = g.Close()
-		if logits != nil {
+		if logits != nil { // the ops were recorded; the capture failed
 			_ = logits.Close()
 		}
 		return fmt.Errorf("gpt2: capturing the decode step: %w", err)
 	}
 	st.graph, st.logits = g, logits
 	return nil
+}
+
+// stepOps enqueues the decode step's ops on the device: the forward pass of
+// the token in st.ids at the position in st.pos, the pick of the next token
+// into st.ids and the position's advance. It returns the step's logits
+// ([1 vocab]); on an error, none.
+func (m *Model) stepOps(st *decodeStep) (*tensor.Tensor, error) {
+	logits, err := m.forward(st.ids, position{dev: st.pos}, false)
+	if err != nil {
+		return nil, err
+	}
+	if err = tensor.ArgMaxInto(st.ids, logits, -1); err == nil {
+		err = tensor.Advance(st.pos, 1)
+	}
+	if err != nil {
+		_ = logits.Close()
+		return nil, err
+	}
+	return logits, nil
 }
 
 // close frees the step's graph and tensors.
