@@ -96,27 +96,37 @@ func varyingLeaf(code string) expr { return expr{code: code, walk: 1} }
 // reports it) is within walkLimit, making up to 16 tries; the tries it
 // drops leave no variable marked used. If none fits it returns the last.
 func (g *gen) bounded(make func() expr, cost func(expr) float64) expr {
+	e, _, _ := g.tryBounded(make, cost)
+	if g.helperWalk < cost(e) {
+		g.helperWalk = cost(e)
+	}
+	return e
+}
+
+// tryBounded is bounded that reports whether an expression fitted; when
+// none did, the last try's marks stay and drop clears them, so that the
+// caller can drop the statement instead.
+func (g *gen) tryBounded(make func() expr, cost func(expr) float64) (e expr, fits bool, drop func()) {
 	var used []bool
 	vars := g.allVariables()
 	for _, v := range vars {
 		used = append(used, v.used)
 	}
-	var e expr
+	restore := func() {
+		for j, v := range vars {
+			v.used = used[j]
+		}
+	}
 	for try := range 16 {
 		if try > 0 {
-			for j, v := range vars {
-				v.used = used[j]
-			}
+			restore()
 		}
 		e = make()
 		if cost(e) <= walkLimit {
-			break
+			return e, true, restore
 		}
 	}
-	if g.helperWalk < cost(e) {
-		g.helperWalk = cost(e)
-	}
-	return e
+	return e, false, restore
 }
 
 // walkOf is the walk of e itself.

@@ -93,6 +93,29 @@ func TestRepros(t *testing.T) {
 	}
 }
 
+// TestReproDriverBugs: a repro's "// Driver bug on:" line names devices by
+// substring, case-insensitively; repros without the line name none.
+func TestReproDriverBugs(t *testing.T) {
+	r := Repro{DriverBugOn: driverBugOn("// what\n// Driver bug on: LLVMpipe, Some GPU \npackage fuzz\n")}
+	assert.Equal(t, []string{"llvmpipe", "some gpu"}, r.DriverBugOn)
+	assert.True(t, r.DriverBug("llvmpipe (LLVM 15.0.6, 256 bits)"))
+	assert.True(t, r.DriverBug("Some GPU 9000"))
+	assert.False(t, r.DriverBug("NVIDIA H200"))
+	assert.Empty(t, driverBugOn("package fuzz\n"))
+	repros, err := Repros()
+	require.NoError(t, err)
+	found := false
+	for _, r := range repros {
+		if r.Name == "mesa-loopexit-29613666" {
+			found = true
+			assert.True(t, r.DriverBug("llvmpipe (LLVM 15.0.6, 256 bits)"))
+		} else {
+			assert.False(t, r.DriverBug("llvmpipe (LLVM 15.0.6, 256 bits)"), r.Name)
+		}
+	}
+	assert.True(t, found, "the Mesa loop-exit repro")
+}
+
 // TestHelperCallsCountAsUniform: a float helper's walk counts the clamp of
 // its result (readsFloatClamp reads of the sum), and a call counts every
 // argument as uniform-only, since the helper may read only its uniform
