@@ -23,10 +23,13 @@ var leanInputs = []struct {
 	{input{name: "vector 2", base: []int{2}}, true, true},
 	{input{name: "3 rows of 6", base: []int{3, 6}}, true, true},
 	{input{name: "odd rows 5x38", base: []int{5, 38}}, true, true},
-	{input{name: "1 row of 2048 (the most 16-bit words)", base: []int{1, 2048}}, true, false},
-	{input{name: "2 rows of 1024 (the most float32 words)", base: []int{2, 1024}}, true, true},
-	{input{name: "2 rows of 2050 (one word too many)", base: []int{2, 2050}}, false, false},
-	{input{name: "7 rows of 1030", base: []int{7, 1030}}, true, false},
+	{input{name: "1 row of 2048 (groups of 256 for 16-bit)", base: []int{1, 2048}}, true, true},
+	{input{name: "2 rows of 1024 (groups of 256 for float32)", base: []int{2, 1024}}, true, true},
+	{input{name: "2 rows of 2050 (groups of 512 for float32)", base: []int{2, 2050}}, true, true},
+	{input{name: "7 rows of 1030 (groups of 512 for float32)", base: []int{7, 1030}}, true, true},
+	{input{name: "3 rows of 8192 (the most 16-bit words)", base: []int{3, 8192}}, true, false},
+	{input{name: "2 rows of 4096 (the most float32 words)", base: []int{2, 4096}}, true, true},
+	{input{name: "2 rows of 8194 (one word too many)", base: []int{2, 8194}}, false, false},
 	{input{name: "odd cols 4x37", base: []int{4, 37}}, false, true},
 	{input{name: "rows at a stride 6x20 of 6x24", base: []int{6, 24}, views: []func(*Tensor) (*Tensor, error){slice(1, 2, 22)},
 		host: func(h hostND) hostND { return h.slice(1, 2, 22) }}, true, true},
@@ -68,7 +71,8 @@ func TestLeanNormRows(t *testing.T) {
 
 // TestLeanNorms checks LayerNorm and RMSNorm of the lean rows and their
 // neighbours against the float64 reference on every backend, each dtype,
-// with and without gamma and beta, with the tolerance of TestNorms.
+// with and without gamma and beta, with the tolerance of TestNorms, and
+// Softmax of the same rows with TestSoftmax's.
 func TestLeanNorms(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, dev *gpu.Device) {
 		rng := rand.New(rand.NewPCG(8, 8))
@@ -94,6 +98,11 @@ func TestLeanNorms(t *testing.T) {
 						rn, err := RMSNorm(x, gamma, eps)
 						require.NoError(t, err)
 						requireClose(t, rowsHost(h, rmsNormRow(hg, eps)), read(t, rn), tol, "rms norm")
+						if affine == "none" {
+							sm, err := Softmax(x)
+							require.NoError(t, err)
+							requireClose(t, rowsHost(h, softmaxRow), read(t, sm), tolerance{1e-7, 1e-5}.forDType(d), "softmax")
+						}
 					})
 				}
 			}

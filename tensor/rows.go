@@ -206,6 +206,19 @@ func Softmax(x *Tensor) (*Tensor, error) {
 		return out, nil
 	}
 	var args argList
+	if xoff, xrow, ok := leanRows(x, cols); ok {
+		if block := ds.leanBlock(cols / wordElems(x.dtype)); block > 0 {
+			// rowsLean's gamma and beta are not read for softmax.
+			args.add(gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.Buf(x.st.buf), gpu.Buf(x.st.buf))
+			args.u32(rows, cols/wordElems(x.dtype), int(x.dtype), ops.LeanSoftmax, 0, xoff, xrow)
+			args.add(gpu.F32(0))
+			if err := ds.launchLean(block, rows, []*storage{out.st, x.st}, args.args()...); err != nil {
+				_ = out.Close()
+				return nil, wrap(err, op)
+			}
+			return out, nil
+		}
+	}
 	args.add(gpu.Buf(out.st.buf), gpu.Buf(x.st.buf))
 	args.u32(rows, cols, int(x.dtype))
 	args.rows(x.offset, x.shape, x.strides)
@@ -328,7 +341,7 @@ func nanWord(d DType) uint32 {
 func wordElems(d DType) int { return 4 / d.Size() }
 
 // leanRows reports whether the rows of x (cols elements each) suit
-// normRowsLean: each row contiguous and of whole words, the rows at one
+// rowsLean: each row contiguous and of whole words, the rows at one
 // word stride (x's outer dimensions lay out as one); xoff is the first
 // row's first word and xrow the stride, in words.
 func leanRows(x *Tensor, cols int) (xoff, xrow int, ok bool) {
@@ -351,18 +364,18 @@ func leanRows(x *Tensor, cols int) (xoff, xrow int, ok bool) {
 	return x.offset / per, row / per, true
 }
 
-// leanRowsPerGroup bounds the rows one group of normRowsLean strides over:
+// leanRowsPerGroup bounds the rows one group of rowsLean strides over:
 // llvmpipe's OpenGL, made to run the kernel, left rows unwritten past about
 // 120 of them per group (TestNorms' 2000 rows of 3 on 8 groups of 256:
 // rows 1008 on were 0; of 128: rows 1920 on), which the other row kernels
 // do not meet. The bound costs nothing where groups are many (GPUs).
 const leanRowsPerGroup = 64
 
-// launchLean enqueues normRowsLean with groups of block threads over rows:
+// launchLean enqueues rowsLean with groups of block threads over rows:
 // as many groups as launch gives the row kernels, or more where each would
 // take over leanRowsPerGroup rows.
 func (ds *deviceState) launchLean(block, rows int, uses []*storage, args ...gpu.Arg) error {
-	e, err := ds.entry("normRowsLean")
+	e, err := ds.entry("rowsLean")
 	if err != nil {
 		return err
 	}
@@ -372,15 +385,16 @@ func (ds *deviceState) launchLean(block, rows int, uses []*storage, args ...gpu.
 	}
 	ds.touch(uses)
 	if err := ds.dev.DefaultStream().Launch(e.k, gpu.D1(grid), gpu.D1(block), args...); err != nil {
-		return wrap(err, "launch normRowsLean")
+		return wrap(err, "launch rowsLean")
 	}
 	return nil
 }
 
-// leanBlock is the group size normRowsLean runs rows of words words with on
-// the device: ops.LeanGroup where the row fits the group's registers and the
-// device has SIMD lanes (DeviceInfo.WarpSize above 1) and runs such groups,
-// else 0 (normRows takes the rows).
+// leanBlock is the group size rowsLean runs rows of words words with on the
+// device: the smallest of 256, 512 and 1024 threads (at most ops.LeanGroup)
+// that holds the row in ops.LeanWords registers each, where the device has
+// SIMD lanes (DeviceInfo.WarpSize above 1) and runs such groups, else 0
+// (normRows or softmaxRows takes the rows).
 func (ds *deviceState) leanBlock(words int) int {
 	if words > ops.LeanWords*ops.LeanGroup || ds.info().WarpSize <= 1 {
 		// A device without SIMD lanes (the CPU) runs a group's threads one
@@ -388,12 +402,20 @@ func (ds *deviceState) leanBlock(words int) int {
 		// cost less than 256 holding it.
 		return 0
 	}
-	e, err := ds.entry("normRowsLean")
+	block := leanMinGroup
+	for block*ops.LeanWords < words {
+		block *= 2
+	}
+	e, err := ds.entry("rowsLean")
 	if err != nil {
 		return 0
 	}
-	if limit := ds.groupLimit(e); limit > 0 && limit < ops.LeanGroup {
+	if limit := ds.groupLimit(e); limit > 0 && limit < block {
 		return 0
 	}
-	return ops.LeanGroup
+	return block
 }
+
+// leanMinGroup is the smallest group rowsLean is launched with: enough
+// subgroups to hide a row's loads.
+const leanMinGroup = 256

@@ -19,9 +19,9 @@
 // operand is contiguous (or, for binary, a row repeated over the output's
 // rows) from a 16-byte boundary (vector.go); the row kernels read a
 // contiguous row of whole words a word per thread at a time, rowUnroll
-// loads in flight, and reduce in two barriers (rowfast.go); a norm of rows
+// loads in flight, and reduce in two barriers (rowfast.go); a norm or softmax of rows
 // short enough for a group's registers loads each once and reduces through
-// subgroups (normRowsLean, rowlean.go). Everything else takes the general
+// subgroups (rowsLean, rowlean.go). Everything else takes the general
 // path, one element at a time through offset6.
 package ops
 

@@ -77,7 +77,7 @@ func unaryValue(op uint32, v, a float32) float32 {
 // 16-bit pair is moved as its bits, never computed with).
 //
 // A contiguous x whose start is on a 16-byte boundary (flatMode) goes 16
-// bytes at a time, two independent vectors per thread and step (vectorSteps);
+// bytes at a time, vectorSteps independent vectors per thread and step;
 // the words past the last whole vector, and any other view, go one word at a
 // time through offset6.
 //
@@ -96,12 +96,14 @@ func unary(y, x []float32, n, dt, op, xoff, s0, s1, s2, s3, s4, s5, t0, t1, t2, 
 		vecs := n / (4 * per)
 		xv := xoff / (4 * per)
 		for v := first; v < vecs; v += vectorSteps * step {
-			v2 := min(v+step, vecs-1) // a thread past the end repeats the last vector
-			u := kernel.Load4(x, xv+v)
-			u2 := kernel.Load4(x, xv+v2)
-			kernel.Store4(y, v, unary4(op, dt, u, a))
-			if v+step < vecs {
-				kernel.Store4(y, v2, unary4(op, dt, u2, a))
+			var us [vectorSteps]kernel.Float4
+			for k := uint32(0); k < vectorSteps; k++ {
+				us[k] = kernel.Load4(x, xv+min(v+k*step, vecs-1)) // past the end: the last vector again
+			}
+			for k := uint32(0); k < vectorSteps; k++ {
+				if vk := v + k*step; vk < vecs {
+					kernel.Store4(y, vk, unary4(op, dt, us[k], a))
+				}
 			}
 			if last(v, vectorSteps*step, vecs) {
 				break
@@ -169,14 +171,16 @@ func binary(z, x, y []float32, n, dt, op, s0, s1, s2, s3, s4, s5, xoff, xt0, xt1
 		rowVecs := s5 / (4 * per) // a row's vectors, when an input repeats a row
 		xv, yv := xoff/(4*per), yoff/(4*per)
 		for v := first; v < vecs; v += vectorSteps * step {
-			v2 := min(v+step, vecs-1) // a thread past the end repeats the last vector
-			u := kernel.Load4(x, xv+flatVector(xm, v, rowVecs))
-			w := kernel.Load4(y, yv+flatVector(ym, v, rowVecs))
-			u2 := kernel.Load4(x, xv+flatVector(xm, v2, rowVecs))
-			w2 := kernel.Load4(y, yv+flatVector(ym, v2, rowVecs))
-			kernel.Store4(z, v, binary4(op, dt, u, w))
-			if v+step < vecs {
-				kernel.Store4(z, v2, binary4(op, dt, u2, w2))
+			var us, ws [vectorSteps]kernel.Float4
+			for k := uint32(0); k < vectorSteps; k++ {
+				vk := min(v+k*step, vecs-1) // past the end: the last vector again
+				us[k] = kernel.Load4(x, xv+flatVector(xm, vk, rowVecs))
+				ws[k] = kernel.Load4(y, yv+flatVector(ym, vk, rowVecs))
+			}
+			for k := uint32(0); k < vectorSteps; k++ {
+				if vk := v + k*step; vk < vecs {
+					kernel.Store4(z, vk, binary4(op, dt, us[k], ws[k]))
+				}
 			}
 			if last(v, vectorSteps*step, vecs) {
 				break

@@ -50,7 +50,7 @@ func probeOf(t *testing.T, name, args string) string {
 	return src + fmt.Sprintf("\nextern \"C\" __global__ void probe(unsigned* y, unsigned* x, unsigned* g, unsigned* b) {\n\t%s(y, x, g, b, %s);\n}\n", name, args)
 }
 
-// TestNormPTXSize compiles normRows and normRowsLean with NVRTC (where
+// TestNormPTXSize compiles normRows and rowsLean with NVRTC (where
 // installed) and compares their PTX: whole, and the path a launch of one
 // bfloat16 row of 768 with gamma and beta runs (the GPT-2 decode's layer
 // norm). The lean kernel must be the smaller on both counts: its point is
@@ -69,15 +69,15 @@ func TestNormPTXSize(t *testing.T) {
 	}
 	bf16 := fmt.Sprint(ops.DTBFloat16)
 	old := compile(probeOf(t, "normRows", fmt.Sprintf("1u, 768u, %su, %du, 3u, 0u, 1u, 1u, 1u, 1u, 1u, 0u, 0u, 0u, 0u, 768u, 1u, 1e-5f", bf16, ops.NormLayer)))
-	lean := compile(probeOf(t, "normRowsLean", fmt.Sprintf("1u, 384u, %su, %du, 3u, 0u, 384u, 1e-5f", bf16, ops.NormLayer)))
+	lean := compile(probeOf(t, "rowsLean", fmt.Sprintf("1u, 384u, %su, %du, 3u, 0u, 384u, 1e-5f", bf16, ops.NormLayer)))
 	// Each probe's text keeps the other kernel as it is.
-	oldAll, leanAll := ptxInstructions(t, lean, "normRows"), ptxInstructions(t, old, "normRowsLean")
+	oldAll, leanAll := ptxInstructions(t, lean, "normRows"), ptxInstructions(t, old, "rowsLean")
 	oldPath, leanPath := ptxInstructions(t, old, "probe"), ptxInstructions(t, lean, "probe")
 	if dir := os.Getenv("ANYGPU_PTX_DUMP"); dir != "" {
 		require.NoError(t, os.WriteFile(dir+"/normRows.ptx", []byte(old), 0o644))
-		require.NoError(t, os.WriteFile(dir+"/normRowsLean.ptx", []byte(lean), 0o644))
+		require.NoError(t, os.WriteFile(dir+"/rowsLean.ptx", []byte(lean), 0o644))
 	}
-	t.Logf("PTX instructions: normRows %d (bf16 1x768 layer norm: %d), normRowsLean %d (%d)", oldAll, oldPath, leanAll, leanPath)
+	t.Logf("PTX instructions: normRows %d (bf16 1x768 layer norm: %d), rowsLean %d (%d)", oldAll, oldPath, leanAll, leanPath)
 	require.Less(t, leanAll, oldAll)
 	require.Less(t, leanPath, oldPath)
 }

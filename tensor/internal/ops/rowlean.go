@@ -2,37 +2,44 @@ package ops
 
 import "github.com/anygpu/gpu/kernel"
 
-// The lean norm (normRowsLean) takes rows of whole words (rowFast's rows)
+// The lean row kernel (rowsLean) takes rows of whole words (rowFast's rows)
 // that lie word-contiguous at a uniform word stride and are short enough for
-// a group of LeanGroup threads to hold each in registers: thread t holds
-// words t, t+b, ..., at most LeanWords of them. It loads them once, sums
-// them, meets the group in one subgroup reduction and one barrier, takes the
-// squared deviations from the registers, meets again, and writes: no view
-// offsets, no second or third pass over memory, no general path. Rows that
-// do not fit take normRows.
+// a group of at most LeanGroup threads to hold each in registers: thread t
+// of b holds words t, t+b, ..., at most LeanWords of them. It loads a row
+// once, folds it twice from the registers (each fold: one subgroup
+// reduction, one barrier, and one more where the subgroups are many), and
+// writes: no view offsets, no second or third pass over memory, no general
+// path. Layer norm folds sums then squared deviations, RMS norm squares
+// only, softmax the maximum then the exponentials' sum. Rows that do not
+// fit take normRows and softmaxRows.
 
-// LeanWords is the most words of a row each thread of normRowsLean holds.
+// LeanWords is the most words of a row each thread of rowsLean holds.
 const LeanWords = 4
 
-// LeanGroup is the group size normRowsLean is launched with: the size of its
+// LeanGroup is the largest group rowsLean is launched with: the size of its
 // shared arrays (one value per subgroup, a subgroup of one at worst), a
 // multiple of every device's subgroup size.
-const LeanGroup = 256
+const LeanGroup = 1024
 
-// leanParts is the most per-subgroup values each thread of normRowsLean
-// folds itself: with more (small subgroups, or subgroups of one), the first
+// LeanSoftmax is rowsLean's kind for softmax (NormLayer and NormRMS are its
+// norms).
+const LeanSoftmax = 2
+
+// leanParts is the most per-subgroup values each thread of rowsLean folds
+// itself: with more (small subgroups, or subgroups of one), the first
 // leanParts threads fold them into leanParts parts first, behind one more
 // barrier.
 const leanParts = 8
 
-// normRowsLean is normRows (same kind, affine and eps) for rows of words
-// words each (cols/perWord(dt)), row r's first at word xoff + r*xrow of x,
-// launched with groups of b threads (b a multiple of SubgroupSize and at
-// most LeanGroup) where words ≤ LeanWords·b.
+// rowsLean is normRows (kind NormLayer or NormRMS, with affine and eps) or
+// softmaxRows (kind LeanSoftmax) for rows of words words each
+// (cols/perWord(dt)), row r's first at word xoff + r*xrow of x, launched
+// with groups of b threads (b a multiple of SubgroupSize and at most
+// LeanGroup) where words ≤ LeanWords·b.
 //
 //gpu:kernel
-func normRowsLean(y, x, gamma, beta []uint32, rows, words, dt, kind, affine, xoff, xrow uint32, eps float32) {
-	red := kernel.Shared[[2 * LeanGroup]float32]() // per subgroup: sums, then squared deviations
+func rowsLean(y, x, gamma, beta []uint32, rows, words, dt, kind, affine, xoff, xrow uint32, eps float32) {
+	red := kernel.Shared[[2 * LeanGroup]float32]() // per subgroup: the first fold's values, then the second's
 	parts := kernel.Shared[[leanParts]float32]()
 	t, b := kernel.ThreadX(), kernel.GroupSizeX()
 	sg := kernel.SubgroupSize()
@@ -40,6 +47,10 @@ func normRowsLean(y, x, gamma, beta []uint32, rows, words, dt, kind, affine, xof
 	chunk := (subs + leanParts - 1) / leanParts // each part's, where there are more than leanParts
 	per := perWord(dt)
 	cols := float32(words * per)
+	first := uint32(0) // the first fold: RMS norm has only the second
+	if kind == NormRMS {
+		first = 1
+	}
 	for r := kernel.GroupX(); r < rows; r += kernel.GridX() {
 		w0 := xoff + r*xrow
 		var ws [LeanWords]uint32
@@ -48,22 +59,37 @@ func normRowsLean(y, x, gamma, beta []uint32, rows, words, dt, kind, affine, xof
 				ws[u] = x[w0+t+u*b]
 			}
 		}
-		// Pass 0 (layer norm only) sums the row into mean, pass 1 sums
-		// the squared deviations from mean (0 for RMS norm) into total.
+		// Fold 0 takes the row's sum (layer norm) or maximum (softmax)
+		// into mean; fold 1 the squared deviations from mean (0 for RMS
+		// norm) or the exponentials' sum past it into total.
 		var mean, total float32
-		for pass := kind; pass < 2; pass++ {
-			var v float32
+		for pass := first; pass < 2; pass++ {
+			widest := kind == LeanSoftmax && pass == 0 // a maximum, not a sum
+			var none float32                           // what the fold starts from
+			if widest {
+				none = kernel.Float32frombits(0xff800000) // -Inf
+			}
+			v := none
 			for u := uint32(0); u < LeanWords; u++ {
 				if t+u*b < words {
-					if pass == 0 {
+					if widest {
+						v = wordMax(v, ws[u], per, dt)
+					} else if kind == LeanSoftmax {
+						v += wordExpSum(ws[u], per, dt, mean)
+					} else if pass == 0 {
 						v += wordSum(ws[u], per, dt)
 					} else {
 						v += wordSquares(ws[u], per, dt, mean)
 					}
 				}
 			}
-			sv := kernel.SubgroupAdd(v)
-			at := pass * LeanGroup // this pass's values in red
+			var sv float32
+			if widest {
+				sv = kernel.SubgroupMax(v)
+			} else {
+				sv = kernel.SubgroupAdd(v)
+			}
+			at := pass * LeanGroup // this fold's values in red
 			if t%sg == 0 {
 				red[at+t/sg] = sv
 			}
@@ -71,43 +97,64 @@ func normRowsLean(y, x, gamma, beta []uint32, rows, words, dt, kind, affine, xof
 			total = red[at]
 			if subs <= leanParts {
 				for i := uint32(1); i < subs; i++ {
-					total += red[at+i]
+					total = leanFold(widest, total, red[at+i])
 				}
 			} else {
 				if t < leanParts {
-					var p float32
+					p := none
 					for i := t * chunk; i < min(subs, t*chunk+chunk); i++ {
-						p += red[at+i]
+						p = leanFold(widest, p, red[at+i])
 					}
 					parts[t] = p
 				}
 				kernel.Barrier()
 				total = parts[0]
 				for i := uint32(1); i < leanParts; i++ {
-					total += parts[i]
+					total = leanFold(widest, total, parts[i])
 				}
 			}
 			if pass == 0 {
-				mean = total / cols
+				mean = total
+				if !widest {
+					mean = total / cols
+				}
 			}
 		}
-		inv := kernel.Rsqrt(total/cols + eps)
 		o := r * words // the row's first word in y
-		for u := uint32(0); u < LeanWords; u++ {
-			w := t + u*b
-			if w < words {
-				var g, bw uint32 // gamma's and beta's words, where affine has them
-				if affine&NormGamma != 0 {
-					g = gamma[w]
+		if kind == LeanSoftmax {
+			inv := 1 / total
+			for u := uint32(0); u < LeanWords; u++ {
+				if w := t + u*b; w < words {
+					y[o+w] = softmaxWord(ws[u], per, dt, mean, inv)
 				}
-				if affine&NormBeta != 0 {
-					bw = beta[w]
+			}
+		} else {
+			inv := kernel.Rsqrt(total/cols + eps)
+			for u := uint32(0); u < LeanWords; u++ {
+				w := t + u*b
+				if w < words {
+					var g, bw uint32 // gamma's and beta's words, where affine has them
+					if affine&NormGamma != 0 {
+						g = gamma[w]
+					}
+					if affine&NormBeta != 0 {
+						bw = beta[w]
+					}
+					y[o+w] = normWord(ws[u], g, bw, per, dt, affine, mean, inv)
 				}
-				y[o+w] = normWord(ws[u], g, bw, per, dt, affine, mean, inv)
 			}
 		}
-		if kind != NormLayer && rows-r > kernel.GridX() {
-			kernel.Barrier() // the next row's sums wait for every thread's read of these
+		if kind == NormRMS && rows-r > kernel.GridX() {
+			kernel.Barrier() // the next row's fold waits for every thread's read of this one's
 		}
 	}
+}
+
+// leanFold folds v into acc: the larger of the two for a maximum (widest),
+// their sum otherwise.
+func leanFold(widest bool, acc, v float32) float32 {
+	if widest {
+		return max(acc, v)
+	}
+	return acc + v
 }
