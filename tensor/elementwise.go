@@ -47,7 +47,7 @@ func unaryOp(op string, x *Tensor, code uint32, a float32) (*Tensor, error) {
 	l := coalesced(x.shape, x.strides)
 	args.view(x.offset, l.shape[:l.rank], l.strides[0][:l.rank])
 	args.add(gpu.F32(a))
-	if err := ds.launch("unary", false, words(x.dtype, x.Len()), []*storage{out.st, x.st}, args.args()...); err != nil {
+	if err := ds.launch(unaryKernels.of(x.dtype), false, words(x.dtype, x.Len()), []*storage{out.st, x.st}, args.args()...); err != nil {
 		_ = out.Close()
 		return nil, wrap(err, op)
 	}
@@ -129,7 +129,7 @@ func launchBinary(out, x *Tensor, xs []int, xoff int, y *Tensor, ys []int, yoff 
 	args.padded(l.strides[0][:l.rank], MaxRank, 0)
 	args.u32(yoff)
 	args.padded(l.strides[1][:l.rank], MaxRank, 0)
-	return out.st.ds.launch("binary", false, words(x.dtype, n), []*storage{out.st, x.st, y.st}, args.args()...)
+	return out.st.ds.launch(binaryKernels.of(x.dtype), false, words(x.dtype, n), []*storage{out.st, x.st, y.st}, args.args()...)
 }
 
 // Add returns x + y, broadcast (NumPy's rule).

@@ -5,6 +5,7 @@ import (
 
 	"github.com/anygpu/gpu"
 	"github.com/anygpu/gpu/profiling"
+	"github.com/anygpu/gpu/tensor/internal/ops"
 )
 
 // elementBlock is the largest block the element-wise kernels are launched
@@ -13,6 +14,36 @@ import (
 const (
 	elementBlock = 256
 	rowBlock     = 64
+)
+
+// dtypeKernels names a kernel of package ops and its //gpu:variant copies
+// that fix its dtype: each copy holds only its dtype's path (fewer
+// instructions and registers), so an op launches the one of its dtype.
+type dtypeKernels struct{ any, f32, bf16, f16 string }
+
+// of is the kernel for dtype d: its variant, or the generic kernel.
+func (k dtypeKernels) of(d DType) string {
+	switch d {
+	case Float32:
+		return k.f32
+	case BFloat16:
+		return k.bf16
+	case Float16:
+		return k.f16
+	}
+	return k.any
+}
+
+// The kernels with dtype variants; leanKernels by rowsLean's kind
+// (ops.NormLayer, ops.NormRMS, ops.LeanSoftmax).
+var (
+	unaryKernels  = dtypeKernels{"unary", "unaryF32", "unaryBF16", "unaryF16"}
+	binaryKernels = dtypeKernels{"binary", "binaryF32", "binaryBF16", "binaryF16"}
+	leanKernels   = [...]dtypeKernels{
+		ops.NormLayer:   {"rowsLean", "rowsLeanLayerF32", "rowsLeanLayerBF16", "rowsLeanLayerF16"},
+		ops.NormRMS:     {"rowsLean", "rowsLeanRMSF32", "rowsLeanRMSBF16", "rowsLeanRMSF16"},
+		ops.LeanSoftmax: {"rowsLean", "rowsLeanSoftmaxF32", "rowsLeanSoftmaxBF16", "rowsLeanSoftmaxF16"},
+	}
 )
 
 // blockSize is the block kernel e runs with: at most limit threads and what

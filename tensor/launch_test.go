@@ -6,6 +6,8 @@ import (
 	"github.com/anygpu/gpu"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/anygpu/gpu/tensor/internal/ops"
 )
 
 // TestGeometryFromDeviceInfo: launches follow the device, not the caller.
@@ -74,5 +76,22 @@ func TestArgList(t *testing.T) {
 			}
 			assert.Equal(t, tc.want, words(l.args()))
 		})
+	}
+}
+
+// TestDTypeKernelsExist: every kernel the ops launch by dtype is in the
+// package's Source (a //gpu:variant line of package ops names it), with the
+// generic kernel's parameters.
+func TestDTypeKernelsExist(t *testing.T) {
+	all := append([]dtypeKernels{unaryKernels, binaryKernels}, leanKernels[:]...)
+	for _, k := range all {
+		want, ok := ops.Kernels.Params[k.any]
+		require.True(t, ok, "kernel %s", k.any)
+		for _, d := range []DType{Float32, BFloat16, Float16, Int32} {
+			name := k.of(d)
+			require.Contains(t, ops.Kernels.Params, name)
+			require.Equal(t, want, ops.Kernels.Params[name], "%s's parameters", name)
+			require.Contains(t, ops.Kernels.Go, name)
+		}
 	}
 }

@@ -63,7 +63,7 @@ func TestLeanNormRows(t *testing.T) {
 					want = c.lean32
 				}
 				require.Equal(t, want, fits)
-				require.Zero(t, x.st.ds.leanBlock(cols/wordElems(d)), "the CPU takes the lean norm")
+				require.Zero(t, x.st.ds.leanBlock(ops.NormLayer, d, cols/wordElems(d)), "the CPU takes the lean norm")
 			})
 		}
 	}

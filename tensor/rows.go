@@ -207,12 +207,12 @@ func Softmax(x *Tensor) (*Tensor, error) {
 	}
 	var args argList
 	if xoff, xrow, ok := leanRows(x, cols); ok {
-		if block := ds.leanBlock(cols / wordElems(x.dtype)); block > 0 {
+		if block := ds.leanBlock(ops.LeanSoftmax, x.dtype, cols/wordElems(x.dtype)); block > 0 {
 			// rowsLean's gamma and beta are not read for softmax.
 			args.add(gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.Buf(x.st.buf), gpu.Buf(x.st.buf))
 			args.u32(rows, cols/wordElems(x.dtype), int(x.dtype), ops.LeanSoftmax, 0, xoff, xrow)
 			args.add(gpu.F32(0))
-			if err := ds.launchLean(block, rows, []*storage{out.st, x.st}, args.args()...); err != nil {
+			if err := ds.launchLean(ops.LeanSoftmax, x.dtype, block, rows, []*storage{out.st, x.st}, args.args()...); err != nil {
 				_ = out.Close()
 				return nil, wrap(err, op)
 			}
@@ -291,10 +291,10 @@ func norm(op string, x, gamma, beta *Tensor, eps float32, kind uint32) (*Tensor,
 	var args argList
 	args.add(gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.Buf(gb), gpu.Buf(bb))
 	if xoff, xrow, ok := leanRows(x, cols); ok {
-		if block := ds.leanBlock(cols / wordElems(x.dtype)); block > 0 {
+		if block := ds.leanBlock(kind, x.dtype, cols/wordElems(x.dtype)); block > 0 {
 			args.u32(rows, cols/wordElems(x.dtype), int(x.dtype), int(kind), int(flags), xoff, xrow)
 			args.add(gpu.F32(eps))
-			if err := ds.launchLean(block, rows, uses, args.args()...); err != nil {
+			if err := ds.launchLean(kind, x.dtype, block, rows, uses, args.args()...); err != nil {
 				_ = out.Close()
 				return nil, wrap(err, op)
 			}
@@ -371,11 +371,11 @@ func leanRows(x *Tensor, cols int) (xoff, xrow int, ok bool) {
 // do not meet. The bound costs nothing where groups are many (GPUs).
 const leanRowsPerGroup = 64
 
-// launchLean enqueues rowsLean with groups of block threads over rows:
-// as many groups as launch gives the row kernels, or more where each would
-// take over leanRowsPerGroup rows.
-func (ds *deviceState) launchLean(block, rows int, uses []*storage, args ...gpu.Arg) error {
-	e, err := ds.entry("rowsLean")
+// launchLean enqueues rowsLean's variant for kind and dtype d with groups of
+// block threads over rows: as many groups as launch gives the row kernels,
+// or more where each would take over leanRowsPerGroup rows.
+func (ds *deviceState) launchLean(kind uint32, d DType, block, rows int, uses []*storage, args ...gpu.Arg) error {
+	e, err := ds.entry(leanKernels[kind].of(d))
 	if err != nil {
 		return err
 	}
@@ -385,7 +385,7 @@ func (ds *deviceState) launchLean(block, rows int, uses []*storage, args ...gpu.
 	}
 	ds.touch(uses)
 	if err := ds.dev.DefaultStream().Launch(e.k, gpu.D1(grid), gpu.D1(block), args...); err != nil {
-		return wrap(err, "launch rowsLean")
+		return wrap(err, "launch "+leanKernels[kind].of(d))
 	}
 	return nil
 }
@@ -395,7 +395,7 @@ func (ds *deviceState) launchLean(block, rows int, uses []*storage, args ...gpu.
 // that holds the row in ops.LeanWords registers each, where the device has
 // SIMD lanes (DeviceInfo.WarpSize above 1) and runs such groups, else 0
 // (normRows or softmaxRows takes the rows).
-func (ds *deviceState) leanBlock(words int) int {
+func (ds *deviceState) leanBlock(kind uint32, d DType, words int) int {
 	if words > ops.LeanWords*ops.LeanGroup || ds.info().WarpSize <= 1 {
 		// A device without SIMD lanes (the CPU) runs a group's threads one
 		// after another: there normRows' 64 threads striding over a row
@@ -406,7 +406,7 @@ func (ds *deviceState) leanBlock(words int) int {
 	for block*ops.LeanWords < words {
 		block *= 2
 	}
-	e, err := ds.entry("rowsLean")
+	e, err := ds.entry(leanKernels[kind].of(d))
 	if err != nil {
 		return 0
 	}

@@ -88,7 +88,7 @@ func (l *loader) lowerFunc(obj *types.Func, fd *ast.FuncDecl, kernel bool) *ir.F
 	l.funcs[obj] = st
 	l.stack = append(l.stack, obj)
 	n := len(l.errs)
-	fn := l.lowerBody(obj, fd, kernel)
+	fn := l.lowerBody(obj, fd, kernel, nil)
 	l.stack = l.stack[:len(l.stack)-1]
 	st.done = true
 	st.fn = fn
@@ -102,8 +102,9 @@ func (l *loader) lowerFunc(obj *types.Func, fd *ast.FuncDecl, kernel bool) *ir.F
 	return fn
 }
 
-// lowerBody checks fd's signature and lowers its body.
-func (l *loader) lowerBody(obj *types.Func, fd *ast.FuncDecl, kernel bool) *ir.Func {
+// lowerBody checks fd's signature and lowers its body; v, when not nil, is
+// a variant of kernel fd to lower instead (variant.go).
+func (l *loader) lowerBody(obj *types.Func, fd *ast.FuncDecl, kernel bool, v *variant) *ir.Func {
 	what := "a helper"
 	if kernel {
 		what = "a kernel"
@@ -120,6 +121,9 @@ func (l *loader) lowerBody(obj *types.Func, fd *ast.FuncDecl, kernel bool) *ir.F
 	if !kernel {
 		name = l.helperName(name)
 	}
+	if v != nil {
+		name = v.name
+	}
 	f := &fnLower{
 		l: l, obj: obj, decl: fd,
 		fn:    &ir.Func{Name: name, Kernel: kernel, Pos: l.pos(fd.Name.Pos())},
@@ -128,8 +132,14 @@ func (l *loader) lowerBody(obj *types.Func, fd *ast.FuncDecl, kernel bool) *ir.F
 	}
 	f.params(kernel)
 	f.fn.MaxThreads = l.maxThreads(fd, kernel)
+	if !kernel {
+		l.variants(fd, false) // reports a variant line on a helper
+	}
 	var body []ir.Stmt
 	if !f.results(kernel, &body) {
+		return nil
+	}
+	if v != nil && !f.bindVariant(*v, &body) {
 		return nil
 	}
 	body = append(body, f.stmts(fd.Body.List, kernel)...)

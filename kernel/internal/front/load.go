@@ -138,9 +138,13 @@ func (l *loader) load(files []File) *ir.Module {
 			continue
 		}
 		seen[fd.Name.Name] = true
-		fn := l.lowerFunc(l.info.Defs[fd.Name].(*types.Func), fd, true)
+		obj := l.info.Defs[fd.Name].(*types.Func)
+		fn := l.lowerFunc(obj, fd, true)
 		if fn != nil {
 			ks = append(ks, fn)
+			ks = append(ks, l.lowerVariants(obj, fd)...)
+		} else {
+			l.variants(fd, true) // reports malformed lines all the same
 		}
 	}
 	if len(l.errs) > 0 {

@@ -35,6 +35,19 @@ func K(y []float32, n uint32) {
 	y[(n + 4:uint32)] = (float32(n) * 3:float32)
 	y[(1:int32 << n)] = 0:float32
 `},
+		{"a variant fixes parameters as constant locals, by literal or package constant", `
+const half = 0.5
+//gpu:kernel
+//gpu:variant KHalf n=3 a=half
+func K(y []float32, n uint32, a float32) {
+	y[n] = a
+}`, `kernel K(y []float32, n uint32, a float32)
+	y[n] = a
+kernel KHalf(y []float32, n uint32, a float32)
+	var n_1 uint32 = 3:uint32
+	var a_1 float32 = 0.5:float32
+	y[n_1] = a_1
+`},
 		{"int and uint are 32-bit; conversions are explicit", `
 //gpu:kernel
 func K(y []int32, a int, b uint) {

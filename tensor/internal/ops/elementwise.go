@@ -79,9 +79,13 @@ func unaryValue(op uint32, v, a float32) float32 {
 // A contiguous x whose start is on a 16-byte boundary (flatMode) goes 16
 // bytes at a time, vectorSteps independent vectors per thread and step;
 // the words past the last whole vector, and any other view, go one word at a
-// time through offset6.
+// time through offset6. Its variants fix dt (package tensor launches the
+// one of x's dtype): each holds only its dtype's path.
 //
 //gpu:kernel
+//gpu:variant unaryF32 dt=DTFloat32
+//gpu:variant unaryBF16 dt=DTBFloat16
+//gpu:variant unaryF16 dt=DTFloat16
 func unary(y, x []float32, n, dt, op, xoff, s0, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5 uint32, a float32) {
 	if n == 0 {
 		return
@@ -152,9 +156,13 @@ func binaryValue(op uint32, u, v float32) float32 {
 //
 // When each input is contiguous or a row repeated over the output's rows
 // (flatMode), 16-byte aligned, the kernel goes 16 bytes at a time as
-// unary's; the rest goes one word at a time through offset6.
+// unary's; the rest goes one word at a time through offset6. Its variants
+// fix dt, as unary's.
 //
 //gpu:kernel
+//gpu:variant binaryF32 dt=DTFloat32
+//gpu:variant binaryBF16 dt=DTBFloat16
+//gpu:variant binaryF16 dt=DTFloat16
 func binary(z, x, y []float32, n, dt, op, s0, s1, s2, s3, s4, s5, xoff, xt0, xt1, xt2, xt3, xt4, xt5, yoff, yt0, yt1, yt2, yt3, yt4, yt5 uint32) {
 	if n == 0 {
 		return

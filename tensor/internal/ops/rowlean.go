@@ -35,9 +35,19 @@ const leanParts = 8
 // softmaxRows (kind LeanSoftmax) for rows of words words each
 // (cols/perWord(dt)), row r's first at word xoff + r*xrow of x, launched
 // with groups of b threads (b a multiple of SubgroupSize and at most
-// LeanGroup) where words ≤ LeanWords·b.
+// LeanGroup) where words ≤ LeanWords·b. Its variants fix the kind and the
+// dtype: each holds only its own path, in fewer registers.
 //
 //gpu:kernel
+//gpu:variant rowsLeanLayerF32 kind=NormLayer dt=DTFloat32
+//gpu:variant rowsLeanLayerBF16 kind=NormLayer dt=DTBFloat16
+//gpu:variant rowsLeanLayerF16 kind=NormLayer dt=DTFloat16
+//gpu:variant rowsLeanRMSF32 kind=NormRMS dt=DTFloat32
+//gpu:variant rowsLeanRMSBF16 kind=NormRMS dt=DTBFloat16
+//gpu:variant rowsLeanRMSF16 kind=NormRMS dt=DTFloat16
+//gpu:variant rowsLeanSoftmaxF32 kind=LeanSoftmax dt=DTFloat32
+//gpu:variant rowsLeanSoftmaxBF16 kind=LeanSoftmax dt=DTBFloat16
+//gpu:variant rowsLeanSoftmaxF16 kind=LeanSoftmax dt=DTFloat16
 func rowsLean(y, x, gamma, beta []uint32, rows, words, dt, kind, affine, xoff, xrow uint32, eps float32) {
 	red := kernel.Shared[[2 * LeanGroup]float32]() // per subgroup: the first fold's values, then the second's
 	parts := kernel.Shared[[leanParts]float32]()
