@@ -391,7 +391,7 @@ func (ds *deviceState) launchLean(kind uint32, d DType, block, rows int, uses []
 }
 
 // leanBlock is the group size rowsLean runs rows of words words with on the
-// device: the smallest of 256, 512 and 1024 threads (at most ops.LeanGroup)
+// device: the smaller of 256 and 512 threads (ops.LeanGroup)
 // that holds the row in ops.LeanWords registers each, where the device has
 // SIMD lanes (DeviceInfo.WarpSize above 1) and runs such groups, else 0
 // (normRows or softmaxRows takes the rows).

@@ -3,6 +3,8 @@ package opt
 import (
 	"math"
 
+	"github.com/anygpu/gpu/kernel/internal/kmath"
+
 	"github.com/anygpu/gpu/kernel/internal/ir"
 )
 
@@ -58,6 +60,9 @@ func foldExpr(e ir.Expr) ir.Expr {
 		if r, ok := foldLen(x); ok {
 			return r
 		}
+		if r, ok := foldIntBuiltin(x); ok {
+			return r
+		}
 	case *ir.Atomic:
 		if x.Place != nil {
 			x.Place.X = foldExpr(x.Place.X)
@@ -84,6 +89,63 @@ func foldLen(x *ir.CallBuiltin) (*ir.Const, bool) {
 	c := &ir.Const{Type: t, Pos: x.Pos}
 	setInt(c, uint64(a.Len))
 	return c, true
+}
+
+// foldIntBuiltin folds Abs, Min, Max or Clamp of integer constants, as
+// package kernel computes them. WGSL must not see them: it evaluates such a
+// call as a constant expression, in which an overflow further on (a shift
+// of its result past the top bit) is a shader-creation error.
+func foldIntBuiltin(x *ir.CallBuiltin) (*ir.Const, bool) {
+	t, ok := x.Type.(ir.Scalar)
+	if x.Builtin < ir.Abs || x.Builtin > ir.Clamp || !ok || !t.IsInt() {
+		return nil, false
+	}
+	args := make([]uint64, len(x.Args))
+	for i, a := range x.Args {
+		c, ok := a.(*ir.Const)
+		if !ok || c.Type != t {
+			return nil, false
+		}
+		args[i] = intOf(c)
+	}
+	var v uint64
+	switch t {
+	case ir.I32:
+		v = uint64(numBuiltin(x.Builtin, convertArgs[int32](args)))
+	case ir.U32:
+		v = uint64(numBuiltin(x.Builtin, convertArgs[uint32](args)))
+	case ir.I64:
+		v = uint64(numBuiltin(x.Builtin, convertArgs[int64](args)))
+	default:
+		v = numBuiltin(x.Builtin, args)
+	}
+	c := &ir.Const{Type: t, Pos: x.Pos}
+	setInt(c, v)
+	return c, true
+}
+
+// convertArgs is the bit patterns args as integers of type T.
+func convertArgs[T int32 | uint32 | int64 | uint64](args []uint64) []T {
+	out := make([]T, len(args))
+	for i, a := range args {
+		out[i] = T(a)
+	}
+	return out
+}
+
+// numBuiltin is Abs, Min, Max or Clamp (b) of args, as package kernel has it.
+func numBuiltin[T int32 | uint32 | int64 | uint64](b ir.Builtin, args []T) T {
+	switch {
+	case b == ir.Abs && len(args) == 1:
+		return kmath.Abs(args[0])
+	case b == ir.Min && len(args) == 2:
+		return min(args[0], args[1])
+	case b == ir.Max && len(args) == 2:
+		return max(args[0], args[1])
+	case b == ir.Clamp && len(args) == 3:
+		return kmath.Clamp(args[0], args[1], args[2])
+	}
+	return args[0]
 }
 
 // hasEffects reports whether evaluating e may do more than read: a call

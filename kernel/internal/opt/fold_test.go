@@ -16,6 +16,10 @@ func i64(v int64) *ir.Const    { return &ir.Const{Type: ir.I64, Int: v} }
 func u64(v uint64) *ir.Const   { return &ir.Const{Type: ir.U64, Uint: v} }
 func boolean(v bool) *ir.Const { return &ir.Const{Type: ir.Bool, Bool: v} }
 
+func call(b ir.Builtin, t ir.Scalar, args ...ir.Expr) *ir.CallBuiltin {
+	return &ir.CallBuiltin{Builtin: b, Args: args, Type: t}
+}
+
 func bin(op ir.Op, x, y ir.Expr) *ir.Binary {
 	t := x.ExprType()
 	if op.IsCompare() {
@@ -38,6 +42,14 @@ func TestFold(t *testing.T) {
 	}{
 		{"int32 add wraps", bin(ir.Add, i32(maxI32), i32(1)), i32(maxI32 + one)},
 		{"uint32 mul wraps", bin(ir.Mul, u32(big), u32(16)), u32(big * 16)},
+		{"int32 abs of the most negative wraps", call(ir.Abs, ir.I32, i32(minI32)), i32(-minI32)},
+		{"int32 abs", call(ir.Abs, ir.I32, i32(-7)), i32(7)},
+		{"uint32 clamp", call(ir.Clamp, ir.U32, u32(3), u32(102), u32(133)), u32(102)},
+		{"int64 min", call(ir.Min, ir.I64, i64(minI64), i64(5)), i64(minI64)},
+		{"uint64 max", call(ir.Max, ir.U64, u64(1), u64(math.MaxUint64)), u64(math.MaxUint64)},
+		{"a shift of a folded clamp folds", bin(ir.Shl, call(ir.Clamp, ir.U32, u32(3), u32(102), u32(133)), u32(30)), u32(102 << 30 & math.MaxUint32)},
+		{"clamp of a variable is left", call(ir.Clamp, ir.I32, &ir.Ref{Var: v}, i32(1), i32(2)), nil},
+		{"float min is left", call(ir.Min, ir.F32, &ir.Const{Type: ir.F32, Float: 1}, &ir.Const{Type: ir.F32, Float: 2}), nil},
 		{"division truncates", bin(ir.Div, i32(-7), i32(2)), i32(int32(-7) / int32(2))},
 		{"division by zero is the dividend", bin(ir.Div, i32(7), i32(0)), i32(7)},
 		{"remainder by zero is 0", bin(ir.Rem, u32(7), u32(0)), u32(0)},
