@@ -370,6 +370,25 @@ func (f *fn) windowRun(w *windowPlan, plain func() error) error {
 			f.printf("%s := %s[4*%s:][:len(%s)]\n", win.name, buf, win.first, w.wins[0].name)
 		}
 	}
+	loop, err := f.sub(func() error { return f.windowLoop(w) })
+	if err != nil {
+		return err
+	}
+	if call, ok := f.outline(loop, w.body, w.wins); ok {
+		f.printf("%s", call)
+	} else {
+		f.printf("%s", loop)
+	}
+	f.printf("} else {\n")
+	if err := plain(); err != nil {
+		return err
+	}
+	f.printf("}\n")
+	return nil
+}
+
+// windowLoop emits the loop of a windowed run over the strip's threads.
+func (f *fn) windowLoop(w *windowPlan) error {
 	if len(w.wins) > 0 {
 		f.printf("for %s := 0; %s <= len(%s)-4; %s += 4 {\n", winK, winK, w.wins[0].name, winK)
 		f.printf("agTx := agS0 + uint32(%s)/4\n_ = agTx\n", winK)
@@ -395,10 +414,6 @@ func (f *fn) windowRun(w *windowPlan, plain func() error) error {
 		if d, ok := s.(*ir.Decl); ok {
 			f.printf("_ = %s\n", f.names[d.Var])
 		}
-	}
-	f.printf("}\n} else {\n")
-	if err := plain(); err != nil {
-		return err
 	}
 	f.printf("}\n")
 	return nil
