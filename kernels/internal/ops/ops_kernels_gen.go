@@ -14648,11 +14648,10 @@ func gpugenscale_win0(agW0 []float32, agW1 []float32, a float32, agS0 uint32, ba
 		_ = lane
 		var e uint32 = base + 4*lane
 		{
-			var v kernel.Float4 = kernel.Float4{X: agV0[0], Y: agV0[1], Z: agV0[2], W: agV0[3]}
-			{
-				agT := kernel.Float4{X: float32(a * v.X), Y: float32(a * v.Y), Z: float32(a * v.Z), W: float32(a * v.W)}
-				agV1[0], agV1[1], agV1[2], agV1[3] = agT.X, agT.Y, agT.Z, agT.W
-			}
+			agV1[0] = float32(a * agV0[0])
+			agV1[1] = float32(a * agV0[1])
+			agV1[2] = float32(a * agV0[2])
+			agV1[3] = float32(a * agV0[3])
 		}
 		_ = e
 	}
@@ -14847,12 +14846,10 @@ func gpugenaxpy_win0(agW0 []float32, agW1 []float32, a float32, agS0 uint32, bas
 		_ = lane
 		var e uint32 = base + 4*lane
 		{
-			var v kernel.Float4 = kernel.Float4{X: agV0[0], Y: agV0[1], Z: agV0[2], W: agV0[3]}
-			var w kernel.Float4 = kernel.Float4{X: agV1[0], Y: agV1[1], Z: agV1[2], W: agV1[3]}
-			{
-				agT := kernel.Float4{X: float32(a*v.X) + w.X, Y: float32(a*v.Y) + w.Y, Z: float32(a*v.Z) + w.Z, W: float32(a*v.W) + w.W}
-				agV1[0], agV1[1], agV1[2], agV1[3] = agT.X, agT.Y, agT.Z, agT.W
-			}
+			agV1[0] = float32(a*agV0[0]) + agV1[0]
+			agV1[1] = float32(a*agV0[1]) + agV1[1]
+			agV1[2] = float32(a*agV0[2]) + agV1[2]
+			agV1[3] = float32(a*agV0[3]) + agV1[3]
 		}
 		_ = e
 	}
@@ -15052,12 +15049,10 @@ func gpugenadd_win0(agW0 []float32, agW1 []float32, agW2 []float32, agS0 uint32,
 		_ = lane
 		var e uint32 = base + 4*lane
 		{
-			var u kernel.Float4 = kernel.Float4{X: agV0[0], Y: agV0[1], Z: agV0[2], W: agV0[3]}
-			var v kernel.Float4 = kernel.Float4{X: agV1[0], Y: agV1[1], Z: agV1[2], W: agV1[3]}
-			{
-				agT := kernel.Float4{X: u.X + v.X, Y: u.Y + v.Y, Z: u.Z + v.Z, W: u.W + v.W}
-				agV2[0], agV2[1], agV2[2], agV2[3] = agT.X, agT.Y, agT.Z, agT.W
-			}
+			agV2[0] = agV0[0] + agV1[0]
+			agV2[1] = agV0[1] + agV1[1]
+			agV2[2] = agV0[2] + agV1[2]
+			agV2[3] = agV0[3] + agV1[3]
 		}
 		_ = e
 	}
@@ -15259,12 +15254,10 @@ func gpugenmul_win0(agW0 []float32, agW1 []float32, agW2 []float32, agS0 uint32,
 		_ = lane
 		var e uint32 = base + 4*lane
 		{
-			var u kernel.Float4 = kernel.Float4{X: agV0[0], Y: agV0[1], Z: agV0[2], W: agV0[3]}
-			var v kernel.Float4 = kernel.Float4{X: agV1[0], Y: agV1[1], Z: agV1[2], W: agV1[3]}
-			{
-				agT := kernel.Float4{X: float32(u.X * v.X), Y: float32(u.Y * v.Y), Z: float32(u.Z * v.Z), W: float32(u.W * v.W)}
-				agV2[0], agV2[1], agV2[2], agV2[3] = agT.X, agT.Y, agT.Z, agT.W
-			}
+			agV2[0] = float32(agV0[0] * agV1[0])
+			agV2[1] = float32(agV0[1] * agV1[1])
+			agV2[2] = float32(agV0[2] * agV1[2])
+			agV2[3] = float32(agV0[3] * agV1[3])
 		}
 		_ = e
 	}

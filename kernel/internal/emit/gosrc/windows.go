@@ -41,6 +41,7 @@ type windowPlan struct {
 	views   map[any]*window   // the Load4 calls and Store4 statements that use a window
 	memo    map[ir.Expr]int64 // slopes of the lane-affine expressions seen
 	divides []string          // strip-level exactness checks of ÷
+	fwd     *forwardPlan      // the loads read in place (forward.go); nil: none
 }
 
 // window is a re-sliced range of a buffer that a run's 4-wide accesses use.
@@ -370,6 +371,7 @@ func (f *fn) windowRun(w *windowPlan, plain func() error) error {
 			f.printf("%s := %s[4*%s:][:len(%s)]\n", win.name, buf, win.first, w.wins[0].name)
 		}
 	}
+	w.fwd = w.planForward()
 	loop, err := f.sub(func() error { return f.windowLoop(w) })
 	if err != nil {
 		return err
@@ -411,7 +413,7 @@ func (f *fn) windowLoop(w *windowPlan) error {
 		return err
 	}
 	for _, s := range w.body {
-		if d, ok := s.(*ir.Decl); ok {
+		if d, ok := s.(*ir.Decl); ok && !w.fwd.has(d.Var) {
 			f.printf("_ = %s\n", f.names[d.Var])
 		}
 	}
@@ -459,6 +461,9 @@ func (f *fn) windowStore4(s *ir.Store4) (bool, error) {
 		return true, err
 	}
 	v := win.view
+	if f.win.fwd != nil && f.win.fwd.store == s {
+		return true, f.storeLanes(s, v)
+	}
 	f.printf("{\nagT := %s\n%s[0], %s[1], %s[2], %s[3] = agT.X, agT.Y, agT.Z, agT.W\n}\n", val, v, v, v, v)
 	return true, nil
 }
