@@ -14332,9 +14332,6 @@ func gpugenfill_strips(g backend.Group, args []backend.Arg) bool {
 						(int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q))))) > int64(uint32(3)) &&
 						(int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) > int64(uint32(3)) &&
 						(int64(base)+(4*(int64(agS0)-int64(sub*q))))%4 == 0 &&
-						uint64(((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4)) < 1<<32 &&
-						(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))%4 == 0 &&
-						uint64(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)) < 1<<32 &&
 						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(y)) {
 						agW0 := y[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][: 4*int(agS1-agS0) : 4*int(agS1-agS0)]
 						gpugenfill_win0(agW0, agS0, base, q, sub, v)
@@ -14524,9 +14521,6 @@ func gpugencopyOp_strips(g backend.Group, args []backend.Arg) bool {
 						(int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q))))) > int64(uint32(3)) &&
 						(int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) > int64(uint32(3)) &&
 						(int64(base)+(4*(int64(agS0)-int64(sub*q))))%4 == 0 &&
-						uint64(((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4)) < 1<<32 &&
-						(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))%4 == 0 &&
-						uint64(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)) < 1<<32 &&
 						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(y)) &&
 						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(x)) {
 						agW0 := y[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][: 4*int(agS1-agS0) : 4*int(agS1-agS0)]
@@ -14719,9 +14713,6 @@ func gpugenscale_strips(g backend.Group, args []backend.Arg) bool {
 						(int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q))))) > int64(uint32(3)) &&
 						(int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) > int64(uint32(3)) &&
 						(int64(base)+(4*(int64(agS0)-int64(sub*q))))%4 == 0 &&
-						uint64(((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4)) < 1<<32 &&
-						(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))%4 == 0 &&
-						uint64(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)) < 1<<32 &&
 						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(x)) &&
 						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(y)) {
 						agW0 := x[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][: 4*int(agS1-agS0) : 4*int(agS1-agS0)]
@@ -14917,9 +14908,6 @@ func gpugenaxpy_strips(g backend.Group, args []backend.Arg) bool {
 						(int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q))))) > int64(uint32(3)) &&
 						(int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) > int64(uint32(3)) &&
 						(int64(base)+(4*(int64(agS0)-int64(sub*q))))%4 == 0 &&
-						uint64(((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4)) < 1<<32 &&
-						(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))%4 == 0 &&
-						uint64(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)) < 1<<32 &&
 						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(x)) &&
 						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(y)) {
 						agW0 := x[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][: 4*int(agS1-agS0) : 4*int(agS1-agS0)]
@@ -15120,9 +15108,6 @@ func gpugenadd_strips(g backend.Group, args []backend.Arg) bool {
 						(int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q))))) > int64(uint32(3)) &&
 						(int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) > int64(uint32(3)) &&
 						(int64(base)+(4*(int64(agS0)-int64(sub*q))))%4 == 0 &&
-						uint64(((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4)) < 1<<32 &&
-						(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))%4 == 0 &&
-						uint64(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)) < 1<<32 &&
 						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(x)) &&
 						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(y)) &&
 						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(z)) {
@@ -15325,9 +15310,6 @@ func gpugenmul_strips(g backend.Group, args []backend.Arg) bool {
 						(int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q))))) > int64(uint32(3)) &&
 						(int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) > int64(uint32(3)) &&
 						(int64(base)+(4*(int64(agS0)-int64(sub*q))))%4 == 0 &&
-						uint64(((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4)) < 1<<32 &&
-						(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))%4 == 0 &&
-						uint64(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)) < 1<<32 &&
 						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(x)) &&
 						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(y)) &&
 						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(z)) {

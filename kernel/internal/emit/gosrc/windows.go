@@ -312,9 +312,19 @@ func (w *windowPlan) at(x ir.Expr, lane string) (string, error) {
 			}
 			s = fmt.Sprintf("(%s * %d)", a, x.Y.(*ir.Const).Uint)
 		case ir.Div:
+			// x.X's slope is a multiple of c (slopeOf): dividing exactly
+			// at the strip's first thread, it divides exactly at every
+			// thread. The quotient of a value in [0, 2³²) (x.X's own
+			// check, or a u32 leaf or thread index) needs no check.
 			c := x.Y.(*ir.Const).Uint
-			w.checks = append(w.checks, fmt.Sprintf("%s%%%d == 0", a, c))
-			s = fmt.Sprintf("(%s / %d)", a, c)
+			first := a
+			if lane != winFirst {
+				if first, err = w.at(x.X, winFirst); err != nil {
+					return "", err
+				}
+			}
+			w.checks = append(w.checks, fmt.Sprintf("%s%%%d == 0", first, c))
+			return fmt.Sprintf("(%s / %d)", a, c), nil
 		}
 	}
 	w.checks = append(w.checks, fmt.Sprintf("uint64(%s) < 1<<32", s))
