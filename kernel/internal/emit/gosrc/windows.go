@@ -28,7 +28,9 @@ import (
 // view per thread that Go checks once: the loop's counter walks the first
 // window, and the others are re-sliced to its length. Strips where any of
 // this fails run the run's plain loop over threads, with the kernel's exact
-// semantics.
+// semantics. The windowed loop runs from a function of its own where it can
+// (outline.go), and reads its loads in place where that keeps the kernel's
+// meaning (forward.go).
 
 // windowPlan is the windowed form of one run of threads.
 type windowPlan struct {
