@@ -14247,6 +14247,30 @@ func gpugenswizzle(q uint32, kk uint32) uint32 {
 	return q ^ kk%8
 }
 
+// gpugenfill_win0 runs a windowed loop of gpugenfill_strips over a strip's threads.
+//
+//go:noinline
+func gpugenfill_win0(agW0 []float32, agS0 uint32, base uint32, q uint32, sub uint32, v kernel.Float4) {
+	for agK := 0; agK <= len(agW0)-4; agK += 4 {
+		agTx := agS0 + uint32(agK)/4
+		_ = agTx
+		agV0 := agW0[agK : agK+4 : agK+4]
+		_ = agV0
+		var t uint32 = agTx
+		_ = t
+		var lane uint32 = t - sub*q
+		_ = lane
+		var e uint32 = base + 4*lane
+		{
+			{
+				agT := v
+				agV0[0], agV0[1], agV0[2], agV0[3] = agT.X, agT.Y, agT.Z, agT.W
+			}
+		}
+		_ = e
+	}
+}
+
 // gpugenfill_strips runs one work group of the kernel fill in strips, when the
 // group is 1-D; it reports false, having done nothing, for other groups.
 func gpugenfill_strips(g backend.Group, args []backend.Arg) bool {
@@ -14308,29 +14332,9 @@ func gpugenfill_strips(g backend.Group, args []backend.Arg) bool {
 						(int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q))))) > int64(uint32(3)) &&
 						(int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) > int64(uint32(3)) &&
 						(int64(base)+(4*(int64(agS0)-int64(sub*q))))%4 == 0 &&
-						uint64(((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4)) < 1<<32 &&
-						(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))%4 == 0 &&
-						uint64(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)) < 1<<32 &&
 						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(y)) {
 						agW0 := y[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][: 4*int(agS1-agS0) : 4*int(agS1-agS0)]
-						for agK := 0; agK <= len(agW0)-4; agK += 4 {
-							agTx := agS0 + uint32(agK)/4
-							_ = agTx
-							agV0 := agW0[agK : agK+4 : agK+4]
-							_ = agV0
-							var t uint32 = agTx
-							_ = t
-							var lane uint32 = t - sub*q
-							_ = lane
-							var e uint32 = base + 4*lane
-							{
-								{
-									agT := v
-									agV0[0], agV0[1], agV0[2], agV0[3] = agT.X, agT.Y, agT.Z, agT.W
-								}
-							}
-							_ = e
-						}
+						gpugenfill_win0(agW0, agS0, base, q, sub, v)
 					} else {
 						for agTx := agS0; agTx < agS1; agTx++ {
 							var t uint32 = agTx
@@ -14430,6 +14434,33 @@ func gpugenfill(g backend.Group, args []backend.Arg) {
 	}
 }
 
+// gpugencopyOp_win0 runs a windowed loop of gpugencopyOp_strips over a strip's threads.
+//
+//go:noinline
+func gpugencopyOp_win0(agW0 []float32, agW1 []float32, agS0 uint32, base uint32, q uint32, sub uint32) {
+	agW1 = agW1[:len(agW0)]
+	for agK := 0; agK <= len(agW0)-4; agK += 4 {
+		agTx := agS0 + uint32(agK)/4
+		_ = agTx
+		agV0 := agW0[agK : agK+4 : agK+4]
+		_ = agV0
+		agV1 := agW1[agK : agK+4 : agK+4]
+		_ = agV1
+		var t uint32 = agTx
+		_ = t
+		var lane uint32 = t - sub*q
+		_ = lane
+		var e uint32 = base + 4*lane
+		{
+			{
+				agT := kernel.Float4{X: agV1[0], Y: agV1[1], Z: agV1[2], W: agV1[3]}
+				agV0[0], agV0[1], agV0[2], agV0[3] = agT.X, agT.Y, agT.Z, agT.W
+			}
+		}
+		_ = e
+	}
+}
+
 // gpugencopyOp_strips runs one work group of the kernel copyOp in strips, when the
 // group is 1-D; it reports false, having done nothing, for other groups.
 func gpugencopyOp_strips(g backend.Group, args []backend.Arg) bool {
@@ -14490,33 +14521,11 @@ func gpugencopyOp_strips(g backend.Group, args []backend.Arg) bool {
 						(int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q))))) > int64(uint32(3)) &&
 						(int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) > int64(uint32(3)) &&
 						(int64(base)+(4*(int64(agS0)-int64(sub*q))))%4 == 0 &&
-						uint64(((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4)) < 1<<32 &&
-						(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))%4 == 0 &&
-						uint64(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)) < 1<<32 &&
 						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(y)) &&
 						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(x)) {
 						agW0 := y[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][: 4*int(agS1-agS0) : 4*int(agS1-agS0)]
 						agW1 := x[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][:len(agW0)]
-						for agK := 0; agK <= len(agW0)-4; agK += 4 {
-							agTx := agS0 + uint32(agK)/4
-							_ = agTx
-							agV0 := agW0[agK : agK+4 : agK+4]
-							_ = agV0
-							agV1 := agW1[agK : agK+4 : agK+4]
-							_ = agV1
-							var t uint32 = agTx
-							_ = t
-							var lane uint32 = t - sub*q
-							_ = lane
-							var e uint32 = base + 4*lane
-							{
-								{
-									agT := kernel.Float4{X: agV1[0], Y: agV1[1], Z: agV1[2], W: agV1[3]}
-									agV0[0], agV0[1], agV0[2], agV0[3] = agT.X, agT.Y, agT.Z, agT.W
-								}
-							}
-							_ = e
-						}
+						gpugencopyOp_win0(agW0, agW1, agS0, base, q, sub)
 					} else {
 						for agTx := agS0; agTx < agS1; agTx++ {
 							var t uint32 = agTx
@@ -14615,6 +14624,33 @@ func gpugencopyOp(g backend.Group, args []backend.Arg) {
 	}
 }
 
+// gpugenscale_win0 runs a windowed loop of gpugenscale_strips over a strip's threads.
+//
+//go:noinline
+func gpugenscale_win0(agW0 []float32, agW1 []float32, a float32, agS0 uint32, base uint32, q uint32, sub uint32) {
+	agW1 = agW1[:len(agW0)]
+	for agK := 0; agK <= len(agW0)-4; agK += 4 {
+		agTx := agS0 + uint32(agK)/4
+		_ = agTx
+		agV0 := agW0[agK : agK+4 : agK+4]
+		_ = agV0
+		agV1 := agW1[agK : agK+4 : agK+4]
+		_ = agV1
+		var t uint32 = agTx
+		_ = t
+		var lane uint32 = t - sub*q
+		_ = lane
+		var e uint32 = base + 4*lane
+		{
+			agV1[0] = float32(a * agV0[0])
+			agV1[1] = float32(a * agV0[1])
+			agV1[2] = float32(a * agV0[2])
+			agV1[3] = float32(a * agV0[3])
+		}
+		_ = e
+	}
+}
+
 // gpugenscale_strips runs one work group of the kernel scale in strips, when the
 // group is 1-D; it reports false, having done nothing, for other groups.
 func gpugenscale_strips(g backend.Group, args []backend.Arg) bool {
@@ -14677,34 +14713,11 @@ func gpugenscale_strips(g backend.Group, args []backend.Arg) bool {
 						(int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q))))) > int64(uint32(3)) &&
 						(int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) > int64(uint32(3)) &&
 						(int64(base)+(4*(int64(agS0)-int64(sub*q))))%4 == 0 &&
-						uint64(((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4)) < 1<<32 &&
-						(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))%4 == 0 &&
-						uint64(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)) < 1<<32 &&
 						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(x)) &&
 						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(y)) {
 						agW0 := x[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][: 4*int(agS1-agS0) : 4*int(agS1-agS0)]
 						agW1 := y[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][:len(agW0)]
-						for agK := 0; agK <= len(agW0)-4; agK += 4 {
-							agTx := agS0 + uint32(agK)/4
-							_ = agTx
-							agV0 := agW0[agK : agK+4 : agK+4]
-							_ = agV0
-							agV1 := agW1[agK : agK+4 : agK+4]
-							_ = agV1
-							var t uint32 = agTx
-							_ = t
-							var lane uint32 = t - sub*q
-							_ = lane
-							var e uint32 = base + 4*lane
-							{
-								var v kernel.Float4 = kernel.Float4{X: agV0[0], Y: agV0[1], Z: agV0[2], W: agV0[3]}
-								{
-									agT := kernel.Float4{X: float32(a * v.X), Y: float32(a * v.Y), Z: float32(a * v.Z), W: float32(a * v.W)}
-									agV1[0], agV1[1], agV1[2], agV1[3] = agT.X, agT.Y, agT.Z, agT.W
-								}
-							}
-							_ = e
-						}
+						gpugenscale_win0(agW0, agW1, a, agS0, base, q, sub)
 					} else {
 						for agTx := agS0; agTx < agS1; agTx++ {
 							var t uint32 = agTx
@@ -14806,6 +14819,33 @@ func gpugenscale(g backend.Group, args []backend.Arg) {
 	}
 }
 
+// gpugenaxpy_win0 runs a windowed loop of gpugenaxpy_strips over a strip's threads.
+//
+//go:noinline
+func gpugenaxpy_win0(agW0 []float32, agW1 []float32, a float32, agS0 uint32, base uint32, q uint32, sub uint32) {
+	agW1 = agW1[:len(agW0)]
+	for agK := 0; agK <= len(agW0)-4; agK += 4 {
+		agTx := agS0 + uint32(agK)/4
+		_ = agTx
+		agV0 := agW0[agK : agK+4 : agK+4]
+		_ = agV0
+		agV1 := agW1[agK : agK+4 : agK+4]
+		_ = agV1
+		var t uint32 = agTx
+		_ = t
+		var lane uint32 = t - sub*q
+		_ = lane
+		var e uint32 = base + 4*lane
+		{
+			agV1[0] = float32(a*agV0[0]) + agV1[0]
+			agV1[1] = float32(a*agV0[1]) + agV1[1]
+			agV1[2] = float32(a*agV0[2]) + agV1[2]
+			agV1[3] = float32(a*agV0[3]) + agV1[3]
+		}
+		_ = e
+	}
+}
+
 // gpugenaxpy_strips runs one work group of the kernel axpy in strips, when the
 // group is 1-D; it reports false, having done nothing, for other groups.
 func gpugenaxpy_strips(g backend.Group, args []backend.Arg) bool {
@@ -14868,35 +14908,11 @@ func gpugenaxpy_strips(g backend.Group, args []backend.Arg) bool {
 						(int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q))))) > int64(uint32(3)) &&
 						(int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) > int64(uint32(3)) &&
 						(int64(base)+(4*(int64(agS0)-int64(sub*q))))%4 == 0 &&
-						uint64(((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4)) < 1<<32 &&
-						(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))%4 == 0 &&
-						uint64(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)) < 1<<32 &&
 						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(x)) &&
 						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(y)) {
 						agW0 := x[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][: 4*int(agS1-agS0) : 4*int(agS1-agS0)]
 						agW1 := y[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][:len(agW0)]
-						for agK := 0; agK <= len(agW0)-4; agK += 4 {
-							agTx := agS0 + uint32(agK)/4
-							_ = agTx
-							agV0 := agW0[agK : agK+4 : agK+4]
-							_ = agV0
-							agV1 := agW1[agK : agK+4 : agK+4]
-							_ = agV1
-							var t uint32 = agTx
-							_ = t
-							var lane uint32 = t - sub*q
-							_ = lane
-							var e uint32 = base + 4*lane
-							{
-								var v kernel.Float4 = kernel.Float4{X: agV0[0], Y: agV0[1], Z: agV0[2], W: agV0[3]}
-								var w kernel.Float4 = kernel.Float4{X: agV1[0], Y: agV1[1], Z: agV1[2], W: agV1[3]}
-								{
-									agT := kernel.Float4{X: float32(a*v.X) + w.X, Y: float32(a*v.Y) + w.Y, Z: float32(a*v.Z) + w.Z, W: float32(a*v.W) + w.W}
-									agV1[0], agV1[1], agV1[2], agV1[3] = agT.X, agT.Y, agT.Z, agT.W
-								}
-							}
-							_ = e
-						}
+						gpugenaxpy_win0(agW0, agW1, a, agS0, base, q, sub)
 					} else {
 						for agTx := agS0; agTx < agS1; agTx++ {
 							var t uint32 = agTx
@@ -15000,6 +15016,36 @@ func gpugenaxpy(g backend.Group, args []backend.Arg) {
 	}
 }
 
+// gpugenadd_win0 runs a windowed loop of gpugenadd_strips over a strip's threads.
+//
+//go:noinline
+func gpugenadd_win0(agW0 []float32, agW1 []float32, agW2 []float32, agS0 uint32, base uint32, q uint32, sub uint32) {
+	agW1 = agW1[:len(agW0)]
+	agW2 = agW2[:len(agW0)]
+	for agK := 0; agK <= len(agW0)-4; agK += 4 {
+		agTx := agS0 + uint32(agK)/4
+		_ = agTx
+		agV0 := agW0[agK : agK+4 : agK+4]
+		_ = agV0
+		agV1 := agW1[agK : agK+4 : agK+4]
+		_ = agV1
+		agV2 := agW2[agK : agK+4 : agK+4]
+		_ = agV2
+		var t uint32 = agTx
+		_ = t
+		var lane uint32 = t - sub*q
+		_ = lane
+		var e uint32 = base + 4*lane
+		{
+			agV2[0] = agV0[0] + agV1[0]
+			agV2[1] = agV0[1] + agV1[1]
+			agV2[2] = agV0[2] + agV1[2]
+			agV2[3] = agV0[3] + agV1[3]
+		}
+		_ = e
+	}
+}
+
 // gpugenadd_strips runs one work group of the kernel add in strips, when the
 // group is 1-D; it reports false, having done nothing, for other groups.
 func gpugenadd_strips(g backend.Group, args []backend.Arg) bool {
@@ -15062,39 +15108,13 @@ func gpugenadd_strips(g backend.Group, args []backend.Arg) bool {
 						(int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q))))) > int64(uint32(3)) &&
 						(int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) > int64(uint32(3)) &&
 						(int64(base)+(4*(int64(agS0)-int64(sub*q))))%4 == 0 &&
-						uint64(((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4)) < 1<<32 &&
-						(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))%4 == 0 &&
-						uint64(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)) < 1<<32 &&
 						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(x)) &&
 						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(y)) &&
 						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(z)) {
 						agW0 := x[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][: 4*int(agS1-agS0) : 4*int(agS1-agS0)]
 						agW1 := y[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][:len(agW0)]
 						agW2 := z[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][:len(agW0)]
-						for agK := 0; agK <= len(agW0)-4; agK += 4 {
-							agTx := agS0 + uint32(agK)/4
-							_ = agTx
-							agV0 := agW0[agK : agK+4 : agK+4]
-							_ = agV0
-							agV1 := agW1[agK : agK+4 : agK+4]
-							_ = agV1
-							agV2 := agW2[agK : agK+4 : agK+4]
-							_ = agV2
-							var t uint32 = agTx
-							_ = t
-							var lane uint32 = t - sub*q
-							_ = lane
-							var e uint32 = base + 4*lane
-							{
-								var u kernel.Float4 = kernel.Float4{X: agV0[0], Y: agV0[1], Z: agV0[2], W: agV0[3]}
-								var v kernel.Float4 = kernel.Float4{X: agV1[0], Y: agV1[1], Z: agV1[2], W: agV1[3]}
-								{
-									agT := kernel.Float4{X: u.X + v.X, Y: u.Y + v.Y, Z: u.Z + v.Z, W: u.W + v.W}
-									agV2[0], agV2[1], agV2[2], agV2[3] = agT.X, agT.Y, agT.Z, agT.W
-								}
-							}
-							_ = e
-						}
+						gpugenadd_win0(agW0, agW1, agW2, agS0, base, q, sub)
 					} else {
 						for agTx := agS0; agTx < agS1; agTx++ {
 							var t uint32 = agTx
@@ -15198,6 +15218,36 @@ func gpugenadd(g backend.Group, args []backend.Arg) {
 	}
 }
 
+// gpugenmul_win0 runs a windowed loop of gpugenmul_strips over a strip's threads.
+//
+//go:noinline
+func gpugenmul_win0(agW0 []float32, agW1 []float32, agW2 []float32, agS0 uint32, base uint32, q uint32, sub uint32) {
+	agW1 = agW1[:len(agW0)]
+	agW2 = agW2[:len(agW0)]
+	for agK := 0; agK <= len(agW0)-4; agK += 4 {
+		agTx := agS0 + uint32(agK)/4
+		_ = agTx
+		agV0 := agW0[agK : agK+4 : agK+4]
+		_ = agV0
+		agV1 := agW1[agK : agK+4 : agK+4]
+		_ = agV1
+		agV2 := agW2[agK : agK+4 : agK+4]
+		_ = agV2
+		var t uint32 = agTx
+		_ = t
+		var lane uint32 = t - sub*q
+		_ = lane
+		var e uint32 = base + 4*lane
+		{
+			agV2[0] = float32(agV0[0] * agV1[0])
+			agV2[1] = float32(agV0[1] * agV1[1])
+			agV2[2] = float32(agV0[2] * agV1[2])
+			agV2[3] = float32(agV0[3] * agV1[3])
+		}
+		_ = e
+	}
+}
+
 // gpugenmul_strips runs one work group of the kernel mul in strips, when the
 // group is 1-D; it reports false, having done nothing, for other groups.
 func gpugenmul_strips(g backend.Group, args []backend.Arg) bool {
@@ -15260,39 +15310,13 @@ func gpugenmul_strips(g backend.Group, args []backend.Arg) bool {
 						(int64(n)-(int64(base)+(4*(int64(agS0)-int64(sub*q))))) > int64(uint32(3)) &&
 						(int64(n)-(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))) > int64(uint32(3)) &&
 						(int64(base)+(4*(int64(agS0)-int64(sub*q))))%4 == 0 &&
-						uint64(((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4)) < 1<<32 &&
-						(int64(base)+(4*(int64(agS1-1)-int64(sub*q))))%4 == 0 &&
-						uint64(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)) < 1<<32 &&
 						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(x)) &&
 						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(y)) &&
 						4*(((int64(base)+(4*(int64(agS1-1)-int64(sub*q))))/4)+1) <= int64(len(z)) {
 						agW0 := x[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][: 4*int(agS1-agS0) : 4*int(agS1-agS0)]
 						agW1 := y[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][:len(agW0)]
 						agW2 := z[4*((int64(base)+(4*(int64(agS0)-int64(sub*q))))/4):][:len(agW0)]
-						for agK := 0; agK <= len(agW0)-4; agK += 4 {
-							agTx := agS0 + uint32(agK)/4
-							_ = agTx
-							agV0 := agW0[agK : agK+4 : agK+4]
-							_ = agV0
-							agV1 := agW1[agK : agK+4 : agK+4]
-							_ = agV1
-							agV2 := agW2[agK : agK+4 : agK+4]
-							_ = agV2
-							var t uint32 = agTx
-							_ = t
-							var lane uint32 = t - sub*q
-							_ = lane
-							var e uint32 = base + 4*lane
-							{
-								var u kernel.Float4 = kernel.Float4{X: agV0[0], Y: agV0[1], Z: agV0[2], W: agV0[3]}
-								var v kernel.Float4 = kernel.Float4{X: agV1[0], Y: agV1[1], Z: agV1[2], W: agV1[3]}
-								{
-									agT := kernel.Float4{X: float32(u.X * v.X), Y: float32(u.Y * v.Y), Z: float32(u.Z * v.Z), W: float32(u.W * v.W)}
-									agV2[0], agV2[1], agV2[2], agV2[3] = agT.X, agT.Y, agT.Z, agT.W
-								}
-							}
-							_ = e
-						}
+						gpugenmul_win0(agW0, agW1, agW2, agS0, base, q, sub)
 					} else {
 						for agTx := agS0; agTx < agS1; agTx++ {
 							var t uint32 = agTx

@@ -195,6 +195,9 @@ func (f *fn) exprP(x ir.Expr, untyped bool) (string, int, error) {
 		}
 		return arr + "[" + idx + "]", precPrimary, nil
 	case *ir.Lane:
+		if in, ok := f.forwardedLane(x.X, x.N); ok {
+			return in, precPrimary, nil
+		}
 		v, err := f.operand(x.X, precPrimary, false)
 		if err != nil {
 			return "", 0, err

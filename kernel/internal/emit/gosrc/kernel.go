@@ -33,6 +33,11 @@ type fn struct {
 	uni        *uniformPlan    // what the group computes once; nil in a helper
 	strip      *stripPlan      // while emitting the strip form
 	win        *windowPlan     // while emitting a windowed run of threads
+
+	// The strip form's windowed loops move to functions of their own
+	// (outline.go) named after outlinePrefix ("": they stay in place).
+	outlinePrefix string
+	outlined      []string // their declarations
 }
 
 // loopFlags are the flags by which a phase breaks or continues the
@@ -130,6 +135,7 @@ func (e *emitter) kernel(orig *ir.Func) (string, error) {
 		}
 		body = fast + body
 	} else if plan := f.planStrips(tree); plan != nil {
+		f.outlinePrefix = e.funcNames[orig]
 		if strips, err = f.stripPath(plan); err != nil {
 			return "", err
 		}
@@ -141,6 +147,9 @@ func (e *emitter) kernel(orig *ir.Func) (string, error) {
 	name := e.funcNames[orig]
 	w := f.w
 	if strips != "" && !strings.Contains(prelude, nameN+" :=") {
+		for _, decl := range f.outlined {
+			w.WriteString(decl)
+		}
 		// The strip form is a function of its own: Go allocates the
 		// registers of its tight loops better without the general form.
 		stripPrelude, _, err := f.prelude("return true")

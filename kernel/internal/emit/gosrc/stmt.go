@@ -100,6 +100,9 @@ func (f *fn) decl(s *ir.Decl) error {
 	if f.kind(s.Var) == kindUniform {
 		return nil // declared before the group's threads run
 	}
+	if f.win != nil && f.win.fwd.has(s.Var) {
+		return nil // read in place (forward.go)
+	}
 	var init string
 	var err error
 	if s.Init != nil {

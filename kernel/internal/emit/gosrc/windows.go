@@ -28,7 +28,9 @@ import (
 // view per thread that Go checks once: the loop's counter walks the first
 // window, and the others are re-sliced to its length. Strips where any of
 // this fails run the run's plain loop over threads, with the kernel's exact
-// semantics.
+// semantics. The windowed loop runs from a function of its own where it can
+// (outline.go), and reads its loads in place where that keeps the kernel's
+// meaning (forward.go).
 
 // windowPlan is the windowed form of one run of threads.
 type windowPlan struct {
@@ -41,6 +43,7 @@ type windowPlan struct {
 	views   map[any]*window   // the Load4 calls and Store4 statements that use a window
 	memo    map[ir.Expr]int64 // slopes of the lane-affine expressions seen
 	divides []string          // strip-level exactness checks of ÷
+	fwd     *forwardPlan      // the loads read in place (forward.go); nil: none
 }
 
 // window is a re-sliced range of a buffer that a run's 4-wide accesses use.
@@ -311,9 +314,19 @@ func (w *windowPlan) at(x ir.Expr, lane string) (string, error) {
 			}
 			s = fmt.Sprintf("(%s * %d)", a, x.Y.(*ir.Const).Uint)
 		case ir.Div:
+			// x.X's slope is a multiple of c (slopeOf): dividing exactly
+			// at the strip's first thread, it divides exactly at every
+			// thread. The quotient of a value in [0, 2³²) (x.X's own
+			// check, or a u32 leaf or thread index) needs no check.
 			c := x.Y.(*ir.Const).Uint
-			w.checks = append(w.checks, fmt.Sprintf("%s%%%d == 0", a, c))
-			s = fmt.Sprintf("(%s / %d)", a, c)
+			first := a
+			if lane != winFirst {
+				if first, err = w.at(x.X, winFirst); err != nil {
+					return "", err
+				}
+			}
+			w.checks = append(w.checks, fmt.Sprintf("%s%%%d == 0", first, c))
+			return fmt.Sprintf("(%s / %d)", a, c), nil
 		}
 	}
 	w.checks = append(w.checks, fmt.Sprintf("uint64(%s) < 1<<32", s))
@@ -370,6 +383,26 @@ func (f *fn) windowRun(w *windowPlan, plain func() error) error {
 			f.printf("%s := %s[4*%s:][:len(%s)]\n", win.name, buf, win.first, w.wins[0].name)
 		}
 	}
+	w.fwd = w.planForward()
+	loop, err := f.sub(func() error { return f.windowLoop(w) })
+	if err != nil {
+		return err
+	}
+	if call, ok := f.outline(loop, w.body, w.wins); ok {
+		f.printf("%s", call)
+	} else {
+		f.printf("%s", loop)
+	}
+	f.printf("} else {\n")
+	if err := plain(); err != nil {
+		return err
+	}
+	f.printf("}\n")
+	return nil
+}
+
+// windowLoop emits the loop of a windowed run over the strip's threads.
+func (f *fn) windowLoop(w *windowPlan) error {
 	if len(w.wins) > 0 {
 		f.printf("for %s := 0; %s <= len(%s)-4; %s += 4 {\n", winK, winK, w.wins[0].name, winK)
 		f.printf("agTx := agS0 + uint32(%s)/4\n_ = agTx\n", winK)
@@ -392,13 +425,9 @@ func (f *fn) windowRun(w *windowPlan, plain func() error) error {
 		return err
 	}
 	for _, s := range w.body {
-		if d, ok := s.(*ir.Decl); ok {
+		if d, ok := s.(*ir.Decl); ok && !w.fwd.has(d.Var) {
 			f.printf("_ = %s\n", f.names[d.Var])
 		}
-	}
-	f.printf("}\n} else {\n")
-	if err := plain(); err != nil {
-		return err
 	}
 	f.printf("}\n")
 	return nil
@@ -444,6 +473,9 @@ func (f *fn) windowStore4(s *ir.Store4) (bool, error) {
 		return true, err
 	}
 	v := win.view
+	if f.win.fwd != nil && f.win.fwd.store == s {
+		return true, f.storeLanes(s, v)
+	}
 	f.printf("{\nagT := %s\n%s[0], %s[1], %s[2], %s[3] = agT.X, agT.Y, agT.Z, agT.W\n}\n", val, v, v, v, v)
 	return true, nil
 }
