@@ -62,14 +62,7 @@ func TestWindowedRuns(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			src := fmt.Sprintf(windowKernel, c.guard, c.body)
-			m, err := front.Load([]front.File{{Name: "k.go", Src: src}})
-			require.NoError(t, err)
-			out, err := Emit(m, "w")
-			require.NoError(t, err)
-			again, err := Emit(m, "w")
-			require.NoError(t, err)
-			require.Equal(t, out.Code, again.Code, "deterministic")
+			out := emitWindowKernel(t, c.guard, c.body)
 			require.Contains(t, out.Code, "for agS0 := uint32(0); agS0 < agSx;", "the strip form")
 			// The windowed run is an If around its loop, before the plain one.
 			windowed := regexp.MustCompile(`\} else \{\s*for agTx := agS0; agTx < agS1; agTx\+\+ \{`)
@@ -78,6 +71,20 @@ func TestWindowedRuns(t *testing.T) {
 			assert.Len(t, windows.FindAllString(out.Code, -1), c.windows, "windows:\n%s", out.Code)
 		})
 	}
+}
+
+// emitWindowKernel emits windowKernel with guard and body, twice, and
+// checks that both emissions are the same.
+func emitWindowKernel(t *testing.T, guard, body string) Output {
+	t.Helper()
+	m, err := front.Load([]front.File{{Name: "k.go", Src: fmt.Sprintf(windowKernel, guard, body)}})
+	require.NoError(t, err)
+	out, err := Emit(m, "w")
+	require.NoError(t, err)
+	again, err := Emit(m, "w")
+	require.NoError(t, err)
+	require.Equal(t, out.Code, again.Code, "deterministic")
+	return out
 }
 
 // TestOutlinedWindows checks which windowed loops move to a function of
@@ -101,14 +108,7 @@ func TestOutlinedWindows(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			src := fmt.Sprintf(windowKernel, guard, c.body)
-			m, err := front.Load([]front.File{{Name: "k.go", Src: src}})
-			require.NoError(t, err)
-			out, err := Emit(m, "w")
-			require.NoError(t, err)
-			again, err := Emit(m, "w")
-			require.NoError(t, err)
-			require.Equal(t, out.Code, again.Code, "deterministic")
+			out := emitWindowKernel(t, guard, c.body)
 			assert.Equal(t, c.outlined, strings.Contains(out.Code, "func wK_win0("), "outlined:\n%s", out.Code)
 			assert.Equal(t, c.outlined, strings.Contains(out.Code, "wK_win0(agW0"), "called:\n%s", out.Code)
 			lanes := regexp.MustCompile(`(?m)^\s*agV\d+\[3\] = `)
