@@ -81,13 +81,7 @@ func TestConcat(t *testing.T) {
 
 func TestConcatErrors(t *testing.T) {
 	dev := cpuDevice(t)
-	ctx := context.Background()
-	mk := func(d DType, shape ...int) *Tensor {
-		x, err := Zeros(ctx, dev, d, shape...)
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = x.Close() })
-		return x
-	}
+	mk := func(d DType, shape ...int) *Tensor { return zerosFor(t, dev, d, shape...) }
 	tests := []struct {
 		name string
 		axis int

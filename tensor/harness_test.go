@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/anygpu/gpu"
 	_ "github.com/anygpu/gpu/backend/all"
 	"github.com/anygpu/gpu/internal/testreq"
@@ -164,4 +166,13 @@ func (h hostND) float32s() []float32 {
 		out[i] = float32(v)
 	}
 	return out
+}
+
+// zerosFor is a zero tensor of dtype d and shape on dev, closed when t ends.
+func zerosFor(t *testing.T, dev *gpu.Device, d DType, shape ...int) *Tensor {
+	t.Helper()
+	x, err := Zeros(context.Background(), dev, d, shape...)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = x.Close() })
+	return x
 }

@@ -75,13 +75,7 @@ func TestAppendKVPair(t *testing.T) {
 // TestAppendKVPairErrors checks the pair appends' argument errors.
 func TestAppendKVPairErrors(t *testing.T) {
 	dev := cpuDevice(t)
-	ctx := context.Background()
-	mk := func(d DType, shape ...int) *Tensor {
-		x, err := Zeros(ctx, dev, d, shape...)
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = x.Close() })
-		return x
-	}
+	mk := func(d DType, shape ...int) *Tensor { return zerosFor(t, dev, d, shape...) }
 	kc, vc, x, at := mk(Float32, 2, 8, 4), mk(Float32, 2, 8, 4), mk(Float32, 1, 2, 4), mk(Int32, 1)
 	view, err := mk(Float32, 2, 9, 4).Slice(1, 1, 9)
 	require.NoError(t, err)

@@ -159,12 +159,7 @@ func TestLinearAddErrors(t *testing.T) {
 	dev := cpuDevice(t)
 	ctx := context.Background()
 	t.Cleanup(func() { require.NoError(t, Synchronize(ctx, dev)) }) // after the closes: no free left waiting
-	mk := func(d DType, shape ...int) *Tensor {
-		x, err := Zeros(ctx, dev, d, shape...)
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = x.Close() })
-		return x
-	}
+	mk := func(d DType, shape ...int) *Tensor { return zerosFor(t, dev, d, shape...) }
 	closed := mk(Float32, 2, 4)
 	require.NoError(t, closed.Close())
 	tests := []struct {

@@ -14,15 +14,30 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// linearGELUCases are LinearGELU's operands: x [..., in], w [in out] (or a
-// view of it), a bias or none. library says the matrix library takes the
-// product as it is (no copy of x, a k > 0).
-var linearGELUCases = []struct {
+// linearGELUCase is one of linearGELUCases.
+type linearGELUCase struct {
 	name    string
 	x, w    input
 	bias    bool
 	library bool
-}{
+}
+
+// operands makes the case's x, w and bias (nil without one) of dtype d on
+// dev from rng, with their host copies.
+func (tc linearGELUCase) operands(t *testing.T, dev *gpu.Device, d DType, rng *rand.Rand) (x, w, bias *Tensor, xh, wh hostND, biasH []float64) {
+	x, xh = tc.x.makeAs(t, dev, d, rng, -1, 1)
+	w, wh = tc.w.makeAs(t, dev, d, rng, -1, 1)
+	if tc.bias {
+		b, bh := input{base: []int{wh.shape[1]}}.makeAs(t, dev, d, rng, -1, 1)
+		bias, biasH = b, bh.data
+	}
+	return x, w, bias, xh, wh, biasH
+}
+
+// linearGELUCases are LinearGELU's operands: x [..., in], w [in out] (or a
+// view of it), a bias or none. library says the matrix library takes the
+// product as it is (no copy of x, a k > 0).
+var linearGELUCases = []linearGELUCase{
 	{name: "decode row with bias", x: input{base: []int{1, 48}}, w: input{base: []int{48, 40}}, bias: true, library: true},
 	{name: "rows, no bias", x: input{base: []int{5, 20}}, w: input{base: []int{20, 9}}, library: true},
 	{name: "rank 3 with bias", x: input{base: []int{2, 3, 20}}, w: input{base: []int{20, 33}}, bias: true, library: true},
@@ -101,14 +116,7 @@ func TestLinearGELU(t *testing.T) {
 			for _, tc := range linearGELUCases {
 				t.Run(d.String()+"/"+tc.name, func(t *testing.T) {
 					rng := rand.New(rand.NewPCG(11, uint64(len(tc.name))))
-					x, xh := tc.x.makeAs(t, dev, d, rng, -1, 1)
-					w, wh := tc.w.makeAs(t, dev, d, rng, -1, 1)
-					var bias *Tensor
-					var biasH []float64
-					if tc.bias {
-						b, bh := input{base: []int{wh.shape[1]}}.makeAs(t, dev, d, rng, -1, 1)
-						bias, biasH = b, bh.data
-					}
+					x, w, bias, xh, wh, biasH := tc.operands(t, dev, d, rng)
 					y, err := LinearGELU(x, w, bias)
 					require.NoError(t, err)
 					want, scale := linearGELUHost(xh, wh, biasH)
@@ -159,14 +167,7 @@ func TestLinearGELUStandInCUDA(t *testing.T) {
 			}
 			t.Run(d.String()+"/"+tc.name, func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(13, uint64(len(tc.name))))
-				x, xh := tc.x.makeAs(t, dev, d, rng, -1, 1)
-				w, wh := tc.w.makeAs(t, dev, d, rng, -1, 1)
-				var bias *Tensor
-				var biasH []float64
-				if tc.bias {
-					b, bh := input{base: []int{wh.shape[1]}}.makeAs(t, dev, d, rng, -1, 1)
-					bias, biasH = b, bh.data
-				}
+				x, w, bias, xh, wh, biasH := tc.operands(t, dev, d, rng)
 				before := dev.Stats().KernelLaunches
 				y, err := LinearGELU(x, w, bias)
 				require.NoError(t, err)
@@ -297,12 +298,7 @@ func TestLinearGELUErrors(t *testing.T) {
 	dev := cpuDevice(t)
 	ctx := context.Background()
 	t.Cleanup(func() { require.NoError(t, Synchronize(ctx, dev)) })
-	mk := func(d DType, shape ...int) *Tensor {
-		x, err := Zeros(ctx, dev, d, shape...)
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = x.Close() })
-		return x
-	}
+	mk := func(d DType, shape ...int) *Tensor { return zerosFor(t, dev, d, shape...) }
 	closed := mk(Float32, 3, 4)
 	require.NoError(t, closed.Close())
 	for _, tc := range []struct {

@@ -178,13 +178,7 @@ func TestPagedAppendBadTable(t *testing.T) {
 
 func TestPagedErrors(t *testing.T) {
 	dev := cpuDevice(t)
-	ctx := context.Background()
-	mk := func(d DType, shape ...int) *Tensor {
-		x, err := Zeros(ctx, dev, d, shape...)
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = x.Close() })
-		return x
-	}
+	mk := func(d DType, shape ...int) *Tensor { return zerosFor(t, dev, d, shape...) }
 	pool := mk(Float32, 4, 2, 3, 8)
 	table := mk(Int32, 2)
 	view, err := pool.Slice(0, 1, 3)

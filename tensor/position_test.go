@@ -341,13 +341,7 @@ func TestEmbeddingAtPosition(t *testing.T) {
 // errors naming the shapes.
 func TestPositionErrors(t *testing.T) {
 	dev := cpuDevice(t)
-	ctx := context.Background()
-	mk := func(d DType, shape ...int) *Tensor {
-		x, err := Zeros(ctx, dev, d, shape...)
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = x.Close() })
-		return x
-	}
+	mk := func(d DType, shape ...int) *Tensor { return zerosFor(t, dev, d, shape...) }
 	cache, pool, table := mk(Float32, 2, 8, 4), mk(Float32, 3, 2, 4, 4), mk(Int32, 2)
 	at := mk(Int32, 1)
 	closed := mk(Int32, 1)

@@ -6,7 +6,9 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -78,13 +80,14 @@ func (l *loader) variants(fd *ast.FuncDecl, kernel bool) []variant {
 // initialised to its value, prepending the declarations to body.
 func (f *fnLower) bindVariant(v variant, body *[]ir.Stmt) bool {
 	ok := true
+	fixed := map[string]bool{}
 	for _, field := range f.decl.Type.Params.List {
 		for _, id := range field.Names {
 			text, bound := v.bound[id.Name]
 			if !bound {
 				continue
 			}
-			delete(v.bound, id.Name)
+			fixed[id.Name] = true
 			obj := f.l.info.Defs[id]
 			param := f.vars[obj]
 			if param == nil {
@@ -109,7 +112,10 @@ func (f *fnLower) bindVariant(v variant, body *[]ir.Stmt) bool {
 			*body = append(*body, &ir.Decl{Var: local, Init: c, Pos: c.Pos})
 		}
 	}
-	for name := range v.bound {
+	for _, name := range slices.Sorted(maps.Keys(v.bound)) { // errors in a fixed order
+		if fixed[name] {
+			continue
+		}
 		f.l.errorf(v.pos, "name a parameter of "+f.decl.Name.Name, "variant %s fixes %s, which is not a parameter", v.name, name)
 		ok = false
 	}
