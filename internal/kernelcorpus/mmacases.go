@@ -58,7 +58,7 @@ func mmaCases() []Case {
 	cases = append(cases,
 		Case{Name: "mma_reuse_one_unit", Kernel: "MMAReuse", Grid: gpu.D1(1), Block: gpu.D1(32),
 			Args: []Arg{bF32(zerosF32(128)), bU32(mmaWords(256, 90, kernel.PrecisionBFloat16)), bU32(mmaWords(256, 91, kernel.PrecisionBFloat16))},
-			ULP: 64, Abs: 1e-3},
+			ULP:  64, Abs: 1e-3},
 		Case{Name: "mma_reuse", Kernel: "MMAReuse", Grid: gpu.D1(mmaUnits / 2), Block: gpu.D1(64),
 			Args: []Arg{bF32(zerosF32(mmaUnits * 128)), bU32(mmaWords(mmaUnits*256, 92, kernel.PrecisionBFloat16)),
 				bU32(mmaWords(mmaUnits*256, 93, kernel.PrecisionBFloat16))},
