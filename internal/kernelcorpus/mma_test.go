@@ -174,8 +174,53 @@ func TestMMAAgainstFloat64(t *testing.T) {
 						checkMMACase(t, c, runMMACase(t, ctx, dev, mod, c))
 					})
 				}
+				for _, c := range nanCases() {
+					t.Run(from.name+"/"+c.Name, func(t *testing.T) {
+						checkNaNCase(t, c, runMMACase(t, ctx, dev, mod, c), backend != "cuda")
+					})
+				}
 			}
 		})
+	}
+}
+
+// nanCases are PackHalvesWords of NaNs (quiet, signalling, negative, with
+// payloads) between ordinary values, in both precisions.
+func nanCases() []kernelcorpus.Case {
+	xs := []float32{float32(math.NaN()), 1, math.Float32frombits(0x7f800001), -2, math.Float32frombits(0xffc00001),
+		math.Float32frombits(0x7fbfffff), 0.5, math.Float32frombits(0xff800001)}
+	var cases []kernelcorpus.Case
+	for _, p := range []kernel.Precision{kernel.PrecisionBFloat16, kernel.PrecisionFloat16} {
+		cases = append(cases, kernelcorpus.Case{Name: "pack_halves_nan_" + map[kernel.Precision]string{1: "bf16", 2: "f16"}[p],
+			Kernel: "PackHalvesWords", Grid: gpu.D1(1), Block: gpu.D1(64),
+			Args: []kernelcorpus.Arg{{U32: make([]uint32, len(xs)/2)}, {F32: xs},
+				{Scalar: gpu.U32(uint32(len(xs) / 2)), IsScalar: true}, {Scalar: gpu.U32(uint32(p)), IsScalar: true}}})
+	}
+	return cases
+}
+
+// checkNaNCase checks a nanCases run: each NaN packed as a NaN of its sign
+// and each other value exactly, and, when exact, every bit as package
+// kernel's plain Go (CUDA's packed conversions may canonicalize NaNs).
+func checkNaNCase(t *testing.T, c kernelcorpus.Case, got []uint32, exact bool) {
+	x, p := c.Args[1].F32, kernel.Precision(c.Args[3].Scalar.Bits())
+	expMask, manMask := uint32(0x7f80), uint32(0x7f)
+	if p == kernel.PrecisionFloat16 {
+		expMask, manMask = 0x7c00, 0x3ff
+	}
+	for i, w := range got {
+		want := kernel.PackHalves(x[2*i], x[2*i+1], p)
+		if exact {
+			require.Equal(t, want, w, "PackHalves(%#x, %#x)", math.Float32bits(x[2*i]), math.Float32bits(x[2*i+1]))
+		}
+		for h := range 2 {
+			in, half, wantHalf := x[2*i+h], (w>>(16*h))&0xffff, (want>>(16*h))&0xffff
+			if !math.IsNaN(float64(in)) {
+				require.Equal(t, wantHalf, half, "PackHalves of %g", in)
+				continue
+			}
+			assert.True(t, half&expMask == expMask && half&manMask != 0, "NaN %#x packed as %#x, not a NaN", math.Float32bits(in), half)
+		}
 	}
 }
 
