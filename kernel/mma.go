@@ -29,10 +29,12 @@ import (
 // from C, elsewhere). Since C's layout is A's, a kernel can scale or
 // exponentiate C's values in its registers (row g in c[0] and c[1], row g+8
 // in c[2] and c[3]; the four threads of a row are the lanes 4g..4g+3, which
-// SubgroupShuffleXor with 1 and 2 combines on devices with subgroups of 32)
-// and reuse them as the A operand of another MMA: PackHalves(c[0], c[1], p)
-// is the a[0] (or a[2]) of the 16×16 A whose columns 2t, 2t+1 (or 2t+8,
-// 2t+9) are those of C.
+// SubgroupShuffleXor with 1 and 2 combines where SubgroupSize() is 4 or
+// more, and a shared array elsewhere: the portable dialects have subgroups
+// of one thread) and reuse them as the A operand of another MMA:
+// PackHalves(c[0], c[1], p) and PackHalves(c[2], c[3], p) are the a[0] and
+// a[1] of the 16×16 A whose columns 0..7 are C's, and those of a second C
+// (columns 8..15) its a[2] and a[3].
 //
 // The rules, which the translator checks (with file:line:col errors):
 //

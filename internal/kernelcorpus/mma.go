@@ -122,3 +122,51 @@ func PackHalvesWords(out []uint32, x []float32, n, prec uint32) {
 		out[i] = kernel.PackHalves(x[2*i], x[2*i+1], kernel.PrecisionBFloat16)
 	}
 }
+
+// SubgroupMMARowMax is, for each unit, the row maxima of P = A·B (A and
+// the first 16×8 half of B of MMAChain's first step, bfloat16, from zero),
+// to m from u·16: each thread takes the maxima of its two values of rows g
+// and g+8, and the four threads of a row (lanes 4g..4g+3) combine theirs
+// with SubgroupShuffleXor where subgroups have 4 threads or more, else
+// through a shared array, as attention's row-wise softmax does.
+//
+//gpu:kernel
+//gpu:maxthreads 64
+func SubgroupMMARowMax(m []float32, a, b []uint32) {
+	sh := kernel.Shared[[64 * 2]float32]()
+	tid := kernel.ThreadIndex()
+	unit := kernel.GroupX()*(kernel.GroupSizeX()/32) + tid/32
+	lane := tid % 32
+	g, t := lane/4, lane%4
+	w := unit * 128
+	var fa [4]uint32
+	fa[0] = a[w+g*8+t]
+	fa[1] = a[w+(g+8)*8+t]
+	fa[2] = a[w+g*8+t+4]
+	fa[3] = a[w+(g+8)*8+t+4]
+	var fb [2]uint32
+	fb[0] = b[w+t*16+g]
+	fb[1] = b[w+(t+4)*16+g]
+	var p [4]float32
+	kernel.MMA(&p, &fa, &fb, kernel.PrecisionBFloat16)
+	lo, hi := max(p[0], p[1]), max(p[2], p[3])
+	if kernel.SubgroupSize() >= 4 {
+		for x := uint32(1); x < 4; x *= 2 {
+			lo = max(lo, kernel.SubgroupShuffleXor(lo, x))
+			hi = max(hi, kernel.SubgroupShuffleXor(hi, x))
+		}
+	} else {
+		sh[tid*2] = lo
+		sh[tid*2+1] = hi
+		kernel.Barrier()
+		row := (tid &^ 3) * 2
+		for q := uint32(0); q < 4; q++ {
+			lo = max(lo, sh[row+q*2])
+			hi = max(hi, sh[row+q*2+1])
+		}
+	}
+	if t == 0 {
+		m[unit*16+g] = lo
+		m[unit*16+g+8] = hi
+	}
+}

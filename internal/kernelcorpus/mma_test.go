@@ -88,6 +88,30 @@ func mmaReuseReference(units int, a, b []uint32) (want, bound []float64) {
 	return want, bound
 }
 
+// mmaRowMaxReference is SubgroupMMARowMax's result in float64, with the
+// tolerance of a float32 sum of 16 products.
+func mmaRowMaxReference(units int, a, b []uint32) (want, bound []float64) {
+	p := kernel.PrecisionBFloat16
+	want, bound = make([]float64, units*16), make([]float64, units*16)
+	for u := range units {
+		w := u * 128
+		for i := range 16 {
+			best, tol := math.Inf(-1), 0.0
+			for j := range 8 {
+				var s, mag float64
+				for k := range 16 {
+					x := wordHalf(a, w+i*8+k/2, k, p) * wordHalf(b, w+(k/2)*16+j, k, p)
+					s += x
+					mag += math.Abs(x)
+				}
+				best, tol = max(best, s), max(tol, mag*0x1p-18)
+			}
+			want[u*16+i], bound[u*16+i] = best, tol
+		}
+	}
+	return want, bound
+}
+
 // openBackend opens backend name, or skips (fails when ANYGPU_TEST_REQUIRE
 // names it).
 func openBackend(t *testing.T, ctx context.Context, name string) *gpu.Device {
@@ -142,11 +166,11 @@ func runMMACase(t *testing.T, ctx context.Context, dev *gpu.Device, mod *gpu.Mod
 func TestMMAAgainstFloat64(t *testing.T) {
 	var cases []kernelcorpus.Case
 	for _, c := range kernelcorpus.Cases() {
-		if strings.HasPrefix(c.Name, "mma_") || strings.HasPrefix(c.Name, "pack_halves_") {
+		if strings.HasPrefix(c.Name, "mma_") || strings.HasPrefix(c.Name, "subgroup_mma_") || strings.HasPrefix(c.Name, "pack_halves_") {
 			cases = append(cases, c)
 		}
 	}
-	require.Len(t, cases, 6)
+	require.Len(t, cases, 7)
 	var src string
 	for _, f := range kernelcorpus.Files() {
 		if f.Name == "mma.go" {
@@ -241,6 +265,8 @@ func checkMMACase(t *testing.T, c kernelcorpus.Case, got []uint32) {
 		for i := range bound {
 			bound[i] *= 1.0 / (1 << 16) // float32 sums of 49 terms, in any order (tensor cores included)
 		}
+	case "SubgroupMMARowMax":
+		want, bound = mmaRowMaxReference(len(got)/16, c.Args[1].U32, c.Args[2].U32)
 	case "MMAReuse":
 		want, bound = mmaReuseReference(len(got)/128, c.Args[1].U32, c.Args[2].U32)
 		for i := range bound {

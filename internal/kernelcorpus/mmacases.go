@@ -63,6 +63,10 @@ func mmaCases() []Case {
 			Args: []Arg{bF32(zerosF32(mmaUnits * 128)), bU32(mmaWords(mmaUnits*256, 92, kernel.PrecisionBFloat16)),
 				bU32(mmaWords(mmaUnits*256, 93, kernel.PrecisionBFloat16))},
 			ULP: 64, Abs: 1e-3})
+	cases = append(cases, Case{Name: "subgroup_mma_row_max", Kernel: "SubgroupMMARowMax", Grid: gpu.D1(mmaUnits / 2), Block: gpu.D1(64),
+		Args: []Arg{bF32(zerosF32(mmaUnits * 16)), bU32(mmaWords(mmaUnits*128, 96, kernel.PrecisionBFloat16)),
+			bU32(mmaWords(mmaUnits*128, 97, kernel.PrecisionBFloat16))},
+		ULP: 64, Abs: 1e-4})
 	for _, p := range []struct {
 		name  string
 		prec  kernel.Precision
