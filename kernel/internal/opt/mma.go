@@ -77,7 +77,6 @@ func mmaPortable(m *ir.Module, pool *helperPool) error {
 
 // mmaLowering is the rewrite of one kernel's MMAs.
 type mmaLowering struct {
-	f       *ir.Func
 	h       halfHelpers
 	pool    *helperPool
 	names   map[string]bool
@@ -96,10 +95,10 @@ func lowerMMA(m *ir.Module, f *ir.Func, h halfHelpers, pool *helperPool) error {
 		return fmt.Errorf("%s: kernel.MMA in %s, which is not a kernel with a //gpu:maxthreads multiple of 32", f.Pos, f.Name)
 	}
 	names := varNames(f)
-	for _, g := range m.Funcs {
+	for _, g := range append(m.Funcs, h.ordered()...) { // the helpers too: a local never hides a function
 		names[g.Name] = true
 	}
-	l := &mmaLowering{f: f, h: h, pool: pool, names: names}
+	l := &mmaLowering{h: h, pool: pool, names: names}
 	l.scratch = &ir.Var{Name: l.fresh("mmaScratch"), Type: &ir.Array{Elem: ir.U32, Len: mmaUnitWords * f.MaxThreads / 32},
 		Class: ir.Shared, Pos: f.Pos}
 	slots := l.slots(f.Pos)
