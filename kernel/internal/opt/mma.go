@@ -95,8 +95,10 @@ func lowerMMA(m *ir.Module, f *ir.Func, h halfHelpers, pool *helperPool) error {
 		return fmt.Errorf("%s: kernel.MMA in %s, which is not a kernel with a //gpu:maxthreads multiple of 32", f.Pos, f.Name)
 	}
 	names := varNames(f)
-	for _, g := range append(m.Funcs, h.ordered()...) { // the helpers too: a local never hides a function
-		names[g.Name] = true
+	for _, fs := range [][]*ir.Func{m.Funcs, h.ordered()} { // the helpers too: a local never hides a function
+		for _, g := range fs {
+			names[g.Name] = true
+		}
 	}
 	l := &mmaLowering{h: h, pool: pool, names: names}
 	l.scratch = &ir.Var{Name: l.fresh("mmaScratch"), Type: &ir.Array{Elem: ir.U32, Len: mmaUnitWords * f.MaxThreads / 32},
