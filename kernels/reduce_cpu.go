@@ -23,11 +23,13 @@ import (
 // documentation says; only a caller running part of a launch's groups would
 // see the difference.
 
-// batchRun is the elements (64 KiB of float32) a batch reads in a round,
-// where the group size and grid allow (batchGroups): runs of 16 KiB read
-// 0.71× copy()'s bytes per CPU-second on one core over 64 Mi float32s, of
-// 32 KiB 0.75×, of 64 KiB 0.80× (interleaved passes, medians; 128 KiB:
-// 0.81×, 256 KiB: 0.85×, with fewer batches to spread over the cores).
+// batchRun is the elements (256 KiB of float32) a batch reads in a round,
+// where the group size and grid allow (batchGroups). Over 64 Mi float32s in
+// 1024 groups of 256 on one core of the 2-core development machine
+// (passes of each size interleaved with copy(), medians of 40, by thread
+// CPU time), runs of 16 KiB read 0.63× copy()'s bytes per CPU-second, 32
+// KiB 0.75×, 64 KiB 0.80×, 128 KiB 0.81×, 256 KiB 0.85×; one contiguous
+// range (a grid of one group) 0.89×.
 const batchRun = 64 << 10
 
 // maxBatch bounds the groups of a batch (their partials live on the leader's

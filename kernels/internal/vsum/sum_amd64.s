@@ -114,31 +114,6 @@ dotcheck:
 	MOVSS  X0, ret+72(FP)
 	RET
 
-// func prefetch4(p0, p1, p2, p3 *float32, n int)
-// Asks for the cache lines of n floats from each of p0..p3 into L2
-// (PREFETCHT1, one per 64 bytes).
-TEXT ·prefetch4(SB), NOSPLIT, $0-40
-	MOVQ p0+0(FP), AX
-	MOVQ p1+8(FP), BX
-	MOVQ p2+16(FP), CX
-	MOVQ p3+24(FP), DX
-	MOVQ n+32(FP), SI
-	SHLQ $2, SI
-	XORQ DI, DI
-	JMP  pfcheck
-
-pfloop:
-	PREFETCHT1 (AX)(DI*1)
-	PREFETCHT1 (BX)(DI*1)
-	PREFETCHT1 (CX)(DI*1)
-	PREFETCHT1 (DX)(DI*1)
-	ADDQ       $64, DI
-
-pfcheck:
-	CMPQ DI, SI
-	JLT  pfloop
-	RET
-
 // SUM8 leaves the sum of Y0-Y7 in Y0.
 #define SUM8 \
 	VADDPS Y1, Y0, Y0; \

@@ -167,12 +167,3 @@ func BenchmarkDot(b *testing.B) {
 		})
 	}
 }
-
-func TestPrefetch4(t *testing.T) {
-	x := make([]float32, 100)
-	require.NotPanics(t, func() {
-		Prefetch4(nil, nil, nil, nil)
-		Prefetch4(x[:1], x[1:], x[2:], x[3:])
-		Prefetch4(x[:25], x[25:50], x[50:75], x[75:])
-	})
-}
