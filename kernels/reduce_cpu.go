@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"math/bits"
 	"runtime"
 
 	"github.com/anygpu/gpu/backend"
@@ -23,28 +24,31 @@ import (
 // documentation says; only a caller running part of a launch's groups would
 // see the difference.
 
-// batchRun is the elements (256 KiB of float32) a batch reads in a round,
-// where the group size and grid allow (batchGroups). Over 64 Mi float32s in
-// 1024 groups of 256 on one core of the 2-core development machine
-// (passes of each size interleaved with copy(), medians of 40, by thread
-// CPU time), runs of 16 KiB read 0.63× copy()'s bytes per CPU-second, 32
-// KiB 0.75×, 64 KiB 0.80×, 128 KiB 0.81×, 256 KiB 0.85×; one contiguous
-// range (a grid of one group) 0.89×.
-const batchRun = 64 << 10
+// batchRunLog is log₂ of the elements (2¹⁶: 256 KiB of float32) a batch
+// reads in a round, where the group size and grid allow (batchGroups). Over
+// 64 Mi float32s in 1024 groups of 256 on one core of the 2-core
+// development machine (passes of each size interleaved with copy(), medians
+// of 40, by thread CPU time), runs of 16 KiB read 0.63× copy()'s bytes per
+// CPU-second, 32 KiB 0.75×, 64 KiB 0.80×, 128 KiB 0.81×, 256 KiB 0.85×; one
+// contiguous range (a grid of one group) 0.89×.
+const batchRunLog = 16
 
-// maxBatch bounds the groups of a batch (their partials live on the leader's
-// stack).
-const maxBatch = 256
+// maxBatchLog is log₂ of the most groups in a batch (their partials live on
+// the leader's stack).
+const maxBatchLog = 8
 
 // batchCPUs is the cores whose workers a launch's batches should keep busy.
 var batchCPUs = runtime.NumCPU()
 
 // batchGroups returns how many consecutive groups of size b, in a grid of
-// grid groups, are summed together: batchRun elements a round, at most
-// maxBatch groups, and few enough that there are a batch per core to go
-// round.
+// grid groups, are summed together: the largest power of two with at most
+// 2^batchRunLog elements a round (b rounded up to a power of two), at most
+// 2^maxBatchLog groups, and a batch per core to go round. Every group of a
+// launch asks (to know whether it leads a batch), so this takes no
+// division.
 func batchGroups(b, grid int) int {
-	return max(min(batchRun/b, maxBatch, grid/batchCPUs), 1)
+	shift := min(batchRunLog-bits.Len(uint(b-1)), maxBatchLog, bits.Len(uint(grid))-1-bits.Len(uint(batchCPUs-1)))
+	return 1 << max(shift, 0)
 }
 
 // goReduceSumTuned writes, when group g leads its batch (see above), the
@@ -74,17 +78,17 @@ func reduceBatch(g backend.Group, out, x, y []float32) {
 		return
 	}
 	k := batchGroups(b, groups)
-	if first%k != 0 {
+	if first&(k-1) != 0 {
 		return
 	}
 	k = min(k, groups-first)
-	var partials [maxBatch]float64
+	var partials [1 << maxBatchLog]float64
 	acc := partials[:k]
 	n := len(x)
 	lo, run, stride := first*b, k*b, groups*b // the batch's rounds: run elements every stride
 	// Whole rounds as four streams, a quarter of them apart: one stream alone
 	// does not reach the bandwidth of four.
-	if q := (n - lo) / stride / 4; q > 0 {
+	if q := (n - lo + stride - run) / stride / 4; q > 0 {
 		if run == stride { // the whole grid: the rounds lie end to end
 			sumRuns4(x, y, lo, q*stride, q*stride, b, acc)
 		} else {
