@@ -16,7 +16,7 @@ import (
 // order): every group's partial must equal the documented one and nothing
 // past out may be written, groups run in order or shuffled on several
 // goroutines. TestReductions covers the small launches (at most three
-// rounds).
+// rounds); these have more than four (four streams and rounds left over).
 func TestReduceBatches(t *testing.T) {
 	cases := []struct {
 		name           string
@@ -26,10 +26,10 @@ func TestReduceBatches(t *testing.T) {
 	}{
 		{"four streams, partial last batch, rounds left over", 600*64*9 + 37, 64, 600, 1, false},
 		{"block not a multiple of 16", 37*20*11 + 3, 20, 37, 4, false},
-		{"block 1024", 10*1024*6 + 1000, 1024, 10, 2, false},
-		{"block 1", 5000*5 + 17, 1, 5000, 1, false},
+		{"block 1024", 10*1024*9 + 1000, 1024, 10, 2, false},
+		{"block 1", 5000*9 + 17, 1, 5000, 1, false},
 		{"the whole grid in one batch", 4*256*20 + 100, 256, 4, 1, true},
-		{"1024 groups of 256", 1<<20 + 5, 256, 1024, 2, false},
+		{"256 groups of 256", 256*256*9 + 5, 256, 256, 2, false},
 	}
 	saved := batchCPUs
 	defer func() { batchCPUs = saved }()
@@ -40,7 +40,7 @@ func TestReduceBatches(t *testing.T) {
 					batchCPUs = c.cpus
 					k := batchGroups(c.block, c.grid)
 					require.Equal(t, c.whole, k == c.grid, "batch of %d groups", k)
-					require.Greater(t, c.n/(c.grid*c.block), 3, "too few rounds for the streams")
+					require.Greater(t, c.n/(c.grid*c.block), 4, "too few rounds for the streams and a round left over")
 					rng := rand.New(rand.NewPCG(uint64(c.n), uint64(c.block)))
 					x, y := randInts(rng, c.n, -7, 7), []float32(nil)
 					if op == OpDot {
