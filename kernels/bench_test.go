@@ -180,21 +180,34 @@ func BenchmarkSgemmNaive(b *testing.B) {
 }
 
 // BenchmarkReduceSumOneCore times on one core what BenchmarkReduceSumGo
-// times on all: the first pass of reduce_sum over 16 Mi float32s, Source's
-// (1024 groups of 256, and one group, which sums one contiguous range) and
-// the generated Go's, beside copy() of the same float32s. cpu-GB/s is the
-// bytes read (copy: read and written) per second of the thread's CPU time,
-// which other processes sharing the cores inflate far less than the
-// wall-clock time.
+// times on all: the first pass of reduce_sum and dot over n float32s (4 Mi,
+// 16 Mi and 64 Mi: 16, 64 and 256 MiB, beyond the caches), Source's with
+// 1024 groups of 256 (as gpu bench's reduce_gbps launches it), and with one
+// group (which sums one contiguous range), and the generated Go's, beside
+// copy() of the same n float32s into another slice. cpu-GB/s is the bytes
+// read (reduce_sum: 4·n, dot: 8·n) or, for copy(), read and written (8·n)
+// per second of the thread's CPU time, which other processes sharing the
+// cores inflate far less than the wall-clock time: reduce_sum's cpu-GB/s
+// over copy()'s is how close the reduction comes to what one core moves for
+// a plain copy (the bar is 0.8). The groups run in order on the
+// benchmark's thread, as one worker of the CPU backend runs its share.
 func BenchmarkReduceSumOneCore(b *testing.B) {
+	for _, n := range []int{4 << 20, 16 << 20, 64 << 20} {
+		b.Run(fmt.Sprintf("n=%dMi", n>>20), func(b *testing.B) { benchReduceOneCore(b, n) })
+	}
+}
+
+func benchReduceOneCore(b *testing.B, n int) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	x := randF32(rng, benchN, 0, 1)
+	x := randF32(rng, n, 0, 1)
 	bx, _ := newBuf(x)
+	by, _ := newBuf(x)
 	bp, _ := newBuf(make([]float32, 1024))
-	args := []backend.Arg{bufArg(bp), bufArg(bx), u32Arg(benchN)}
-	dst := make([]float32, benchN)
+	sumArgs := []backend.Arg{bufArg(bp), bufArg(bx), u32Arg(n)}
+	dotArgs := []backend.Arg{bufArg(bp), bufArg(bx), bufArg(by), u32Arg(n)}
+	dst := make([]float32, n)
 	copy(dst, x) // fault the pages in before timing
-	reduce := func(k backend.GoKernel, grid int) func() {
+	launch := func(k backend.GoKernel, args []backend.Arg, grid int) func() {
 		return func() {
 			g := backend.Group{Size: backend.Dim3{X: 256, Y: 1, Z: 1}, Grid: backend.Dim3{X: grid, Y: 1, Z: 1}}
 			for gx := range grid {
@@ -208,9 +221,10 @@ func BenchmarkReduceSumOneCore(b *testing.B) {
 		run   func()
 		bytes float64
 	}{
-		{"generated/grid=1024", reduce(goReduceSum, 1024), 4},
-		{"generated/grid=1", reduce(goReduceSum, 1), 4},
-		{"generated-untuned/grid=1024", reduce(generated().Go[OpReduceSum], 1024), 4},
+		{"reduce_sum/grid=1024", launch(goReduceSum, sumArgs, 1024), 4},
+		{"reduce_sum/grid=1", launch(goReduceSum, sumArgs, 1), 4},
+		{"dot/grid=1024", launch(goDot, dotArgs, 1024), 8},
+		{"reduce_sum-untuned/grid=1024", launch(generated().Go[OpReduceSum], sumArgs, 1024), 4},
 		{"copy()", func() { copy(dst, x) }, 8},
 	} {
 		b.Run(c.name, func(b *testing.B) {
@@ -221,7 +235,7 @@ func BenchmarkReduceSumOneCore(b *testing.B) {
 				c.run()
 			}
 			if cpu1, ok := threadCPUTime(); cpuOK && ok {
-				b.ReportMetric(c.bytes*benchN*float64(b.N)/float64((cpu1-cpu0).Nanoseconds()), "cpu-GB/s")
+				b.ReportMetric(c.bytes*float64(n)*float64(b.N)/float64((cpu1-cpu0).Nanoseconds()), "cpu-GB/s")
 			}
 		})
 	}

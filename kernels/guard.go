@@ -17,21 +17,26 @@ import (
 // group: the op's check is chosen once, here, not per group.
 //
 // The groups of a launch share its arguments, and most ops' check does not
-// depend on the group: the last arguments that passed such a check are
+// depend on the group: the last arguments that passed the check are
 // remembered (an immutable copy behind an atomic pointer, so that the
 // groups running in parallel share it), and a group whose arguments equal
-// them (the same buffers, kinds and scalars) skips the buffer lengths.
+// them (the same buffers, kinds and scalars) skips the buffer lengths. A
+// reduction's check also reads the group's index (out must hold its
+// partial): with the arguments the length of out is remembered, and a group
+// with the same arguments compares its index with it.
 func guardGo(op string, k backend.GoKernel) backend.GoKernel {
 	kinds, _ := paramsOf(op)
 	fits := launchFits(op)
-	perGroup := op == OpReduceSum || op == OpDot // the check reads the group's index
-	var passed atomic.Pointer[[]backend.Arg]
+	reduction := op == OpReduceSum || op == OpDot
+	var passed atomic.Pointer[passedArgs]
 	return func(g backend.Group, args []backend.Arg) {
 		if g.Size.X <= 0 || g.Size.Y < 0 || g.Size.Z < 0 || g.ID.X < 0 || len(args) != len(kinds) {
 			return
 		}
-		if p := passed.Load(); p != nil && !perGroup && sameArgs(*p, args) {
-			k(g, args)
+		if p := passed.Load(); p != nil && sameArgs(p.args, args) {
+			if !reduction || g.ID.X < p.outLen {
+				k(g, args)
+			}
 			return
 		}
 		for i, kind := range kinds {
@@ -42,12 +47,20 @@ func guardGo(op string, k backend.GoKernel) backend.GoKernel {
 		if !fits(g, args) {
 			return
 		}
-		if !perGroup {
-			remembered := slices.Clone(args)
-			passed.Store(&remembered)
+		remembered := passedArgs{args: slices.Clone(args)}
+		if reduction {
+			remembered.outLen = len(args[0].Float32s())
 		}
+		passed.Store(&remembered)
 		k(g, args)
 	}
+}
+
+// passedArgs is a launch's arguments that passed guardGo's check, and for a
+// reduction the float32s its out holds.
+type passedArgs struct {
+	args   []backend.Arg
+	outLen int
 }
 
 // launchFits returns op's check that every buffer of a well-typed launch

@@ -86,7 +86,10 @@ func slicesSortedByLen(m map[string]string) []string {
 // Two ops keep a hand-tuned kernel on one backend, the CPU's:
 //
 //   - reduce_sum and dot add each group's chunks as whole runs in vector
-//     registers (kernels/internal/vsum: AVX2 assembly, pure Go elsewhere).
+//     registers (kernels/internal/vsum: AVX2 assembly, NEON on arm64, pure
+//     Go elsewhere), batches of consecutive groups at once, so that a batch
+//     reads contiguous memory (reduce_cpu.go): the first group of a batch
+//     writes the batch's partials.
 //     The generated Go must keep the kernel's order of float additions: each
 //     thread's elements in the thread's order, then the threads' sums in the
 //     shared-memory tree. A group of the usual launch has 4 to 16 elements

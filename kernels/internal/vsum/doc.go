@@ -11,6 +11,8 @@
 //
 // Sum4 and Dot4 read four runs side by side, so that the cache misses of runs
 // far apart in memory overlap (a group of a grid-stride reduction takes
-// chunks a grid apart), and Prefetch4 asks for runs to be read later: runs of
-// a few KiB are too short for the hardware prefetchers to follow.
+// chunks a grid apart). SumChunks4 and DotChunks4 read four long runs side
+// by side into the partial sums of several groups at once (chunk i of a run
+// to partial i mod k), so that consecutive groups of a grid-stride
+// reduction are summed in passes over contiguous memory.
 package vsum

@@ -143,28 +143,3 @@ dotdone:
 	HSUM
 	FMOVS F0, ret+72(FP)
 	RET
-
-// func prefetch4(p0, p1, p2, p3 *float32, n int)
-// Asks for the cache lines of n floats from each of p0..p3 into L2
-// (PRFM PLDL2KEEP, one per 64 bytes).
-TEXT ·prefetch4(SB), NOSPLIT, $0-40
-	MOVD p0+0(FP), R0
-	MOVD p1+8(FP), R1
-	MOVD p2+16(FP), R2
-	MOVD p3+24(FP), R3
-	MOVD n+32(FP), R4
-	LSL  $2, R4, R4
-	ADD  R0, R4, R4 // the end of run 0
-
-pfloop:
-	PRFM (R0), PLDL2KEEP
-	PRFM (R1), PLDL2KEEP
-	PRFM (R2), PLDL2KEEP
-	PRFM (R3), PLDL2KEEP
-	ADD  $64, R0, R0
-	ADD  $64, R1, R1
-	ADD  $64, R2, R2
-	ADD  $64, R3, R3
-	CMP  R4, R0
-	BLO  pfloop
-	RET

@@ -4,12 +4,11 @@ package vsum
 
 // On this architecture the pure-Go loops run.
 var (
-	sum4 = sum4Generic
-	dot4 = dot4Generic
+	sum4       = sum4Generic
+	dot4       = dot4Generic
+	sumChunks4 = sumChunks4By4
+	dotChunks4 = dotChunks4By4
 )
 
 // Arch names the loops in use: "generic" (pure Go) here.
 func Arch() string { return "generic" }
-
-// Prefetch4 does nothing here (the runs are read when they are summed).
-func Prefetch4(x0, x1, x2, x3 []float32) {}

@@ -10,11 +10,12 @@ import (
 )
 
 // loops lists the loop sets this machine can run: the pure-Go one always,
-// the assembly one where the CPU has it.
-func loops() map[string][2]any {
-	m := map[string][2]any{"generic": {sum4Generic, dot4Generic}}
+// the assembly one where the CPU has it (sum4, dot4, sumChunks4,
+// dotChunks4).
+func loops() map[string][4]any {
+	m := map[string][4]any{"generic": {sum4Generic, dot4Generic, sumChunks4By4, dotChunks4By4}}
 	if Arch() != "generic" {
-		m[Arch()] = [2]any{sum4, dot4}
+		m[Arch()] = [4]any{sum4, dot4, sumChunks4, dotChunks4}
 	}
 	return m
 }
@@ -23,10 +24,12 @@ func loops() map[string][2]any {
 func withLoops(t *testing.T, name string, f func()) {
 	t.Helper()
 	l := loops()[name]
-	saveS, saveD := sum4, dot4
+	saveS, saveD, saveSC, saveDC := sum4, dot4, sumChunks4, dotChunks4
 	sum4 = l[0].(func(x0, x1, x2, x3 []float32) float32)
 	dot4 = l[1].(func(x0, x1, x2, x3, y0, y1, y2, y3 []float32) float32)
-	defer func() { sum4, dot4 = saveS, saveD }()
+	sumChunks4 = l[2].(func(x0, x1, x2, x3 []float32, b int, out []float32))
+	dotChunks4 = l[3].(func(x0, x1, x2, x3, y0, y1, y2, y3 []float32, b int, out []float32))
+	defer func() { sum4, dot4, sumChunks4, dotChunks4 = saveS, saveD, saveSC, saveDC }()
 	f()
 }
 
@@ -163,13 +166,4 @@ func BenchmarkDot(b *testing.B) {
 			}
 		})
 	}
-}
-
-func TestPrefetch4(t *testing.T) {
-	x := make([]float32, 100)
-	require.NotPanics(t, func() {
-		Prefetch4(nil, nil, nil, nil)
-		Prefetch4(x[:1], x[1:], x[2:], x[3:])
-		Prefetch4(x[:25], x[25:50], x[50:75], x[75:])
-	})
 }

@@ -15,12 +15,6 @@ func sum4Vector(p0, p1, p2, p3 *float32, n int) float32
 //go:noescape
 func dot4Vector(x0, x1, x2, x3, y0, y1, y2, y3 *float32, n int) float32
 
-// prefetch4 asks for the cache lines of n floats from each of p0..p3 (into
-// L2).
-//
-//go:noescape
-func prefetch4(p0, p1, p2, p3 *float32, n int)
-
 // sum4Asm runs sum4Vector over the runs' leading multiple of 16 elements and
 // adds the rest in Go.
 func sum4Asm(x0, x1, x2, x3 []float32) float32 {
@@ -51,17 +45,4 @@ func dot4Asm(x0, x1, x2, x3, y0, y1, y2, y3 []float32) float32 {
 		s += dot4Generic(x0[v:], x1[v:], x2[v:], x3[v:], y0[v:], y1[v:], y2[v:], y3[v:])
 	}
 	return s
-}
-
-// Prefetch4 asks the memory system for the cache lines of four runs of the
-// length of x0 (x1, x2 and x3 at least as long) that a later Sum4 or Dot4
-// will read, into the core's L2 cache, so that the misses of runs too short
-// for the hardware prefetchers overlap the work before them.
-func Prefetch4(x0, x1, x2, x3 []float32) {
-	m := len(x0)
-	if m == 0 {
-		return
-	}
-	x1, x2, x3 = x1[:m], x2[:m], x3[:m]
-	prefetch4(&x0[0], &x1[0], &x2[0], &x3[0], m)
 }
