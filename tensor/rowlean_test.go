@@ -43,6 +43,18 @@ var leanInputs = []struct {
 	{input{name: "rank 3 rows not at one stride", base: []int{2, 4, 10}, views: []func(*Tensor) (*Tensor, error){slice(1, 0, 3)},
 		host: func(h hostND) hostND { return h.slice(1, 0, 3) }}, false, false},
 	{input{name: "prefill 300x768", base: []int{300, 768}}, true, true},
+	// Rows of whole 16-byte vectors, which rowsLeanVec takes where it is on
+	// (TestLeanChoice), and their neighbours.
+	{input{name: "8 rows of 4096 (vector groups of 256 for float32, 128 for 16-bit)", base: []int{8, 4096}}, true, false},
+	{input{name: "3 rows of 8192 (the most float32 vectors)", base: []int{3, 8192}}, false, false},
+	{input{name: "2 rows of 8196 (one float32 vector too many)", base: []int{2, 8196}}, false, false},
+	{input{name: "4501 rows of 8 (many rows a group)", base: []int{4501, 8}}, true, true},
+	{input{name: "vector rows at a vector stride 6x20 of 6x28", base: []int{6, 28}, views: []func(*Tensor) (*Tensor, error){slice(1, 4, 24)},
+		host: func(h hostND) hostND { return h.slice(1, 4, 24) }}, true, true},
+	{input{name: "16-bit vector rows at a vector stride 6x16 of 6x32", base: []int{6, 32}, views: []func(*Tensor) (*Tensor, error){slice(1, 8, 24)},
+		host: func(h hostND) hostND { return h.slice(1, 8, 24) }}, true, true},
+	{input{name: "vector rows off the vectors 6x20 of 6x22", base: []int{6, 22}, views: []func(*Tensor) (*Tensor, error){slice(1, 0, 20)},
+		host: func(h hostND) hostND { return h.slice(1, 0, 20) }}, true, true},
 }
 
 // TestLeanNormRows checks which rows the lean norm takes: a change of the

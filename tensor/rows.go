@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"math"
+	"os"
 	"slices"
 
 	"github.com/anygpu/gpu"
@@ -205,20 +206,15 @@ func Softmax(x *Tensor) (*Tensor, error) {
 	if rows*cols == 0 {
 		return out, nil
 	}
-	var args argList
-	if xoff, xrow, ok := leanRows(x, cols); ok {
-		if block := ds.leanBlock(ops.LeanSoftmax, x.dtype, cols/wordElems(x.dtype)); block > 0 {
-			// rowsLean's gamma and beta are not read for softmax.
-			args.add(gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.Buf(x.st.buf), gpu.Buf(x.st.buf))
-			args.u32(rows, cols/wordElems(x.dtype), int(x.dtype), ops.LeanSoftmax, 0, xoff, xrow)
-			args.add(gpu.F32(0))
-			if err := ds.launchLean(ops.LeanSoftmax, x.dtype, block, rows, []*storage{out.st, x.st}, args.args()...); err != nil {
-				_ = out.Close()
-				return nil, wrap(err, op)
-			}
-			return out, nil
+	if l, ok := ds.leanChoice(x, cols, ops.LeanSoftmax, rowsVecOff()); ok {
+		// The lean kernels' gamma and beta are not read for softmax.
+		if err := ds.runLean(l, out, x, rows, ops.LeanSoftmax, 0, x.st.buf, x.st.buf, 0, []*storage{out.st, x.st}); err != nil {
+			_ = out.Close()
+			return nil, wrap(err, op)
 		}
+		return out, nil
 	}
+	var args argList
 	args.add(gpu.Buf(out.st.buf), gpu.Buf(x.st.buf))
 	args.u32(rows, cols, int(x.dtype))
 	args.rows(x.offset, x.shape, x.strides)
@@ -288,19 +284,15 @@ func norm(op string, x, gamma, beta *Tensor, eps float32, kind uint32) (*Tensor,
 		bb = b.st.buf
 		uses = append(uses, b.st)
 	}
+	if l, ok := ds.leanChoice(x, cols, kind, rowsVecOff()); ok {
+		if err := ds.runLean(l, out, x, rows, kind, flags, gb, bb, eps, uses); err != nil {
+			_ = out.Close()
+			return nil, wrap(err, op)
+		}
+		return out, nil
+	}
 	var args argList
 	args.add(gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.Buf(gb), gpu.Buf(bb))
-	if xoff, xrow, ok := leanRows(x, cols); ok {
-		if block := ds.leanBlock(kind, x.dtype, cols/wordElems(x.dtype)); block > 0 {
-			args.u32(rows, cols/wordElems(x.dtype), int(x.dtype), int(kind), int(flags), xoff, xrow)
-			args.add(gpu.F32(eps))
-			if err := ds.launchLean(kind, x.dtype, block, rows, uses, args.args()...); err != nil {
-				_ = out.Close()
-				return nil, wrap(err, op)
-			}
-			return out, nil
-		}
-	}
 	args.u32(rows, cols, int(x.dtype), int(kind), int(flags))
 	args.rows(x.offset, x.shape, x.strides)
 	args.add(gpu.F32(eps))
@@ -371,21 +363,33 @@ func leanRows(x *Tensor, cols int) (xoff, xrow int, ok bool) {
 // do not meet. The bound costs nothing where groups are many (GPUs).
 const leanRowsPerGroup = 64
 
-// launchLean enqueues rowsLean's variant for kind and dtype d with groups of
-// block threads over rows: as many groups as launch gives the row kernels,
-// or more where each would take over leanRowsPerGroup rows.
-func (ds *deviceState) launchLean(kind uint32, d DType, block, rows int, uses []*storage, args ...gpu.Arg) error {
-	e, err := ds.entry(leanKernels[kind].of(d))
+// runLean enqueues l's kernel over the rows rows of x into out for kind,
+// with affine's flags (ops.NormGamma, ops.NormBeta), gamma's and beta's
+// buffers gb and bb (any buffer where affine does not read them) and eps;
+// uses are the storages it reads and writes.
+func (ds *deviceState) runLean(l leanLaunch, out, x *Tensor, rows int, kind, affine uint32, gb, bb *gpu.Buffer, eps float32, uses []*storage) error {
+	var args argList
+	args.add(gpu.Buf(out.st.buf), gpu.Buf(x.st.buf), gpu.Buf(gb), gpu.Buf(bb))
+	args.u32(rows, l.length, int(x.dtype), int(kind), int(affine), l.off, l.stride)
+	args.add(gpu.F32(eps))
+	return ds.launchLean(l, rows, uses, args.args()...)
+}
+
+// launchLean enqueues l's kernel with groups of l.block threads over rows:
+// as many groups as launch gives the row kernels, or more where each would
+// take over leanRowsPerGroup rows.
+func (ds *deviceState) launchLean(l leanLaunch, rows int, uses []*storage, args ...gpu.Arg) error {
+	e, err := ds.entry(l.kernel)
 	if err != nil {
 		return err
 	}
-	grid := max(ds.gridSize(rows*block, block), (rows+leanRowsPerGroup-1)/leanRowsPerGroup)
+	grid := max(ds.gridSize(rows*l.block, l.block), (rows+leanRowsPerGroup-1)/leanRowsPerGroup)
 	if m := ds.info().MaxGridDim.X; m > 0 {
 		grid = min(grid, m)
 	}
 	ds.touch(uses)
-	if err := ds.dev.DefaultStream().Launch(e.k, gpu.D1(grid), gpu.D1(block), args...); err != nil {
-		return wrap(err, "launch "+leanKernels[kind].of(d))
+	if err := ds.dev.DefaultStream().Launch(e.k, gpu.D1(grid), gpu.D1(l.block), args...); err != nil {
+		return wrap(err, "launch "+l.kernel)
 	}
 	return nil
 }
@@ -419,3 +423,95 @@ func (ds *deviceState) leanBlock(kind uint32, d DType, words int) int {
 // leanMinGroup is the smallest group rowsLean is launched with: enough
 // subgroups to hide a row's loads.
 const leanMinGroup = 256
+
+// EnvRowsVec set to "off" leaves rows of whole 16-byte vectors to rowsLean,
+// normRows and softmaxRows, as before the vector lean kernel
+// (rowsLeanVec), for comparison: rowsLeanVec is the default wherever the
+// device has SIMD lanes (DeviceInfo.WarpSize above 1).
+const EnvRowsVec = "ANYGPU_TENSOR_ROWS_VEC"
+
+// rowsVecOff reports whether EnvRowsVec turns rowsLeanVec off.
+func rowsVecOff() bool { return os.Getenv(EnvRowsVec) == "off" }
+
+// leanVecKernels are rowsLeanVec's variants by kind (ops.NormLayer,
+// ops.NormRMS, ops.LeanSoftmax), as leanKernels are rowsLean's.
+var leanVecKernels = [...]dtypeKernels{
+	ops.NormLayer:   {"rowsLeanVec", "rowsLeanVecLayerF32", "rowsLeanVecLayerBF16", "rowsLeanVecLayerF16"},
+	ops.NormRMS:     {"rowsLeanVec", "rowsLeanVecRMSF32", "rowsLeanVecRMSBF16", "rowsLeanVecRMSF16"},
+	ops.LeanSoftmax: {"rowsLeanVec", "rowsLeanVecSoftmaxF32", "rowsLeanVecSoftmaxBF16", "rowsLeanVecSoftmaxF16"},
+}
+
+// vecWords is the words of a 16-byte vector, rowsLeanVec's unit.
+const vecWords = 4
+
+// leanLaunch is how a lean row kernel takes a tensor's rows: the kernel (a
+// variant of rowsLean or rowsLeanVec), its group size, and the rows in the
+// kernel's units (words for rowsLean, vectors for rowsLeanVec): the first
+// row's first unit, the rows' stride and a row's length.
+type leanLaunch struct {
+	kernel              string
+	block               int
+	off, stride, length int
+}
+
+// leanChoice is the lean kernel that takes the rows of x (cols elements
+// each) for kind: rowsLeanVec where they start, lie apart and end on whole
+// vectors and fit its groups (unless vecOff), else rowsLean where they fit
+// its groups; false where neither takes them (normRows or softmaxRows do).
+func (ds *deviceState) leanChoice(x *Tensor, cols int, kind uint32, vecOff bool) (leanLaunch, bool) {
+	xoff, xrow, ok := leanRows(x, cols)
+	if !ok {
+		return leanLaunch{}, false
+	}
+	words := cols / wordElems(x.dtype)
+	if !vecOff && xoff%vecWords == 0 && xrow%vecWords == 0 && words%vecWords == 0 {
+		vecs := words / vecWords
+		if block := ds.leanVecBlock(kind, x.dtype, vecs); block > 0 {
+			return leanLaunch{kernel: leanVecKernels[kind].of(x.dtype), block: block,
+				off: xoff / vecWords, stride: xrow / vecWords, length: vecs}, true
+		}
+	}
+	if block := ds.leanBlock(kind, x.dtype, words); block > 0 {
+		return leanLaunch{kernel: leanKernels[kind].of(x.dtype), block: block, off: xoff, stride: xrow, length: words}, true
+	}
+	return leanLaunch{}, false
+}
+
+// leanVecBlock is the group size rowsLeanVec runs rows of vecs vectors with
+// on the device: the smallest power of two, of at least leanVecSubgroups
+// subgroups (DeviceInfo.WarpSize threads) and leanVecMinGroup threads, that
+// holds the row in ops.LeanVecs vectors a thread, where the device has SIMD
+// lanes and runs such groups (at most ops.LeanGroup threads), else 0. The
+// smallest group puts the most rows in flight: a thread keeps registers for
+// ops.LeanVecs vectors whether it fills them or not, so a larger group holds
+// the same row in more registers (4096 bfloat16s: 128 threads, not 256).
+func (ds *deviceState) leanVecBlock(kind uint32, d DType, vecs int) int {
+	warp := ds.info().WarpSize
+	if warp <= 1 || vecs > ops.LeanVecs*ops.LeanGroup {
+		return 0 // the CPU: see leanBlock
+	}
+	block := leanVecMinGroup
+	for block < leanVecSubgroups*warp || block*ops.LeanVecs < vecs {
+		block *= 2
+	}
+	if block > ops.LeanGroup {
+		return 0
+	}
+	e, err := ds.entry(leanVecKernels[kind].of(d))
+	if err != nil {
+		return 0
+	}
+	if limit := ds.groupLimit(e); limit > 0 && limit < block {
+		return 0
+	}
+	return block
+}
+
+// leanVecSubgroups is the fewest subgroups in a group of rowsLeanVec: four
+// warps of 32 on NVIDIA's GPUs, so that a unit's schedulers each have one
+// of every group.
+const leanVecSubgroups = 4
+
+// leanVecMinGroup is the fewest threads in a group of rowsLeanVec where the
+// subgroups are narrow (a software driver's 4 or 8 lanes).
+const leanVecMinGroup = 64
