@@ -59,11 +59,18 @@
 //     on shared float32 arrays: CUDA's tensor cores for bfloat16 and float16
 //     precision, the packed matrix multiply of the CPU's sgemm on the CPU,
 //     a loop over the tile elsewhere) and MatMulAddFrom (the same with A and
-//     B read straight from buffers).
+//     B read straight from buffers), and MMA (a matrix unit's 16×16·16×8
+//     multiply-accumulate on fragments held in local arrays, in PTX's
+//     mma.m16n8k16 layout: mma.sync on CUDA, warp-synchronous; a shared
+//     scratch between two Barriers elsewhere; the kernel declares
+//     //gpu:maxthreads N with N a multiple of 32).
 //   - Expressions: arithmetic, comparison, logical and bitwise operators on
 //     scalars, conversions between scalar types, indexing of buffers and
 //     arrays, the built-ins min, max and len (of arrays), and this package's
-//     functions, the subgroup (warp) operations among them.
+//     functions, the subgroup (warp) operations and PackHalves (two float32s
+//     rounded to bfloat16 or float16 in one word: MMA's operands) among them.
+//     Taking an address (&) is allowed only for an atomic's element and
+//     MMA's fragments.
 //
 // Everything else (maps, closures, goroutines, channels, interfaces, defer,
 // allocation, strings, recursion, panics, pointers, methods, len of a buffer)
@@ -103,8 +110,8 @@
 // always the launch's.
 //
 // Outside a translated kernel (a plain Go call), the thread and group
-// functions return 0 and Barrier does nothing: run a kernel through a device
-// (the CPU backend runs it as compiled Go) to execute it.
+// functions return 0, Barrier does nothing and MMA panics: run a kernel
+// through a device (the CPU backend runs it as compiled Go) to execute it.
 //
 // # Subgroups and float16 on each backend
 //

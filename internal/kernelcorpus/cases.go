@@ -174,7 +174,7 @@ func Cases() []Case {
 	}
 	const rows, cols = 37, 53
 	const m, nn, k = 33, 47, 29
-	return []Case{
+	return append([]Case{
 		{Name: "saxpy", Kernel: "Saxpy", Grid: g1(n, 64), Block: gpu.D1(64),
 			Args: []Arg{bF32(randF32(n, 1, -4, 4)), bF32(randF32(n, 2, -4, 4)), sU32(n), sF32(1.5)}, ULP: 2, Abs: 1e-6},
 		{Name: "saxpy_block256", Kernel: "Saxpy", Grid: g1(n, 256), Block: gpu.D1(256),
@@ -313,5 +313,5 @@ func Cases() []Case {
 				sU32(mmN), sU32(mmK), sU32(mmK + 3), sU32(mmN + 2), sU32(0)}, ULP: 64, Abs: 1e-4},
 		{Name: "atomic_cas", Kernel: "AtomicCAS", Grid: g1(n, 64), Block: gpu.D1(64),
 			Args: []Arg{bU32([]uint32{5}), bU32(randU32(n, 41, 0)), bU32(zerosU32(n)), sU32(n)}},
-	}
+	}, mmaCases()...)
 }

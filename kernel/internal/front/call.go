@@ -235,6 +235,8 @@ func (f *fnLower) kernelCall(e *ast.CallExpr, name string) ir.Expr {
 			return bad(p) // an error already reported (a float16 local, say)
 		}
 		return &ir.Convert{To: ir.F32, X: x, Pos: p}
+	case "PackHalves":
+		return f.packHalves(e)
 	case "Load4":
 		buf := f.buffer(e.Args[0], "kernel.Load4")
 		idx := f.expr(e.Args[1])

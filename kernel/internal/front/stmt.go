@@ -458,6 +458,8 @@ func (f *fnLower) exprStmt(s *ast.ExprStmt) []ir.Stmt {
 		return f.matMulAdd(call)
 	case f.isKernelFunc(call.Fun, "MatMulAddFrom"):
 		return f.matMulAddFrom(call)
+	case f.isKernelFunc(call.Fun, "MMA"):
+		return f.mma(call)
 	case f.isKernelFunc(call.Fun, "Store4"):
 		if !f.fn.Kernel {
 			f.errorf(call, "do it in the kernel", "kernel.Store4 in a helper is not allowed")

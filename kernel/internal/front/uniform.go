@@ -249,6 +249,8 @@ func (u *uniformity) taint(list []ir.Stmt, ctl string) {
 			u.taint(s.Body, inner)
 		case *ir.Block:
 			u.taint(s.Body, ctl)
+		case *ir.MMA:
+			u.mark(placeVar(s.C), "the result of kernel.MMA at "+at(s.Pos))
 		}
 	}
 }
@@ -370,6 +372,8 @@ func (c *barrierCheck) check(list []ir.Stmt) {
 				c.uniformArgs(s)
 			}
 			c.sync(s.Pos, what)
+		case *ir.MMA:
+			c.sync(s.Pos, "MMA")
 		case *ir.Return:
 			c.subgroupOps(s.Value)
 			for _, e := range c.encl {
@@ -406,7 +410,7 @@ func (c *barrierCheck) sync(pos ir.Pos, what string) {
 			hint := "every thread of a group must reach the same Barrier: make the condition depend only on parameters, constants and group indices and sizes, or move the Barrier out"
 			switch what {
 			case "Barrier":
-			case "MatMulAdd", "MatMulAddFrom":
+			case "MatMulAdd", "MatMulAddFrom", "MMA":
 				hint = "every thread of a group must call kernel." + what + " together (as it does a Barrier): make the condition depend only on parameters, constants and group indices and sizes, or move the call out"
 			default:
 				hint = "every thread of a subgroup must call kernel." + what + " together, in control flow that is the same for the whole group (as for Barrier): compute the value under the condition and call it outside"

@@ -197,6 +197,12 @@ const (
 	SubgroupShuffle        // 2 args: the value of lane Args[1] (U32)
 	SubgroupShuffleXor     // 2 args: the value of lane SubgroupInvocationID ^ Args[1] (U32)
 	SubgroupBroadcastFirst // the value of lane 0
+	// PackHalvesBFloat16 and PackHalvesFloat16 are kernel.PackHalves(lo,
+	// hi, p): 2 F32 args, a U32 result holding lo and hi rounded to
+	// bfloat16 or float16 (nearest even; a NaN stays a NaN), lo in the low
+	// 16 bits. opt.Portable rewrites them into helper calls.
+	PackHalvesBFloat16
+	PackHalvesFloat16
 )
 
 var builtinNames = [...]string{"invalid", "ThreadX", "ThreadY", "ThreadZ", "ThreadIndex", "GroupX", "GroupY",
@@ -204,7 +210,7 @@ var builtinNames = [...]string{"invalid", "ThreadX", "ThreadY", "ThreadZ", "Thre
 	"GlobalZ", "Sqrt", "Rsqrt", "Exp", "Exp2", "Log", "Log2", "Sin", "Cos", "Tanh", "Pow", "Floor", "Ceil",
 	"Trunc", "Fma", "Abs", "Min", "Max", "Clamp", "Float32bits", "Float32frombits", "len", "Load4",
 	"SubgroupSize", "SubgroupInvocationID", "SubgroupAdd", "SubgroupMin", "SubgroupMax", "SubgroupShuffle",
-	"SubgroupShuffleXor", "SubgroupBroadcastFirst"}
+	"SubgroupShuffleXor", "SubgroupBroadcastFirst", "PackHalves", "PackHalves"}
 
 // String is the built-in's name in package kernel (or Go's, for min, max and len).
 func (b Builtin) String() string {

@@ -156,7 +156,8 @@ type Func struct {
 	Result Type   // nil when it returns nothing (kernels always)
 	Shared []*Var // a kernel's shared arrays (Class Shared), in declaration order
 	Body   []Stmt
-	// Barriers reports whether the body has a Barrier (only kernels may:
+	// Barriers reports whether the body has a Barrier, a MatMulAdd or an
+	// MMA (only kernels may:
 	// helpers take and return scalars and Vecs, and touch no buffer, shared
 	// array or Barrier).
 	Barriers bool

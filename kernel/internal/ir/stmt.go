@@ -76,7 +76,8 @@ type Store4 struct {
 	Pos   Pos
 }
 
-// Precision is how a MatMulAdd rounds its operands.
+// Precision is how a MatMulAdd rounds its operands (and, for an MMA or a
+// PackHalves built-in, which 16-bit format its words hold).
 type Precision uint8
 
 // The precisions (kernel.PrecisionFloat32, ...).
@@ -121,6 +122,25 @@ type MatMulFrom struct {
 // Exprs returns f's expressions in the order AOff, LDA, BOff, LDB.
 func (f *MatMulFrom) Exprs() []Expr { return []Expr{f.AOff, f.LDA, f.BOff, f.LDB} }
 
+// MMA is kernel.MMA: a matrix unit (32 consecutive threads of the group by
+// ThreadIndex) computes C += A·B on a 16×16 A, a 16×8 B and a 16×8 C whose
+// fragments its threads hold in local arrays, laid out as PTX's
+// mma.m16n8k16 (package kernel's doc of MMA): C is a [4]F32 place, A a
+// [4]U32 and B a [2]U32, each a Ref to a local array of that type or an
+// Index (of Indexes) of a local array of such arrays whose indices have no
+// effects (no Call, no Atomic). Each U32 holds two 16-bit values of
+// Precision (PrecisionBFloat16 or PrecisionFloat16), the lower index in the
+// low half. Like a Barrier it is reached by every thread of a group or by
+// none (the front end checks it and sets Func.Barriers), only in kernels
+// whose MaxThreads is a positive multiple of 32. CUDA emits it as mma.sync
+// (warp-synchronous, no barrier); every other dialect gets opt.Portable's
+// rewrite into a shared scratch array, stores and Barriers.
+type MMA struct {
+	C, A, B   Expr
+	Precision Precision
+	Pos       Pos
+}
+
 // Block is a nested block ({ ... } in the source), for scoping.
 type Block struct {
 	Body []Stmt
@@ -139,3 +159,4 @@ func (s *Barrier) StmtPos() Pos   { return s.Pos }
 func (s *Store4) StmtPos() Pos    { return s.Pos }
 func (s *Block) StmtPos() Pos     { return s.Pos }
 func (s *MatMulAdd) StmtPos() Pos { return s.Pos }
+func (s *MMA) StmtPos() Pos       { return s.Pos }

@@ -45,6 +45,10 @@ func WalkStmt(s Stmt, stmt func(Stmt), expr func(Expr)) {
 		WalkExpr(s.Value, expr)
 	case *Block:
 		WalkStmts(s.Body, stmt, expr)
+	case *MMA:
+		WalkExpr(s.C, expr)
+		WalkExpr(s.A, expr)
+		WalkExpr(s.B, expr)
 	case *MatMulAdd:
 		WalkExpr(s.C, expr)
 		WalkExpr(s.A, expr)

@@ -62,6 +62,8 @@ func (c *cloner) stmt(s ir.Stmt) ir.Stmt {
 		return &ir.Store4{Buf: buf, Index: c.expr(s.Index), Value: c.expr(s.Value), Pos: s.Pos}
 	case *ir.Block:
 		return &ir.Block{Body: c.stmts(s.Body), Pos: s.Pos}
+	case *ir.MMA:
+		return &ir.MMA{C: c.expr(s.C), A: c.expr(s.A), B: c.expr(s.B), Precision: s.Precision, Pos: s.Pos}
 	case *ir.MatMulAdd:
 		m := *s
 		refs := []**ir.Ref{&m.C, &m.A, &m.B}

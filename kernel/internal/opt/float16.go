@@ -15,8 +15,14 @@ import (
 var halfHelpersSrc string
 
 // halfHelpers are the conversions, loaded for one module: the binary16 bits
-// (in the low 16 bits of a uint32) to float32, and float32 to the bits.
-type halfHelpers struct{ toF32, fromF32 *ir.Func }
+// (in the low 16 bits of a uint32) to float32, float32 to the bits, and the
+// packings of kernel.PackHalves (bfloat16's through its rounding).
+type halfHelpers struct{ toF32, fromF32, bf16Bits, packBF16, packF16 *ir.Func }
+
+// ordered is the helpers with callees before callers.
+func (h halfHelpers) ordered() []*ir.Func {
+	return []*ir.Func{h.toF32, h.fromF32, h.bf16Bits, h.packBF16, h.packF16}
+}
 
 // loadHalfHelpers translates halfhelpers.txt.
 func loadHalfHelpers() (halfHelpers, error) {
@@ -25,18 +31,73 @@ func loadHalfHelpers() (halfHelpers, error) {
 		return halfHelpers{}, fmt.Errorf("the float16 conversions: %w", err)
 	}
 	var h halfHelpers
+	byName := map[string]**ir.Func{"halfBitsToFloat32": &h.toF32, "halfBitsFromFloat32": &h.fromF32,
+		"bfloat16Bits": &h.bf16Bits, "packBFloat16Halves": &h.packBF16, "packFloat16Halves": &h.packF16}
 	for _, f := range m.Funcs {
-		switch f.Name {
-		case "halfBitsToFloat32":
-			h.toF32 = f
-		case "halfBitsFromFloat32":
-			h.fromF32 = f
+		if p, ok := byName[f.Name]; ok {
+			*p = f
 		}
 	}
-	if h.toF32 == nil || h.fromF32 == nil {
-		return h, fmt.Errorf("the float16 conversions lack a function")
+	for _, f := range h.ordered() {
+		if f == nil {
+			return h, fmt.Errorf("the float16 conversions lack a function")
+		}
 	}
 	return h, nil
+}
+
+// helperPool loads the helpers once for the rewrites of one module and
+// records which of them the rewritten module calls.
+type helperPool struct {
+	h      halfHelpers
+	loaded bool
+	used   map[*ir.Func]bool
+}
+
+// get loads the helpers if need be.
+func (p *helperPool) get() (halfHelpers, error) {
+	if !p.loaded {
+		h, err := loadHalfHelpers()
+		if err != nil {
+			return h, err
+		}
+		p.h, p.loaded, p.used = h, true, map[*ir.Func]bool{}
+	}
+	return p.h, nil
+}
+
+// use records that the module calls f (and so whatever f calls).
+func (p *helperPool) use(f *ir.Func) { p.used[f] = true }
+
+// prepend puts the used helpers and their callees first in m.Funcs, callees
+// first, each renamed if a function of m has its name.
+func (p *helperPool) prepend(m *ir.Module) {
+	if !p.loaded || len(p.used) == 0 {
+		return
+	}
+	if p.used[p.h.packBF16] {
+		p.used[p.h.bf16Bits] = true
+	}
+	if p.used[p.h.packF16] {
+		p.used[p.h.fromF32] = true
+	}
+	taken := map[string]bool{}
+	for _, f := range m.Funcs {
+		taken[f.Name] = true
+	}
+	var first []*ir.Func
+	for _, f := range p.h.ordered() {
+		if !p.used[f] {
+			continue
+		}
+		name := f.Name
+		for i := 1; taken[name]; i++ {
+			name = f.Name + "_" + strconv.Itoa(i)
+		}
+		f.Name, taken[name] = name, true
+		first = append(first, f)
+	}
+	m.Funcs = append(first, m.Funcs...)
 }
 
 // halfWords rewrites every kernel's []kernel.Float16 buffers into buffers of
@@ -52,8 +113,8 @@ func loadHalfHelpers() (halfHelpers, error) {
 //     the two halves of one word never lose a store (a plain read-modify-
 //     write of the word would race).
 //
-// The conversion helpers come first in m.Funcs.
-func halfWords(m *ir.Module) error {
+// The conversion helpers are pool's (prepended to m.Funcs by its caller).
+func halfWords(m *ir.Module, pool *helperPool) error {
 	var kernels []*ir.Func
 	for _, f := range m.Funcs {
 		if f != nil && f.Features&ir.Float16 != 0 { // a helper may round to float16's precision
@@ -63,25 +124,15 @@ func halfWords(m *ir.Module) error {
 	if len(kernels) == 0 {
 		return nil
 	}
-	h, err := loadHalfHelpers()
+	h, err := pool.get()
 	if err != nil {
 		return err
 	}
-	taken := map[string]bool{}
-	for _, f := range m.Funcs {
-		taken[f.Name] = true
-	}
-	for _, f := range []*ir.Func{h.toF32, h.fromF32} { // names of no function of m
-		name := f.Name
-		for i := 1; taken[name]; i++ {
-			name = f.Name + "_" + strconv.Itoa(i)
-		}
-		f.Name, taken[name] = name, true
-	}
+	pool.use(h.toF32)
+	pool.use(h.fromF32)
 	for _, f := range kernels {
 		lowerHalf(f, h)
 	}
-	m.Funcs = append([]*ir.Func{h.toF32, h.fromF32}, m.Funcs...)
 	return nil
 }
 

@@ -4,8 +4,9 @@ import "github.com/anygpu/gpu/kernel/internal/ir"
 
 // Portable rewrites m in place, for every dialect but CUDA, into the
 // language without the parts those dialects have no direct form for:
-// subgroup operations become their subgroup-of-one results (subgroup.go)
-// and float16 buffers become buffers of 4-byte words (float16.go). It is
+// subgroup operations become their subgroup-of-one results (subgroup.go),
+// float16 buffers become buffers of 4-byte words (float16.go) and MMAs and
+// PackHalves become the language without them (mma.go). It is
 // idempotent: a rewritten module has nothing left to rewrite. CUDA's
 // dialect is emitted from the module before it.
 func Portable(m *ir.Module) error {
@@ -19,13 +20,23 @@ func Portable(m *ir.Module) error {
 // KeepSubgroups rewrites m in place into the language that the dialects
 // with real subgroups take (the subgroup variants of WGSL, SPIR-V and GLSL,
 // backend.Source.Subgroups): float16 buffers become buffers of 4-byte words
-// (float16.go) and the subgroup operations stay. Portable after it finishes
-// the rewrite for the dialects without subgroups. It is idempotent.
+// (float16.go), MMAs become exchanges through a shared array between
+// Barriers and PackHalves calls of helpers (mma.go), and the subgroup
+// operations stay. Portable after it finishes the rewrite for the dialects
+// without subgroups. It is idempotent.
 func KeepSubgroups(m *ir.Module) error {
 	if m == nil {
 		return nil
 	}
-	return halfWords(m)
+	pool := &helperPool{}
+	if err := halfWords(m, pool); err != nil {
+		return err
+	}
+	if err := mmaPortable(m, pool); err != nil {
+		return err
+	}
+	pool.prepend(m)
+	return nil
 }
 
 // subgroupsOfOne rewrites the subgroup operations of m's functions into
@@ -132,6 +143,8 @@ func mapStmts(list []ir.Stmt, fn func(ir.Expr) ir.Expr, stmt func(ir.Stmt) []ir.
 			if f := s.From; f != nil {
 				f.AOff, f.LDA, f.BOff, f.LDB = mapExpr(f.AOff, fn), mapExpr(f.LDA, fn), mapExpr(f.BOff, fn), mapExpr(f.LDB, fn)
 			}
+		case *ir.MMA:
+			s.C, s.A, s.B = mapExpr(s.C, fn), mapExpr(s.A, fn), mapExpr(s.B, fn)
 		case *ir.Block:
 			s.Body = mapStmts(s.Body, fn, stmt)
 		}

@@ -62,6 +62,8 @@ func (u *unroller) stmt(s ir.Stmt) []ir.Stmt {
 		if f := s.From; f != nil {
 			f.AOff, f.LDA, f.BOff, f.LDB = foldExpr(f.AOff), foldExpr(f.LDA), foldExpr(f.BOff), foldExpr(f.LDB)
 		}
+	case *ir.MMA:
+		s.C, s.A, s.B = foldExpr(s.C), foldExpr(s.A), foldExpr(s.B)
 	case *ir.Block:
 		s.Body = u.stmts(s.Body)
 	case *ir.If:

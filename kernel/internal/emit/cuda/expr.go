@@ -411,7 +411,7 @@ var mathFuncs = map[ir.Builtin]string{
 // arity is the number of arguments of the built-ins that take any.
 var arity = map[ir.Builtin]int{
 	ir.Pow: 2, ir.Fma: 3, ir.Min: 2, ir.Max: 2, ir.Clamp: 3, ir.Len: 1, ir.Load4: 2,
-	ir.SubgroupShuffle: 2, ir.SubgroupShuffleXor: 2,
+	ir.SubgroupShuffle: 2, ir.SubgroupShuffleXor: 2, ir.PackHalvesBFloat16: 2, ir.PackHalvesFloat16: 2,
 }
 
 func (fe *funcEmitter) builtin(x *ir.CallBuiltin) (string, error) {
@@ -467,6 +467,8 @@ func (fe *funcEmitter) builtin(x *ir.CallBuiltin) (string, error) {
 	}
 	list := strings.Join(args, ", ")
 	switch x.Builtin {
+	case ir.PackHalvesBFloat16, ir.PackHalvesFloat16:
+		return fe.packHalves(x, args)
 	case ir.Float32Bits:
 		return "__float_as_uint(" + list + ")", nil
 	case ir.Float32FromBits:

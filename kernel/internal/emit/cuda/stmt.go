@@ -60,6 +60,8 @@ func (fe *funcEmitter) stmt(b *strings.Builder, s ir.Stmt, depth int) error {
 		return fe.store4(b, s, depth)
 	case *ir.MatMulAdd:
 		return fe.matMul(b, s, depth)
+	case *ir.MMA:
+		return fe.mma(b, s, depth)
 	case *ir.Block:
 		line(b, depth, "{")
 		if err := fe.block(b, s.Body, depth+1); err != nil {
