@@ -75,7 +75,10 @@ func MMA(c *[4]float32, a *[4]uint32, b *[2]uint32, p Precision) {
 // word of MMA. Rounding is as ToFloat16 does for float16 (subnormal halves
 // kept, overflow to infinity) and the same for bfloat16, float32's top 16
 // bits rounded (an overflow to infinity; float32's subnormals kept); a NaN
-// stays a NaN (quiet). Run as plain Go, with a p that is neither, it
+// stays a quiet NaN of its sign with its top payload bits (on CUDA's sm_80
+// and newer, whose packed conversion may write the canonical NaN, a NaN).
+// On CUDA it is cvt.rn.bf16x2.f32 or cvt.rn.f16x2.f32 (sm_80 and newer);
+// elsewhere integer rounding. Run as plain Go, with a p that is neither, it
 // panics.
 func PackHalves(lo, hi float32, p Precision) uint32 {
 	switch p {

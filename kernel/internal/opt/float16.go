@@ -15,13 +15,14 @@ import (
 var halfHelpersSrc string
 
 // halfHelpers are the conversions, loaded for one module: the binary16 bits
-// (in the low 16 bits of a uint32) to float32, float32 to the bits, and the
-// packings of kernel.PackHalves (bfloat16's through its rounding).
-type halfHelpers struct{ toF32, fromF32, bf16Bits, packBF16, packF16 *ir.Func }
+// (in the low 16 bits of a uint32) to float32, float32 to the bits, the
+// packings of kernel.PackHalves (bfloat16's through its rounding) and the
+// steps of the portable kernel.MMA (float16's through the conversion).
+type halfHelpers struct{ toF32, fromF32, bf16Bits, packBF16, packF16, stepBF16, stepF16 *ir.Func }
 
 // ordered is the helpers with callees before callers.
 func (h halfHelpers) ordered() []*ir.Func {
-	return []*ir.Func{h.toF32, h.fromF32, h.bf16Bits, h.packBF16, h.packF16}
+	return []*ir.Func{h.toF32, h.fromF32, h.bf16Bits, h.packBF16, h.packF16, h.stepBF16, h.stepF16}
 }
 
 // loadHalfHelpers translates halfhelpers.txt.
@@ -32,7 +33,8 @@ func loadHalfHelpers() (halfHelpers, error) {
 	}
 	var h halfHelpers
 	byName := map[string]**ir.Func{"halfBitsToFloat32": &h.toF32, "halfBitsFromFloat32": &h.fromF32,
-		"bfloat16Bits": &h.bf16Bits, "packBFloat16Halves": &h.packBF16, "packFloat16Halves": &h.packF16}
+		"bfloat16Bits": &h.bf16Bits, "packBFloat16Halves": &h.packBF16, "packFloat16Halves": &h.packF16,
+		"mmaStepBFloat16": &h.stepBF16, "mmaStepFloat16": &h.stepF16}
 	for _, f := range m.Funcs {
 		if p, ok := byName[f.Name]; ok {
 			*p = f
@@ -80,6 +82,9 @@ func (p *helperPool) prepend(m *ir.Module) {
 	}
 	if p.used[p.h.packF16] {
 		p.used[p.h.fromF32] = true
+	}
+	if p.used[p.h.stepF16] {
+		p.used[p.h.toF32] = true
 	}
 	taken := map[string]bool{}
 	for _, f := range m.Funcs {

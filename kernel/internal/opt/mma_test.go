@@ -40,10 +40,10 @@ func K(o []float32, h []kernel.Float16, w []uint32) {
 
 // TestPortableMMA checks the portable rewrite of MMA and PackHalves: no
 // MMA or PackHalves left; one shared scratch of 192 words per 32 threads
-// of maxthreads, named apart from the module's functions; two Barriers per
-// MMA around the exchange; the helpers used prepended once each (callees
-// first), shared with the float16 rewrite; and a second run changing
-// nothing.
+// of maxthreads, named apart from the module's functions; the thread's
+// slots declared once, first; two Barriers per MMA around the exchange; the
+// helpers used prepended once each (callees first), shared with the float16
+// rewrite; and a second run changing nothing.
 func TestPortableMMA(t *testing.T) {
 	for _, maxthreads := range []int{32, 256} {
 		t.Run(strconv.Itoa(maxthreads), func(t *testing.T) {
@@ -59,7 +59,8 @@ func TestPortableMMA(t *testing.T) {
 					k = f
 				}
 			}
-			assert.Equal(t, []string{"halfBitsToFloat32", "halfBitsFromFloat32", "bfloat16Bits", "packBFloat16Halves", "packFloat16Halves", "mmaScratch1", "K"}, names)
+			assert.Equal(t, []string{"halfBitsToFloat32", "halfBitsFromFloat32", "bfloat16Bits", "packBFloat16Halves", "packFloat16Halves",
+				"mmaStepBFloat16", "mmaStepFloat16", "mmaScratch1", "K"}, names)
 			require.NotNil(t, k)
 			require.Len(t, k.Shared, 1)
 			s := k.Shared[0]
@@ -82,6 +83,11 @@ func TestPortableMMA(t *testing.T) {
 				})
 			}
 			assert.Equal(t, 0, left, "no MMA or PackHalves left")
+			var first []string
+			for _, st := range k.Body[:6] {
+				first = append(first, st.(*ir.Decl).Var.Name)
+			}
+			assert.Equal(t, []string{"mmaBase3", "mmaG4", "mmaT5", "mmaRowA6", "mmaColB7", "mmaColC8"}, first)
 			assert.Equal(t, 2*4, barriers, "two barriers for each of the 4 MMAs")
 
 			before := dumpNames(m)
