@@ -174,6 +174,13 @@ func attend(op string, q *Tensor, src kvSource, pos int, at *Tensor, scale float
 		keys, posArg, posAt, pdev = src.ctx, gpu.Buf(at.st.buf), at.offset, 1
 	}
 	info := ds.info()
+	if tc := attentionTCKernel(q, dim, info, attentionTCEnv()); tc != "" && at == nil { // a 16-bit prefill on matrix units
+		if err := attendBlocks(ds, op, tc, ops.AttentionTCThreads, ops.AttentionTCQueries, out, q, src, pos, scale, uses); err != nil {
+			_ = out.Close()
+			return nil, err
+		}
+		return out, nil
+	}
 	if kernel, threads := attentionBlockKernel(nq, dim, info.SharedMemPerBlock); kernel != "" && at == nil { // a prefill: blocks of queries
 		if flash := attentionFlashKernel(nq, dim, info.SharedMemPerBlock, attentionFlashOff()); flash != "" && !attentionMMA(q.dtype, dim, info) {
 			if err := attendFlash(ds, op, flash, out, q, src, pos, scale, uses); err != nil {

@@ -70,9 +70,19 @@ func flashSplits(groups, keys, units int) (splits, kchunk int) {
 // flashSplits's ranges joined by attentionCombine. uses are the launch's
 // tensors' storages.
 func attendFlash(ds *deviceState, op, name string, out, q *Tensor, src kvSource, pos int, scale float32, uses []*storage) error {
+	return attendBlocks(ds, op, name, ops.AttentionFlashThreads, ops.AttentionFlashQueries, out, q, src, pos, scale, uses)
+}
+
+// attendBlocks runs kernel name, which takes the arguments of the flash
+// kernels in groups of threads threads, a block of queries queries each
+// (attentionFlash, attentionFlashWide, attentionTC's variants), as
+// attendFlash does. The splits are flashSplits's for the groups counted in
+// groups of the flash kernels' size, so that a unit is given as many
+// warps whichever kernel runs.
+func attendBlocks(ds *deviceState, op, name string, threads, queries int, out, q *Tensor, src kvSource, pos int, scale float32, uses []*storage) error {
 	nq, heads, dim := q.shape[0], src.heads, src.dim
-	blocks := (nq + ops.AttentionFlashQueries - 1) / ops.AttentionFlashQueries
-	splits, kchunk := flashSplits(blocks*heads, pos+nq, ds.info().Units)
+	blocks := (nq + queries - 1) / queries
+	splits, kchunk := flashSplits(blocks*heads*threads/ops.AttentionFlashThreads, pos+nq, ds.info().Units)
 	part, stats := out, out // not written with one split
 	if splits > 1 {
 		var err error
@@ -93,7 +103,7 @@ func attendFlash(ds *deviceState, op, name string, out, q *Tensor, src kvSource,
 	args.u32(paging[:]...)
 	args.u32(q.offset, q.strides[0], q.strides[1], q.strides[2], kchunk, splits)
 	args.add(gpu.F32(scale))
-	if err := ds.launchGroups(name, ops.AttentionFlashThreads, blocks*heads*splits, uses, args.args()...); err != nil {
+	if err := ds.launchGroups(name, threads, blocks*heads*splits, uses, args.args()...); err != nil {
 		return wrap(err, op)
 	}
 	if splits > 1 {

@@ -83,55 +83,67 @@ func TestFlashSplits(t *testing.T) {
 // device of many units (the simulated H100 among them) and a second chunk
 // continuing the cache, through Attention, against attention in float64.
 func TestAttentionFlashPrefill(t *testing.T) {
+	t.Setenv(EnvAttentionTC, "off")
 	forEachDevice(t, func(t *testing.T, dev *gpu.Device) {
-		ctx := context.Background()
 		for _, tc := range []struct{ heads, dim, prompt, chunk int }{{2, 64, 300, 70}, {1, 96, 260, 33}} {
 			for _, d := range []DType{Float32, BFloat16} {
 				t.Run(fmt.Sprintf("%s/%d heads of %d, prompt %d + %d", d, tc.heads, tc.dim, tc.prompt, tc.chunk), func(t *testing.T) {
-					rng := rand.New(rand.NewPCG(5, uint64(tc.prompt)))
-					total := tc.prompt + tc.chunk
-					qkv, qkvh := input{base: []int{total, 3, tc.heads, tc.dim}}.makeAs(t, dev, d, rng, -2, 2)
-					part := func(which, from, to int) *Tensor {
-						s, err := qkv.Slice(1, which, which+1)
-						require.NoError(t, err)
-						defer s.Close()
-						r, err := s.Slice(0, from, to)
-						require.NoError(t, err)
-						defer r.Close()
-						v, err := r.Reshape(to-from, tc.heads, tc.dim)
-						require.NoError(t, err)
-						t.Cleanup(func() { _ = v.Close() })
-						return v
-					}
-					hpart := func(which, from, to int) hostND {
-						s := qkvh.slice(1, which, which+1).slice(0, from, to)
-						return hostND{shape: []int{to - from, tc.heads, tc.dim}, data: s.data}
-					}
-					kc, err := Zeros(ctx, dev, d, tc.heads, total, tc.dim)
-					require.NoError(t, err)
-					defer kc.Close()
-					vc, err := Zeros(ctx, dev, d, tc.heads, total, tc.dim)
-					require.NoError(t, err)
-					defer vc.Close()
-					scale := 1 / math.Sqrt(float64(tc.dim))
-					info := stateOf(dev).info()
-					for _, r := range [][2]int{{0, tc.prompt}, {tc.prompt, total}} {
-						pos, n := r[0], r[1]-r[0]
-						blocks := (n + ops.AttentionFlashQueries - 1) / ops.AttentionFlashQueries
-						splits, _ := flashSplits(blocks*tc.heads, pos+n, info.Units)
-						t.Logf("%s at %d: %q in %d splits", dev.Backend(), pos, attentionFlashKernel(n, tc.dim, info.SharedMemPerBlock, attentionFlashOff()), splits)
-						require.NoError(t, AppendKV(kc, part(1, pos, pos+n), pos))
-						require.NoError(t, AppendKV(vc, part(2, pos, pos+n), pos))
-						got, err := Attention(part(0, pos, pos+n), kc, vc, pos, float32(scale))
-						require.NoError(t, err)
-						want := attentionHost(hpart(0, pos, pos+n), hpart(1, 0, pos+n), hpart(2, 0, pos+n), pos, scale)
-						vals, err := got.ToFloat32(ctx)
-						require.NoError(t, err)
-						require.NoError(t, got.Close())
-						requireClose(t, want, vals, tolerance{abs: 1e-5, rel: 1e-5}.forDType(d), "attention")
-					}
+					checkPrefill(t, dev, d, tc.heads, tc.dim, tc.prompt, tc.chunk, tolerance{abs: 1e-5, rel: 1e-5}.forDType(d))
 				})
 			}
 		}
 	})
+}
+
+// checkPrefill runs a prefill of prompt queries of heads heads of dim
+// dimensions and then a chunk of chunk more through AppendKV and Attention
+// on dev, each against attention in float64 within tol, logging the kernel
+// that took each.
+func checkPrefill(t *testing.T, dev *gpu.Device, d DType, heads, dim, prompt, chunk int, tol tolerance) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(5, uint64(prompt)))
+	total := prompt + chunk
+	qkv, qkvh := input{base: []int{total, 3, heads, dim}}.makeAs(t, dev, d, rng, -2, 2)
+	part := func(which, from, to int) *Tensor {
+		s, err := qkv.Slice(1, which, which+1)
+		require.NoError(t, err)
+		defer s.Close()
+		r, err := s.Slice(0, from, to)
+		require.NoError(t, err)
+		defer r.Close()
+		v, err := r.Reshape(to-from, heads, dim)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = v.Close() })
+		return v
+	}
+	hpart := func(which, from, to int) hostND {
+		s := qkvh.slice(1, which, which+1).slice(0, from, to)
+		return hostND{shape: []int{to - from, heads, dim}, data: s.data}
+	}
+	kc, err := Zeros(ctx, dev, d, heads, total, dim)
+	require.NoError(t, err)
+	defer kc.Close()
+	vc, err := Zeros(ctx, dev, d, heads, total, dim)
+	require.NoError(t, err)
+	defer vc.Close()
+	scale := 1 / math.Sqrt(float64(dim))
+	info := stateOf(dev).info()
+	for _, r := range [][2]int{{0, prompt}, {prompt, total}} {
+		pos, n := r[0], r[1]-r[0]
+		q := part(0, pos, pos+n)
+		name := attentionTCKernel(q, dim, info, attentionTCEnv())
+		if name == "" {
+			name = attentionFlashKernel(n, dim, info.SharedMemPerBlock, attentionFlashOff())
+		}
+		t.Logf("%s at %d: %q", dev.Backend(), pos, name)
+		require.NoError(t, AppendKV(kc, part(1, pos, pos+n), pos))
+		require.NoError(t, AppendKV(vc, part(2, pos, pos+n), pos))
+		got, err := Attention(q, kc, vc, pos, float32(scale))
+		require.NoError(t, err)
+		want := attentionHost(hpart(0, pos, pos+n), hpart(1, 0, pos+n), hpart(2, 0, pos+n), pos, scale)
+		vals, err := got.ToFloat32(ctx)
+		require.NoError(t, err)
+		require.NoError(t, got.Close())
+		requireClose(t, want, vals, tol, "attention")
+	}
 }

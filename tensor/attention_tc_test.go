@@ -1,0 +1,95 @@
+package tensor
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/anygpu/gpu"
+	"github.com/anygpu/gpu/tensor/internal/ops"
+)
+
+// TestAttentionTCKernel: the matrix-unit kernel takes 16-bit prefills of
+// head dimension 64 or 128 with word-aligned, contiguous query rows, on
+// CUDA by default and anywhere when asked, never when turned off or short
+// of shared memory.
+func TestAttentionTCKernel(t *testing.T) {
+	ctx := t.Context()
+	dev := cpuDevice(t)
+	cuda := gpu.DeviceInfo{Backend: "cuda", SharedMemPerBlock: 48 << 10}
+	vulkan := gpu.DeviceInfo{Backend: "vulkan", SharedMemPerBlock: 32 << 10}
+	mk := func(d DType, shape ...int) *Tensor {
+		x, err := Zeros(ctx, dev, d, shape...)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = x.Close() })
+		return x
+	}
+	view := func(x *Tensor, err error) *Tensor {
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = x.Close() })
+		return x
+	}
+	rows := view(mk(BFloat16, 65, 4, 64).Slice(0, 1, 65))        // starts a row in: on a word
+	flat := view(mk(BFloat16, 1+64*4*64).Slice(0, 1, 1+64*4*64)) // starts an element in: mid-word
+	oddStart := view(flat.Reshape(64, 4, 64))
+	qkv := view(mk(BFloat16, 64, 3, 4, 128).Slice(1, 0, 1))
+	q3 := view(qkv.Reshape(64, 4, 128))
+	tests := []struct {
+		name string
+		q    *Tensor
+		dim  int
+		info gpu.DeviceInfo
+		env  string
+		want string
+	}{
+		{"bf16 128 on cuda", mk(BFloat16, 4096, 32, 128), 128, cuda, "", "attentionTCBF16D128"},
+		{"f16 64 on cuda", mk(Float16, 1024, 12, 64), 64, cuda, "", "attentionTCF16D64"},
+		{"a view of a fused qkv", q3, 128, cuda, "", "attentionTCBF16D128"},
+		{"a row offset", rows, 64, cuda, "", "attentionTCBF16D64"},
+		{"mid-word start", oddStart, 64, cuda, "", ""},
+		{"float32", mk(Float32, 1024, 12, 64), 64, cuda, "", ""},
+		{"head dimension 96", mk(BFloat16, 1024, 12, 96), 96, cuda, "", ""},
+		{"a decode", mk(BFloat16, 1, 12, 64), 64, cuda, "", ""},
+		{"off", mk(BFloat16, 1024, 12, 64), 64, cuda, "off", ""},
+		{"vulkan by default", mk(BFloat16, 1024, 12, 64), 64, vulkan, "", ""},
+		{"vulkan when on", mk(BFloat16, 1024, 12, 64), 64, vulkan, "on", "attentionTCBF16D64"},
+		{"too little shared memory", mk(BFloat16, 1024, 12, 64), 64, gpu.DeviceInfo{Backend: "cuda", SharedMemPerBlock: 16 << 10}, "", ""},
+	}
+	for _, tc := range tests {
+		require.Equal(t, tc.want, attentionTCKernel(tc.q, tc.dim, tc.info, tc.env), tc.name)
+	}
+	require.LessOrEqual(t, ops.AttentionTCShared, 32<<10, "within OpenGL's 32 KiB")
+}
+
+// TestAttentionTCPrefill runs the matrix-unit kernel (asked for on every
+// backend) on prefills of both 16-bit dtypes and both head dimensions, long
+// enough to be split on a device of many units, and a second chunk
+// continuing the cache, against attention in float64. The probabilities are
+// rounded to the dtype before they meet the values (as the tensor cores
+// take them): a row's error is up to a rounding of the dtype times the
+// values' largest magnitude (2 here). Mesa's Vulkan and OpenGL drivers
+// take minutes to compile the head-dimension-128 variants' unrolled
+// portable MMAs (up to 270 s on llvmpipe), which no device there chooses by
+// default: they run the 64 ones; the CPU, WebGPU and the simulated H100
+// run both.
+func TestAttentionTCPrefill(t *testing.T) {
+	t.Setenv(EnvAttentionTC, "on")
+	forEachDevice(t, func(t *testing.T, dev *gpu.Device) {
+		for _, tc := range []struct{ heads, dim, prompt, chunk int }{{2, 64, 300, 70}, {1, 128, 130, 33}} {
+			if b := dev.Backend(); tc.dim > 64 && (b == "vulkan" || b == "opengl") {
+				t.Logf("%s: head dimension %d not run (compile time)", b, tc.dim)
+				continue
+			}
+			for _, d := range []DType{BFloat16, Float16} {
+				t.Run(fmt.Sprintf("%s/%d heads of %d, prompt %d + %d", d, tc.heads, tc.dim, tc.prompt, tc.chunk), func(t *testing.T) {
+					ulp := 1.0 / (1 << 8)
+					if d == Float16 {
+						ulp = 1.0 / (1 << 11)
+					}
+					checkPrefill(t, dev, d, tc.heads, tc.dim, tc.prompt, tc.chunk, tolerance{abs: 4 * ulp, rel: 1e-5}.forDType(d))
+				})
+			}
+		}
+	})
+}

@@ -1,0 +1,279 @@
+package ops
+
+import "github.com/anygpu/gpu/kernel"
+
+// attentionTC's tiling: a group of AttentionTCThreads threads (four matrix
+// units of 32) takes AttentionTCQueries consecutive queries of one head,
+// 16 a unit, and walks their keys in tiles of tcBK. Everything a unit
+// multiplies lives in its registers as kernel.MMA fragments: its queries
+// as A fragments (loaded once, straight from the 16-bit words), the
+// scores S = Q·Kᵀ as 16×8 accumulators, the probabilities as A fragments
+// made from the scores' registers (the accumulator layout of two
+// neighbouring 16×8 tiles is the A layout of one 16×16), and the output O
+// as 16×8 accumulators until the end. Only a tile's keys and values go
+// through shared memory: the keys as their rows of words (stride tcKLD),
+// the values transposed, a dimension's keys in pairs per word (stride
+// tcVLD), so that every B fragment is one word a register. Both strides
+// are 4 more than a multiple of 32 words, so the 32 lanes of a fragment
+// load meet 32 banks.
+//
+// The online softmax works in base 2 (scores times scale·log₂e, exp2): a
+// row's maximum and sum are held by the 4 lanes that hold the row (lanes
+// 4g..4g+3), which meet by subgroup shuffles where subgroups have 4 lanes
+// or more, else through shared memory; a lane keeps only its part of a
+// row's sum until the end.
+//
+// The kernel needs 16-bit queries, keys and values (bfloat16 or float16)
+// whose rows start on words, with head dimensions 64 or 128 (the
+// variants); its shared memory, AttentionTCShared, stays within 32 KiB
+// (OpenGL compiles every kernel of the package).
+const (
+	AttentionTCThreads = 128 // the group size attentionTC must be launched with
+	AttentionTCQueries = 64  // the queries a group takes
+	AttentionTCDim     = 128 // the largest head dimension
+	// AttentionTCShared is attentionTC's shared memory in bytes (20.5 KiB).
+	AttentionTCShared = 4 * (tcBK*tcKLD + AttentionTCDim*tcVLD + AttentionTCQueries*4 + tcBK)
+
+	tcBK  = 32                    // keys a tile
+	tcKLD = AttentionTCDim/2 + 4  // words a staged key row
+	tcVLD = tcBK/2 + 4            // words a staged value dimension
+	log2e = 1.4426950408889634074 // log₂ e
+)
+
+// attentionTC is attention for blocks of queries, as a prefill has them, on
+// matrix units (kernel.MMA: CUDA's tensor cores): the inputs and results of
+// attentionFlash (its splits, kchunk, out and stats), for dt bfloat16 or
+// float16, dim 64 or 128 (the variants fix both), q's dimensions
+// contiguous (qd 1) and qoff, qi and qh even; groups of exactly
+// AttentionTCThreads threads take (query block, head, split) triples
+// grid-stride, the blocks with the most keys first.
+//
+//gpu:kernel
+//gpu:maxthreads 128
+//gpu:variant attentionTCBF16D64 dt=DTBFloat16 dim=64
+//gpu:variant attentionTCBF16D128 dt=DTBFloat16 dim=128
+//gpu:variant attentionTCF16D64 dt=DTFloat16 dim=64
+//gpu:variant attentionTCF16D128 dt=DTFloat16 dim=128
+func attentionTC(out []uint32, stats []float32, q, kc, vc, table []uint32, dt, nq, heads, dim, pos, ctx, page, pages, toff, qoff, qi, qh, qd, kchunk, splits uint32, scale float32) {
+	ks := kernel.Shared[[tcBK * tcKLD]uint32]()           // the tile's keys: ks[c·tcKLD + w] holds dimensions 2w, 2w+1 of key c
+	vs := kernel.Shared[[AttentionTCDim * tcVLD]uint32]() // its values: vs[d·tcVLD + w] holds keys 2w, 2w+1 at dimension d
+	red := kernel.Shared[[AttentionTCQueries * 4]float32]()
+	rows := kernel.Shared[[tcBK]uint32]() // the word offsets of the tile's rows in the cache
+	t := kernel.ThreadX()
+	unit, lane := t/32, t%32
+	g, c := lane/4, lane%4 // the lane holds rows g and g+8 of its unit's 16, columns 2c and 2c+1 of each 8
+	sl := scale * log2e
+	half := dim / 2
+	blocks := (nq + AttentionTCQueries - 1) / AttentionTCQueries
+	for w := kernel.GroupX(); w < blocks*heads*splits; w += kernel.GridX() {
+		split, bh := w%splits, w/splits
+		i0, h := (blocks-1-bh/heads)*AttentionTCQueries, bh%heads
+		r0 := i0 + unit*16 + g // the lane's first query; r0+8 its second
+		qb := qoff + h*qh
+		var qf [AttentionTCDim / 16][4]uint32
+		for k := uint32(0); k < dim/16; k++ {
+			d := k*16 + 2*c
+			if r0 < nq {
+				qf[k][0] = q[(qb+r0*qi+d)/2]
+				qf[k][2] = q[(qb+r0*qi+d+8)/2]
+			}
+			if r0+8 < nq {
+				qf[k][1] = q[(qb+(r0+8)*qi+d)/2]
+				qf[k][3] = q[(qb+(r0+8)*qi+d+8)/2]
+			}
+		}
+		var o [AttentionTCDim / 8][4]float32
+		m0, m1 := float32(attnNone), float32(attnNone) // the rows' running maxima, base 2
+		var l0, l1 float32                             // the lane's part of the rows' sums
+		kbeg := split * kchunk
+		nk := min(pos+min(nq, i0+AttentionTCQueries), kbeg+kchunk)
+		for j0 := kbeg; j0 < nk; j0 += tcBK {
+			kernel.Barrier() // the last tile's keys and values done with
+			if t < tcBK && j0+t < nk {
+				var pg uint32
+				if page != 0 {
+					pg = min(table[toff+(j0+t)/page], pages-1)
+				}
+				rows[t] = kvRow(pg, h, j0+t, heads, ctx, page, dim) / 2
+			}
+			kernel.Barrier()
+			for e := t; e < tcBK*half; e += AttentionTCThreads {
+				r, x := e/half, e%half
+				var v uint32
+				if j0+r < nk {
+					v = kc[rows[r]+x]
+				}
+				ks[r*tcKLD+x] = v
+			}
+			// A warp's 32 lanes take 8 key pairs × 4 word columns, so
+			// their transposed stores meet 32 banks.
+			for e := t; e < tcBK/2*half; e += AttentionTCThreads {
+				p := e%8 + 8*((e/32)%(tcBK/16))
+				x := (e/8)%4 + 4*(e/(32*(tcBK/16)))
+				var v0, v1 uint32
+				if j0+2*p < nk {
+					v0 = vc[rows[2*p]+x]
+				}
+				if j0+2*p+1 < nk {
+					v1 = vc[rows[2*p+1]+x]
+				}
+				vs[2*x*tcVLD+p] = v0&0xffff | v1<<16
+				vs[(2*x+1)*tcVLD+p] = v0>>16 | v1&0xffff0000
+			}
+			kernel.Barrier()
+			var s [tcBK / 8][4]float32
+			for n := uint32(0); n < tcBK/8; n++ {
+				for k := uint32(0); k < dim/16; k++ {
+					var b [2]uint32
+					b[0] = ks[(n*8+g)*tcKLD+k*8+c]
+					b[1] = ks[(n*8+g)*tcKLD+k*8+c+4]
+					if dt == DTBFloat16 {
+						kernel.MMA(&s[n], &qf[k], &b, kernel.PrecisionBFloat16)
+					} else {
+						kernel.MMA(&s[n], &qf[k], &b, kernel.PrecisionFloat16)
+					}
+				}
+			}
+			// Scale and mask: query r sees keys 0..pos+r of the split's range.
+			mx0, mx1 := float32(attnNone), float32(attnNone)
+			for n := uint32(0); n < tcBK/8; n++ {
+				for e := uint32(0); e < 4; e++ {
+					key, r := j0+n*8+2*c+e%2, r0+8*(e/2)
+					v := s[n][e] * sl
+					if key >= nk || key > pos+r {
+						v = attnNone
+					}
+					s[n][e] = v
+				}
+				mx0 = max(mx0, max(s[n][0], s[n][1]))
+				mx1 = max(mx1, max(s[n][2], s[n][3]))
+			}
+			if kernel.SubgroupSize() >= 4 {
+				mx0 = max(mx0, kernel.SubgroupShuffleXor(mx0, 1))
+				mx1 = max(mx1, kernel.SubgroupShuffleXor(mx1, 1))
+				mx0 = max(mx0, kernel.SubgroupShuffleXor(mx0, 2))
+				mx1 = max(mx1, kernel.SubgroupShuffleXor(mx1, 2))
+			} else {
+				red[(unit*16+g)*4+c] = mx0
+				red[(unit*16+g+8)*4+c] = mx1
+				kernel.Barrier()
+				for x := uint32(0); x < 4; x++ {
+					mx0 = max(mx0, red[(unit*16+g)*4+x])
+					mx1 = max(mx1, red[(unit*16+g+8)*4+x])
+				}
+			}
+			// A row none of whose keys were seen yet keeps attnNone as its
+			// maximum, and its masked scores must still give 0: they are
+			// taken from 0 instead.
+			n0, n1 := max(m0, mx0), max(m1, mx1)
+			if n0 == attnNone {
+				n0 = 0
+			}
+			if n1 == attnNone {
+				n1 = 0
+			}
+			a0, a1 := kernel.Exp2(m0-n0), kernel.Exp2(m1-n1)
+			m0, m1 = max(m0, mx0), max(m1, mx1)
+			l0 *= a0
+			l1 *= a1
+			for n := uint32(0); n < dim/8; n++ {
+				o[n][0] *= a0
+				o[n][1] *= a0
+				o[n][2] *= a1
+				o[n][3] *= a1
+			}
+			// P as A fragments: keys 16k..16k+15 are the score tiles 2k
+			// and 2k+1.
+			var pf [tcBK / 16][4]uint32
+			for k := uint32(0); k < tcBK/16; k++ {
+				for x := uint32(0); x < 2; x++ {
+					e0 := kernel.Exp2(s[2*k+x][0] - n0)
+					e1 := kernel.Exp2(s[2*k+x][1] - n0)
+					e2 := kernel.Exp2(s[2*k+x][2] - n1)
+					e3 := kernel.Exp2(s[2*k+x][3] - n1)
+					l0 += e0 + e1
+					l1 += e2 + e3
+					if dt == DTBFloat16 {
+						pf[k][2*x] = kernel.PackHalves(e0, e1, kernel.PrecisionBFloat16)
+						pf[k][2*x+1] = kernel.PackHalves(e2, e3, kernel.PrecisionBFloat16)
+					} else {
+						pf[k][2*x] = kernel.PackHalves(e0, e1, kernel.PrecisionFloat16)
+						pf[k][2*x+1] = kernel.PackHalves(e2, e3, kernel.PrecisionFloat16)
+					}
+				}
+			}
+			for n := uint32(0); n < dim/8; n++ {
+				for k := uint32(0); k < tcBK/16; k++ {
+					var b [2]uint32
+					b[0] = vs[(n*8+g)*tcVLD+k*8+c]
+					b[1] = vs[(n*8+g)*tcVLD+k*8+c+4]
+					if dt == DTBFloat16 {
+						kernel.MMA(&o[n], &pf[k], &b, kernel.PrecisionBFloat16)
+					} else {
+						kernel.MMA(&o[n], &pf[k], &b, kernel.PrecisionFloat16)
+					}
+				}
+			}
+		}
+		// The rows' sums meet.
+		if kernel.SubgroupSize() >= 4 {
+			l0 += kernel.SubgroupShuffleXor(l0, 1)
+			l1 += kernel.SubgroupShuffleXor(l1, 1)
+			l0 += kernel.SubgroupShuffleXor(l0, 2)
+			l1 += kernel.SubgroupShuffleXor(l1, 2)
+		} else {
+			kernel.Barrier()
+			red[(unit*16+g)*4+c] = l0
+			red[(unit*16+g+8)*4+c] = l1
+			kernel.Barrier()
+			l0, l1 = 0, 0
+			for x := uint32(0); x < 4; x++ {
+				l0 += red[(unit*16+g)*4+x]
+				l1 += red[(unit*16+g+8)*4+x]
+			}
+		}
+		if splits > 1 {
+			// The unnormalised rows and their maxima (natural log) and
+			// sums, for attentionCombine: out is float32.
+			for x := uint32(0); x < 2; x++ {
+				r := r0 + 8*x
+				if r < nq {
+					row := (r*heads+h)*splits + split
+					for n := uint32(0); n < dim/8; n++ {
+						out[row*dim+n*8+2*c] = kernel.Float32bits(o[n][2*x])
+						out[row*dim+n*8+2*c+1] = kernel.Float32bits(o[n][2*x+1])
+					}
+					if c == 0 {
+						mr, lr := m0, l0
+						if x == 1 {
+							mr, lr = m1, l1
+						}
+						stats[2*row] = mr / log2e
+						stats[2*row+1] = lr
+					}
+				}
+			}
+			continue
+		}
+		inv0, inv1 := 1/l0, 1/l1
+		for n := uint32(0); n < dim/8; n++ {
+			d := n*8 + 2*c
+			if r0 < nq {
+				at := ((r0*heads+h)*dim + d) / 2
+				if dt == DTBFloat16 {
+					out[at] = kernel.PackHalves(o[n][0]*inv0, o[n][1]*inv0, kernel.PrecisionBFloat16)
+				} else {
+					out[at] = kernel.PackHalves(o[n][0]*inv0, o[n][1]*inv0, kernel.PrecisionFloat16)
+				}
+			}
+			if r0+8 < nq {
+				at := (((r0+8)*heads+h)*dim + d) / 2
+				if dt == DTBFloat16 {
+					out[at] = kernel.PackHalves(o[n][2]*inv1, o[n][3]*inv1, kernel.PrecisionBFloat16)
+				} else {
+					out[at] = kernel.PackHalves(o[n][2]*inv1, o[n][3]*inv1, kernel.PrecisionFloat16)
+				}
+			}
+		}
+	}
+}
