@@ -27,7 +27,10 @@
 // promises that the kernel is never launched with more than N threads per
 // group. CUDA compiles for it (__launch_bounds__(N): NVRTC may give each
 // thread as many registers as N threads leave) and refuses a larger launch;
-// other dialects ignore it. Loops with a constant trip count are unrolled
+// other dialects ignore it. Under it, //gpu:mingroups M (1 to 32) asks CUDA
+// to fit M such groups on a compute unit at once (__launch_bounds__(N, M):
+// fewer registers a thread, more groups in flight to hide latency; too few
+// registers spill). Loops with a constant trip count are unrolled
 // before any dialect is written when they are small (register tiles: an
 // [8][8]float32 indexed by loop counters stays in registers); a larger one
 // stays a loop, which CUDA is asked to unroll (#pragma unroll).

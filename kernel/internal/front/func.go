@@ -132,6 +132,7 @@ func (l *loader) lowerBody(obj *types.Func, fd *ast.FuncDecl, kernel bool, v *va
 	}
 	f.params(kernel)
 	f.fn.MaxThreads = l.maxThreads(fd, kernel)
+	f.fn.MinGroups = l.minGroups(fd, kernel, f.fn.MaxThreads)
 	if !kernel {
 		l.variants(fd, false) // reports a variant line on a helper
 	}

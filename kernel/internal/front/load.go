@@ -212,6 +212,46 @@ func (l *loader) maxThreads(fd *ast.FuncDecl, kernel bool) int {
 	return 0
 }
 
+// minGroupsDirective asks CUDA to fit N groups of the kernel on a compute
+// unit at once: //gpu:mingroups N, under //gpu:maxthreads.
+const minGroupsDirective = "//gpu:mingroups"
+
+// minGroupsLimit is the largest N //gpu:mingroups takes (a compute unit
+// holds at most 32 groups on today's GPUs).
+const minGroupsLimit = 32
+
+// minGroups reads fd's //gpu:mingroups N line (0 when it has none) and
+// reports a malformed one, one on a helper, or one on a kernel without
+// //gpu:maxthreads (max is that directive's N).
+func (l *loader) minGroups(fd *ast.FuncDecl, kernel bool, max int) int {
+	if fd.Doc == nil {
+		return 0
+	}
+	for _, c := range fd.Doc.List {
+		text := strings.TrimSpace(c.Text)
+		rest, ok := strings.CutPrefix(text, minGroupsDirective)
+		if !ok || (rest != "" && rest[0] != ' ' && rest[0] != '\t') {
+			continue
+		}
+		if !kernel {
+			l.errorf(c.Pos(), "put it on the kernel that calls "+fd.Name.Name, "%s on helper %s: only kernels are launched", minGroupsDirective, fd.Name.Name)
+			return 0
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(rest))
+		if err != nil || n < 1 || n > minGroupsLimit {
+			l.errorf(c.Pos(), fmt.Sprintf("write %s N with N from 1 to %d", minGroupsDirective, minGroupsLimit),
+				"malformed directive %q", text)
+			return 0
+		}
+		if max == 0 {
+			l.errorf(c.Pos(), "add "+maxThreadsDirective+" N above it: the groups fit by their size", "%s without %s", minGroupsDirective, maxThreadsDirective)
+			return 0
+		}
+		return n
+	}
+	return 0
+}
+
 // parseErrors records the errors of go/parser.
 func (l *loader) parseErrors(name string, err error) {
 	if list, ok := err.(scannerErrorList); ok {

@@ -167,7 +167,12 @@ type Func struct {
 	// group it is launched with (0: no promise). CUDA compiles for it
 	// (__launch_bounds__); other dialects ignore it.
 	MaxThreads int
-	Pos        Pos
+	// MinGroups is a kernel's //gpu:mingroups N: the groups of MaxThreads
+	// threads CUDA should fit on a compute unit at once (0: no promise),
+	// bounding each thread's registers (__launch_bounds__'s second
+	// argument); other dialects ignore it.
+	MinGroups int
+	Pos       Pos
 }
 
 // Features are capabilities a kernel needs from the device.

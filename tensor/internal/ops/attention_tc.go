@@ -13,9 +13,11 @@ import "github.com/anygpu/gpu/kernel"
 // as 16×8 accumulators until the end. Only a tile's keys and values go
 // through shared memory: the keys as their rows of words (stride tcKLD),
 // the values transposed, a dimension's keys in pairs per word (stride
-// tcVLD), so that every B fragment is one word a register. Both strides
-// are 4 more than a multiple of 32 words, so the 32 lanes of a fragment
-// load meet 32 banks.
+// tcVLD), so that every B fragment is two words. Within each 8 words of a
+// row the words are stored in tcSlot's order, which puts a lane's two words
+// side by side (one 8-byte load on CUDA, whose shared arrays are aligned
+// for it); both strides are 8 more than a multiple of 32 words, so the 16
+// lanes of each half of a warp's 8-byte loads meet 32 banks.
 //
 // The online softmax works in base 2 (scores times scale·log₂e, exp2): a
 // row's maximum and sum are held by the 4 lanes that hold the row (lanes
@@ -31,12 +33,12 @@ const (
 	AttentionTCThreads = 128 // the group size attentionTC must be launched with
 	AttentionTCQueries = 64  // the queries a group takes
 	AttentionTCDim     = 128 // the largest head dimension
-	// AttentionTCShared is attentionTC's shared memory in bytes (20.5 KiB).
-	AttentionTCShared = 4 * (tcBK*tcKLD + AttentionTCDim*tcVLD + AttentionTCQueries*4 + tcBK)
+	// AttentionTCShared is attentionTC's shared memory in bytes (22.3 KiB).
+	AttentionTCShared = 4 * (tcBK*tcKLD + AttentionTCDim*tcVLD + AttentionTCQueries*4 + 2*tcBK)
 
 	tcBK  = 32                    // keys a tile
-	tcKLD = AttentionTCDim/2 + 4  // words a staged key row
-	tcVLD = tcBK/2 + 4            // words a staged value dimension
+	tcKLD = AttentionTCDim/2 + 8  // words a staged key row
+	tcVLD = tcBK/2 + 8            // words a staged value dimension
 	log2e = 1.4426950408889634074 // log₂ e
 )
 
@@ -58,7 +60,7 @@ func attentionTC(out []uint32, stats []float32, q, kc, vc, table []uint32, dt, n
 	ks := kernel.Shared[[tcBK * tcKLD]uint32]()           // the tile's keys: ks[c·tcKLD + w] holds dimensions 2w, 2w+1 of key c
 	vs := kernel.Shared[[AttentionTCDim * tcVLD]uint32]() // its values: vs[d·tcVLD + w] holds keys 2w, 2w+1 at dimension d
 	red := kernel.Shared[[AttentionTCQueries * 4]float32]()
-	rows := kernel.Shared[[tcBK]uint32]() // the word offsets of the tile's rows in the cache
+	rows := kernel.Shared[[2 * tcBK]uint32]() // the word offsets of two tiles' rows in the cache
 	t := kernel.ThreadX()
 	unit, lane := t/32, t%32
 	g, c := lane/4, lane%4 // the lane holds rows g and g+8 of its unit's 16, columns 2c and 2c+1 of each 8
@@ -87,46 +89,84 @@ func attentionTC(out []uint32, stats []float32, q, kc, vc, table []uint32, dt, n
 		var l0, l1 float32                             // the lane's part of the rows' sums
 		kbeg := split * kchunk
 		nk := min(pos+min(nq, i0+AttentionTCQueries), kbeg+kchunk)
+		// Tile i's row offsets are in rows[(i%2)·tcBK...]; its words are
+		// loaded into kr and vr while tile i-1 is multiplied, and stored
+		// to shared memory when that is done.
+		var kr [tcBK * AttentionTCDim / 2 / AttentionTCThreads]uint32 // the keys' words the thread stages
+		var vr [tcBK * AttentionTCDim / 2 / AttentionTCThreads]uint32 // the values' words, key pairs side by side
+		kernel.Barrier()                                              // the last work item's rows, keys and values done with
+		if t < tcBK && kbeg+t < nk {
+			var pg uint32
+			if page != 0 {
+				pg = min(table[toff+(kbeg+t)/page], pages-1)
+			}
+			rows[t] = kvRow(pg, h, kbeg+t, heads, ctx, page, dim) / 2
+		}
+		kernel.Barrier()
+		for i := uint32(0); i < tcBK*half/AttentionTCThreads; i++ {
+			r, x := (t+i*AttentionTCThreads)/half, (t+i*AttentionTCThreads)%half
+			if kbeg+r < nk {
+				kr[i] = kc[rows[r]+x]
+			}
+		}
+		for i := uint32(0); i < tcBK/2*half/AttentionTCThreads; i++ {
+			p, x := tcValuePair(t+i*AttentionTCThreads), tcValueWord(t+i*AttentionTCThreads)
+			if kbeg+2*p < nk {
+				vr[2*i] = vc[rows[2*p]+x]
+			}
+			if kbeg+2*p+1 < nk {
+				vr[2*i+1] = vc[rows[2*p+1]+x]
+			}
+		}
 		for j0 := kbeg; j0 < nk; j0 += tcBK {
-			kernel.Barrier() // the last tile's keys and values done with
-			if t < tcBK && j0+t < nk {
+			next := j0 + tcBK
+			nb := (next - kbeg) / tcBK % 2 * tcBK // the next tile's rows
+			kernel.Barrier()                      // the last tile's keys and values done with
+			for i := uint32(0); i < tcBK*half/AttentionTCThreads; i++ {
+				r, x := (t+i*AttentionTCThreads)/half, (t+i*AttentionTCThreads)%half
+				ks[r*tcKLD+tcSlot(x)] = kr[i]
+			}
+			// A warp's 32 lanes take 8 key pairs × 4 word columns: their
+			// transposed stores meet at most 2 to a bank.
+			for i := uint32(0); i < tcBK/2*half/AttentionTCThreads; i++ {
+				p, x := tcValuePair(t+i*AttentionTCThreads), tcValueWord(t+i*AttentionTCThreads)
+				v0, v1 := vr[2*i], vr[2*i+1]
+				vs[2*x*tcVLD+tcSlot(p)] = v0&0xffff | v1<<16
+				vs[(2*x+1)*tcVLD+tcSlot(p)] = v0>>16 | v1&0xffff0000
+			}
+			if t < tcBK && next+t < nk {
 				var pg uint32
 				if page != 0 {
-					pg = min(table[toff+(j0+t)/page], pages-1)
+					pg = min(table[toff+(next+t)/page], pages-1)
 				}
-				rows[t] = kvRow(pg, h, j0+t, heads, ctx, page, dim) / 2
+				rows[nb+t] = kvRow(pg, h, next+t, heads, ctx, page, dim) / 2
 			}
 			kernel.Barrier()
-			for e := t; e < tcBK*half; e += AttentionTCThreads {
-				r, x := e/half, e%half
-				var v uint32
-				if j0+r < nk {
-					v = kc[rows[r]+x]
+			if next < nk {
+				for i := uint32(0); i < tcBK*half/AttentionTCThreads; i++ {
+					r, x := (t+i*AttentionTCThreads)/half, (t+i*AttentionTCThreads)%half
+					kr[i] = 0
+					if next+r < nk {
+						kr[i] = kc[rows[nb+r]+x]
+					}
 				}
-				ks[r*tcKLD+x] = v
+				for i := uint32(0); i < tcBK/2*half/AttentionTCThreads; i++ {
+					p, x := tcValuePair(t+i*AttentionTCThreads), tcValueWord(t+i*AttentionTCThreads)
+					vr[2*i], vr[2*i+1] = 0, 0
+					if next+2*p < nk {
+						vr[2*i] = vc[rows[nb+2*p]+x]
+					}
+					if next+2*p+1 < nk {
+						vr[2*i+1] = vc[rows[nb+2*p+1]+x]
+					}
+				}
 			}
-			// A warp's 32 lanes take 8 key pairs × 4 word columns, so
-			// their transposed stores meet 32 banks.
-			for e := t; e < tcBK/2*half; e += AttentionTCThreads {
-				p := e%8 + 8*((e/32)%(tcBK/16))
-				x := (e/8)%4 + 4*(e/(32*(tcBK/16)))
-				var v0, v1 uint32
-				if j0+2*p < nk {
-					v0 = vc[rows[2*p]+x]
-				}
-				if j0+2*p+1 < nk {
-					v1 = vc[rows[2*p+1]+x]
-				}
-				vs[2*x*tcVLD+p] = v0&0xffff | v1<<16
-				vs[(2*x+1)*tcVLD+p] = v0>>16 | v1&0xffff0000
-			}
-			kernel.Barrier()
 			var s [tcBK / 8][4]float32
 			for n := uint32(0); n < tcBK/8; n++ {
 				for k := uint32(0); k < dim/16; k++ {
 					var b [2]uint32
-					b[0] = ks[(n*8+g)*tcKLD+k*8+c]
-					b[1] = ks[(n*8+g)*tcKLD+k*8+c+4]
+					b[0] = ks[(n*8+g)*tcKLD+k*8+2*c]
+					b[1] = ks[(n*8+g)*tcKLD+k*8+2*c+1]
 					if dt == DTBFloat16 {
 						kernel.MMA(&s[n], &qf[k], &b, kernel.PrecisionBFloat16)
 					} else {
@@ -135,12 +175,15 @@ func attentionTC(out []uint32, stats []float32, q, kc, vc, table []uint32, dt, n
 				}
 			}
 			// Scale and mask: query r sees keys 0..pos+r of the split's range.
+			// Only a tile past the split's end or the unit's first query
+			// masks.
+			masked := next > nk || next-1 > pos+i0+unit*16
 			mx0, mx1 := float32(attnNone), float32(attnNone)
 			for n := uint32(0); n < tcBK/8; n++ {
 				for e := uint32(0); e < 4; e++ {
 					key, r := j0+n*8+2*c+e%2, r0+8*(e/2)
 					v := s[n][e] * sl
-					if key >= nk || key > pos+r {
+					if masked && (key >= nk || key > pos+r) {
 						v = attnNone
 					}
 					s[n][e] = v
@@ -205,8 +248,8 @@ func attentionTC(out []uint32, stats []float32, q, kc, vc, table []uint32, dt, n
 			for n := uint32(0); n < dim/8; n++ {
 				for k := uint32(0); k < tcBK/16; k++ {
 					var b [2]uint32
-					b[0] = vs[(n*8+g)*tcVLD+k*8+c]
-					b[1] = vs[(n*8+g)*tcVLD+k*8+c+4]
+					b[0] = vs[(n*8+g)*tcVLD+k*8+2*c]
+					b[1] = vs[(n*8+g)*tcVLD+k*8+2*c+1]
 					if dt == DTBFloat16 {
 						kernel.MMA(&o[n], &pf[k], &b, kernel.PrecisionBFloat16)
 					} else {
@@ -277,3 +320,16 @@ func attentionTC(out []uint32, stats []float32, q, kc, vc, table []uint32, dt, n
 		}
 	}
 }
+
+// tcSlot is where word w of a staged row is stored: within each 8 words,
+// words c and c+4 (a lane's two words of a B fragment) side by side.
+func tcSlot(w uint32) uint32 { return w&^7 | (w&3)<<1 | (w>>2)&1 }
+
+// tcValuePair and tcValueWord are the key pair and the word column that
+// staging slot e of a tile's values takes: 8 pairs by 4 columns a warp,
+// so that a warp's loads read 16 bytes of each of 8 rows and its
+// transposed stores meet at most 2 to a bank.
+func tcValuePair(e uint32) uint32 { return e%8 + 8*((e/32)%(tcBK/16)) }
+
+// tcValueWord is tcValuePair's word column.
+func tcValueWord(e uint32) uint32 { return (e/8)%4 + 4*(e/(32*(tcBK/16))) }

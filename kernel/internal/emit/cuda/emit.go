@@ -108,6 +108,10 @@ func (e *emitter) function(b *strings.Builder, f *ir.Func) error {
 			// //gpu:maxthreads N: NVRTC may use as many registers as
 			// N threads per block leave.
 			bounds = "__launch_bounds__(" + itoa(f.MaxThreads) + ") "
+			if f.MinGroups > 0 {
+				// //gpu:mingroups M: registers for M such groups a unit.
+				bounds = "__launch_bounds__(" + itoa(f.MaxThreads) + ", " + itoa(f.MinGroups) + ") "
+			}
 		}
 		b.WriteString("extern \"C\" __global__ void " + bounds + e.funcNames[f] + "(" + strings.Join(params, ", ") + ") {\n")
 		aligned := mmOperands(f)
@@ -123,7 +127,8 @@ func (e *emitter) function(b *strings.Builder, f *ir.Func) error {
 				return err
 			}
 			if aligned[v] {
-				// MatMulAdd's tensor-core path loads float2s.
+				// MatMulAdd's tensor-core path loads float2s; an MMA kernel's
+				// neighbouring words may load as one.
 				decl = "__align__(16) " + decl
 			}
 			b.WriteString("\t__shared__ " + decl + ";\n")

@@ -56,12 +56,23 @@ func TestPragmaUnroll(t *testing.T) {
 	assert.NotContains(t, src, "#pragma", "too long to unroll")
 }
 
-// TestLaunchBounds: //gpu:maxthreads N becomes __launch_bounds__(N).
+// TestLaunchBounds: //gpu:maxthreads N becomes __launch_bounds__(N), and
+// with //gpu:mingroups M, __launch_bounds__(N, M).
 func TestLaunchBounds(t *testing.T) {
-	k := saxpy()
-	k.MaxThreads = 512
-	src, err := Emit(&ir.Module{Funcs: []*ir.Func{k}})
-	require.NoError(t, err)
-	assert.Contains(t, src, `extern "C" __global__ void __launch_bounds__(512) Saxpy(float* y, float* x, unsigned n, float a) {`)
-	clangCheck(t, src)
+	tests := []struct {
+		max, min int
+		want     string
+	}{
+		{512, 0, "__launch_bounds__(512) "},
+		{128, 3, "__launch_bounds__(128, 3) "},
+	}
+	for _, tc := range tests {
+		k := saxpy()
+		k.MaxThreads, k.MinGroups = tc.max, tc.min
+		src, err := Emit(&ir.Module{Funcs: []*ir.Func{k}})
+		require.NoError(t, err)
+		assert.Contains(t, src, `extern "C" __global__ void `+tc.want+`Saxpy(float* y, float* x, unsigned n, float a) {`)
+		clangCheck(t, src)
+		nvrtcCheck(t, src)
+	}
 }

@@ -115,10 +115,18 @@ func (fe *funcEmitter) matMul(b *strings.Builder, s *ir.MatMulAdd, depth int) er
 	return nil
 }
 
-// mmOperands is the shared arrays f's MatMulAdds take.
+// mmOperands is the shared arrays f's MatMulAdds take, and every shared
+// array of a kernel that runs MMAs.
 func mmOperands(f *ir.Func) map[*ir.Var]bool {
 	set := map[*ir.Var]bool{}
 	ir.WalkStmts(f.Body, func(s ir.Stmt) {
+		if _, ok := s.(*ir.MMA); ok {
+			// A kernel on MMA fragments stages them in shared arrays:
+			// aligned, its neighbouring words may load as one.
+			for _, v := range f.Shared {
+				set[v] = true
+			}
+		}
 		if m, ok := s.(*ir.MatMulAdd); ok {
 			for _, r := range []*ir.Ref{m.C, m.A, m.B} {
 				if r != nil && r.Var.Class == ir.Shared {
