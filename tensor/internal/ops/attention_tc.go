@@ -11,7 +11,8 @@ import "github.com/anygpu/gpu/kernel"
 // made from the scores' registers (the accumulator layout of two
 // neighbouring 16×8 tiles is the A layout of one 16×16), and the output O
 // as 16×8 accumulators until the end. Only a tile's keys and values go
-// through shared memory: the keys as their rows of words (stride tcKLD),
+// through shared memory, loaded as 16-byte vectors (rows start on them:
+// head dimensions 64 and 128): the keys as their rows of words (stride tcKLD),
 // the values transposed, a dimension's keys in pairs per word (stride
 // tcVLD), so that every B fragment is two words. Within each 8 words of a
 // row the words are stored in tcSlot's order, which puts a lane's two words
@@ -56,7 +57,7 @@ const (
 //gpu:variant attentionTCBF16D128 dt=DTBFloat16 dim=128
 //gpu:variant attentionTCF16D64 dt=DTFloat16 dim=64
 //gpu:variant attentionTCF16D128 dt=DTFloat16 dim=128
-func attentionTC(out []uint32, stats []float32, q, kc, vc, table []uint32, dt, nq, heads, dim, pos, ctx, page, pages, toff, qoff, qi, qh, qd, kchunk, splits uint32, scale float32) {
+func attentionTC(out []uint32, stats []float32, q []uint32, kc, vc []float32, table []uint32, dt, nq, heads, dim, pos, ctx, page, pages, toff, qoff, qi, qh, qd, kchunk, splits uint32, scale float32) {
 	ks := kernel.Shared[[tcBK * tcKLD]uint32]()           // the tile's keys: ks[c·tcKLD + w] holds dimensions 2w, 2w+1 of key c
 	vs := kernel.Shared[[AttentionTCDim * tcVLD]uint32]() // its values: vs[d·tcVLD + w] holds keys 2w, 2w+1 at dimension d
 	red := kernel.Shared[[AttentionTCQueries * 4]float32]()
@@ -65,7 +66,7 @@ func attentionTC(out []uint32, stats []float32, q, kc, vc, table []uint32, dt, n
 	unit, lane := t/32, t%32
 	g, c := lane/4, lane%4 // the lane holds rows g and g+8 of its unit's 16, columns 2c and 2c+1 of each 8
 	sl := scale * log2e
-	half := dim / 2
+	vecs := dim / 8 // 16-byte vectors a key or value row
 	blocks := (nq + AttentionTCQueries - 1) / AttentionTCQueries
 	for w := kernel.GroupX(); w < blocks*heads*splits; w += kernel.GridX() {
 		split, bh := w%splits, w/splits
@@ -89,75 +90,85 @@ func attentionTC(out []uint32, stats []float32, q, kc, vc, table []uint32, dt, n
 		var l0, l1 float32                             // the lane's part of the rows' sums
 		kbeg := split * kchunk
 		nk := min(pos+min(nq, i0+AttentionTCQueries), kbeg+kchunk)
-		// Tile i's row offsets are in rows[(i%2)·tcBK...]; its words are
+		// Tile i's row offsets are in rows[(i%2)·tcBK...]; its vectors are
 		// loaded into kr and vr while tile i-1 is multiplied, and stored
 		// to shared memory when that is done.
-		var kr [tcBK * AttentionTCDim / 2 / AttentionTCThreads]uint32 // the keys' words the thread stages
-		var vr [tcBK * AttentionTCDim / 2 / AttentionTCThreads]uint32 // the values' words, key pairs side by side
-		kernel.Barrier()                                              // the last work item's rows, keys and values done with
+		var kr [tcBK * AttentionTCDim / 8 / AttentionTCThreads]kernel.Float4         // the keys' vectors the thread stages
+		var vr [2 * tcBK / 2 * AttentionTCDim / 8 / AttentionTCThreads]kernel.Float4 // the values' vectors, a key pair's two rows side by side
+		kernel.Barrier()                                                             // the last work item's rows, keys and values done with
 		if t < tcBK && kbeg+t < nk {
 			var pg uint32
 			if page != 0 {
 				pg = min(table[toff+(kbeg+t)/page], pages-1)
 			}
-			rows[t] = kvRow(pg, h, kbeg+t, heads, ctx, page, dim) / 2
+			rows[t] = kvRow(pg, h, kbeg+t, heads, ctx, page, dim) / 8
 		}
 		kernel.Barrier()
-		for i := uint32(0); i < tcBK*half/AttentionTCThreads; i++ {
-			r, x := (t+i*AttentionTCThreads)/half, (t+i*AttentionTCThreads)%half
+		for i := uint32(0); i < tcBK*vecs/AttentionTCThreads; i++ {
+			r, x := (t+i*AttentionTCThreads)/vecs, (t+i*AttentionTCThreads)%vecs
 			if kbeg+r < nk {
-				kr[i] = kc[rows[r]+x]
+				kr[i] = kernel.Load4(kc, rows[r]+x)
 			}
 		}
-		for i := uint32(0); i < tcBK/2*half/AttentionTCThreads; i++ {
-			p, x := tcValuePair(t+i*AttentionTCThreads), tcValueWord(t+i*AttentionTCThreads)
+		for i := uint32(0); i < tcBK/2*vecs/AttentionTCThreads; i++ {
+			p, x := (t+i*AttentionTCThreads)%(tcBK/2), (t+i*AttentionTCThreads)/(tcBK/2)
 			if kbeg+2*p < nk {
-				vr[2*i] = vc[rows[2*p]+x]
+				vr[2*i] = kernel.Load4(vc, rows[2*p]+x)
 			}
 			if kbeg+2*p+1 < nk {
-				vr[2*i+1] = vc[rows[2*p+1]+x]
+				vr[2*i+1] = kernel.Load4(vc, rows[2*p+1]+x)
 			}
 		}
 		for j0 := kbeg; j0 < nk; j0 += tcBK {
 			next := j0 + tcBK
 			nb := (next - kbeg) / tcBK % 2 * tcBK // the next tile's rows
 			kernel.Barrier()                      // the last tile's keys and values done with
-			for i := uint32(0); i < tcBK*half/AttentionTCThreads; i++ {
-				r, x := (t+i*AttentionTCThreads)/half, (t+i*AttentionTCThreads)%half
-				ks[r*tcKLD+tcSlot(x)] = kr[i]
+			// Vector x of a key row is words 4x..4x+3: slots 2j (x even)
+			// or 2j+1 (x odd) of its 8.
+			for i := uint32(0); i < tcBK*vecs/AttentionTCThreads; i++ {
+				r, x := (t+i*AttentionTCThreads)/vecs, (t+i*AttentionTCThreads)%vecs
+				at := r*tcKLD + x/2*8 + x%2
+				for j := uint32(0); j < 4; j++ {
+					ks[at+2*j] = kernel.Float32bits(lane4(kr[i], j))
+				}
 			}
-			// A warp's 32 lanes take 8 key pairs × 4 word columns: their
-			// transposed stores meet at most 2 to a bank.
-			for i := uint32(0); i < tcBK/2*half/AttentionTCThreads; i++ {
-				p, x := tcValuePair(t+i*AttentionTCThreads), tcValueWord(t+i*AttentionTCThreads)
-				v0, v1 := vr[2*i], vr[2*i+1]
-				vs[2*x*tcVLD+tcSlot(p)] = v0&0xffff | v1<<16
-				vs[(2*x+1)*tcVLD+tcSlot(p)] = v0>>16 | v1&0xffff0000
+			// Vector x of key pair p's rows is dimensions 8x..8x+7: the
+			// pair's word in each of those 8 rows of vs. A warp's 32
+			// lanes take 16 pairs × 2 vectors: their stores meet at most
+			// 2 to a bank.
+			for i := uint32(0); i < tcBK/2*vecs/AttentionTCThreads; i++ {
+				p, x := (t+i*AttentionTCThreads)%(tcBK/2), (t+i*AttentionTCThreads)/(tcBK/2)
+				at := 8*x*tcVLD + tcSlot(p)
+				for j := uint32(0); j < 4; j++ {
+					w0, w1 := kernel.Float32bits(lane4(vr[2*i], j)), kernel.Float32bits(lane4(vr[2*i+1], j))
+					vs[at+2*j*tcVLD] = w0&0xffff | w1<<16
+					vs[at+(2*j+1)*tcVLD] = w0>>16 | w1&0xffff0000
+				}
 			}
 			if t < tcBK && next+t < nk {
 				var pg uint32
 				if page != 0 {
 					pg = min(table[toff+(next+t)/page], pages-1)
 				}
-				rows[nb+t] = kvRow(pg, h, next+t, heads, ctx, page, dim) / 2
+				rows[nb+t] = kvRow(pg, h, next+t, heads, ctx, page, dim) / 8
 			}
 			kernel.Barrier()
 			if next < nk {
-				for i := uint32(0); i < tcBK*half/AttentionTCThreads; i++ {
-					r, x := (t+i*AttentionTCThreads)/half, (t+i*AttentionTCThreads)%half
-					kr[i] = 0
+				for i := uint32(0); i < tcBK*vecs/AttentionTCThreads; i++ {
+					r, x := (t+i*AttentionTCThreads)/vecs, (t+i*AttentionTCThreads)%vecs
+					kr[i] = kernel.Float4{}
 					if next+r < nk {
-						kr[i] = kc[rows[nb+r]+x]
+						kr[i] = kernel.Load4(kc, rows[nb+r]+x)
 					}
 				}
-				for i := uint32(0); i < tcBK/2*half/AttentionTCThreads; i++ {
-					p, x := tcValuePair(t+i*AttentionTCThreads), tcValueWord(t+i*AttentionTCThreads)
-					vr[2*i], vr[2*i+1] = 0, 0
+				for i := uint32(0); i < tcBK/2*vecs/AttentionTCThreads; i++ {
+					p, x := (t+i*AttentionTCThreads)%(tcBK/2), (t+i*AttentionTCThreads)/(tcBK/2)
+					vr[2*i], vr[2*i+1] = kernel.Float4{}, kernel.Float4{}
 					if next+2*p < nk {
-						vr[2*i] = vc[rows[nb+2*p]+x]
+						vr[2*i] = kernel.Load4(vc, rows[nb+2*p]+x)
 					}
 					if next+2*p+1 < nk {
-						vr[2*i+1] = vc[rows[nb+2*p+1]+x]
+						vr[2*i+1] = kernel.Load4(vc, rows[nb+2*p+1]+x)
 					}
 				}
 			}
@@ -325,11 +336,14 @@ func attentionTC(out []uint32, stats []float32, q, kc, vc, table []uint32, dt, n
 // words c and c+4 (a lane's two words of a B fragment) side by side.
 func tcSlot(w uint32) uint32 { return w&^7 | (w&3)<<1 | (w>>2)&1 }
 
-// tcValuePair and tcValueWord are the key pair and the word column that
-// staging slot e of a tile's values takes: 8 pairs by 4 columns a warp,
-// so that a warp's loads read 16 bytes of each of 8 rows and its
-// transposed stores meet at most 2 to a bank.
-func tcValuePair(e uint32) uint32 { return e%8 + 8*((e/32)%(tcBK/16)) }
-
-// tcValueWord is tcValuePair's word column.
-func tcValueWord(e uint32) uint32 { return (e/8)%4 + 4*(e/(32*(tcBK/16))) }
+// lane4 is lane j (0 to 3: X to W) of v.
+func lane4(v kernel.Float4, j uint32) float32 {
+	if j == 0 {
+		return v.X
+	} else if j == 1 {
+		return v.Y
+	} else if j == 2 {
+		return v.Z
+	}
+	return v.W
+}
