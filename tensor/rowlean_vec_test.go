@@ -171,6 +171,10 @@ func TestLeanVecEveryBackend(t *testing.T) {
 					host: func(h hostND) hostND { return h.slice(1, 8, 24) }},
 			} {
 				t.Run(fmt.Sprintf("%s/%s", d, in.name), func(t *testing.T) {
+					if !leanVecRuns(dev.Backend(), d) {
+						t.Logf("%s %s: rowsLeanVec is not run there (leanVecRuns)", dev.Backend(), d)
+						return
+					}
 					x, h := in.makeAs(t, dev, d, rng, -3, 5)
 					cols := h.shape[len(h.shape)-1]
 					rows := numel(h.shape) / cols
@@ -209,4 +213,15 @@ func TestLeanVecEveryBackend(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestLeanVecRuns: rowsLeanVec runs everywhere but float16 on OpenGL.
+func TestLeanVecRuns(t *testing.T) {
+	for _, tc := range []struct {
+		backend string
+		d       DType
+		want    bool
+	}{{"opengl", Float16, false}, {"opengl", BFloat16, true}, {"opengl", Float32, true}, {"cuda", Float16, true}, {"vulkan", Float16, true}} {
+		require.Equal(t, tc.want, leanVecRuns(tc.backend, tc.d), "%+v", tc)
+	}
 }

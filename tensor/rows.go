@@ -477,6 +477,15 @@ func (ds *deviceState) leanChoice(x *Tensor, cols int, kind uint32, vecOff bool)
 	return leanLaunch{}, false
 }
 
+// leanVecRuns reports whether rowsLeanVec's variant for dtype d is right on
+// backend: not float16 on OpenGL, where NVIDIA's driver (580.159, H200)
+// returned ±Inf for every float16 layer norm it ran (TestLeanNorms,
+// TestLeanVecEveryBackend) while the bfloat16 and float32 variants, and
+// rowsLean's float16 one, passed; rowsLean takes those rows there.
+func leanVecRuns(backend string, d DType) bool {
+	return backend != "opengl" || d != Float16
+}
+
 // leanVecBlock is the group size rowsLeanVec runs rows of vecs vectors with
 // on the device: the smallest power of two, of at least leanVecSubgroups
 // subgroups (DeviceInfo.WarpSize threads) and leanVecMinGroup threads, that
@@ -486,9 +495,13 @@ func (ds *deviceState) leanChoice(x *Tensor, cols int, kind uint32, vecOff bool)
 // ops.LeanVecs vectors whether it fills them or not, so a larger group holds
 // the same row in more registers (4096 bfloat16s: 128 threads, not 256).
 func (ds *deviceState) leanVecBlock(kind uint32, d DType, vecs int) int {
-	warp := ds.info().WarpSize
+	info := ds.info()
+	warp := info.WarpSize
 	if warp <= 1 || vecs > ops.LeanVecs*ops.LeanGroup {
 		return 0 // the CPU: see leanBlock
+	}
+	if !leanVecRuns(info.Backend, d) {
+		return 0
 	}
 	block := leanVecMinGroup
 	for block < leanVecSubgroups*warp || block*ops.LeanVecs < vecs {
