@@ -1283,7 +1283,7 @@ extern "C" __global__ void PackHalvesWords(unsigned* out_1, float* x, unsigned n
 }
 
 extern "C" __global__ void __launch_bounds__(64) SubgroupMMARowMax(float* m, unsigned* a, unsigned* b) {
-	__shared__ float sh[128];
+	__shared__ __align__(16) float sh[128];
 	unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
 	unsigned unit = (blockIdx.x * (blockDim.x / 32u)) + (tid / 32u);
 	unsigned lane = tid % 32u;
