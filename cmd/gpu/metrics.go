@@ -540,7 +540,7 @@ func (r *runner) reduce() (float64, error) {
 		return 0, err
 	}
 	want := kernels.RefReduceSum(x)
-	if tol := kernels.ReductionTolerance(n)*math.Abs(want) + 1e-6; math.Abs(float64(got[0])-want) > tol {
+	if tol := kernels.ReductionTolerance(n)*math.Abs(want) + 1e-6; !(math.Abs(float64(got[0])-want) <= tol) { // a NaN fails too
 		return 0, fmt.Errorf("reduce_sum of %d elements is %v, want %v (tolerance %.3g)", n, got[0], want, tol)
 	}
 	return gbps(4*float64(n), d), nil
@@ -598,7 +598,7 @@ func (r *runner) sgemm() (float64, error) {
 			col[p] = b[p*m+c]
 		}
 		want := kernels.RefSgemm([]float32{0}, a[row*m:(row+1)*m], col, 1, 1, m, 1, 0)[0]
-		if math.Abs(float64(got[j])-float64(want)) > tol {
+		if !(math.Abs(float64(got[j])-float64(want)) <= tol) { // a NaN fails too
 			return 0, fmt.Errorf("sgemm C[%d,%d] is %v, want %v (tolerance %.3g)", row, c, got[j], want, tol)
 		}
 	}
