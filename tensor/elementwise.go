@@ -47,7 +47,11 @@ func unaryOp(op string, x *Tensor, code uint32, a float32) (*Tensor, error) {
 	l := coalesced(x.shape, x.strides)
 	args.view(x.offset, l.shape[:l.rank], l.strides[0][:l.rank])
 	args.add(gpu.F32(a))
-	if err := ds.launch(unaryKernels.of(x.dtype), false, words(x.dtype, x.Len()), []*storage{out.st, x.st}, args.args()...); err != nil {
+	kernels := unaryKernels
+	if code == ops.UnaryGELUTanh {
+		kernels = geluKernels
+	}
+	if err := ds.launch(kernels.of(x.dtype), false, words(x.dtype, x.Len()), []*storage{out.st, x.st}, args.args()...); err != nil {
 		_ = out.Close()
 		return nil, wrap(err, op)
 	}

@@ -38,6 +38,7 @@ func (k dtypeKernels) of(d DType) string {
 // (ops.NormLayer, ops.NormRMS, ops.LeanSoftmax).
 var (
 	unaryKernels  = dtypeKernels{"unary", "unaryF32", "unaryBF16", "unaryF16"}
+	geluKernels   = dtypeKernels{"unary", "unaryGELUF32", "unaryGELUBF16", "unaryGELUF16"}
 	binaryKernels = dtypeKernels{"binary", "binaryF32", "binaryBF16", "binaryF16"}
 	leanKernels   = [...]dtypeKernels{
 		ops.NormLayer:   {"rowsLean", "rowsLeanLayerF32", "rowsLeanLayerBF16", "rowsLeanLayerF16"},

@@ -83,7 +83,8 @@ func TestArgList(t *testing.T) {
 // package's Source (a //gpu:variant line of package ops names it), with the
 // generic kernel's parameters.
 func TestDTypeKernelsExist(t *testing.T) {
-	all := append([]dtypeKernels{unaryKernels, binaryKernels}, leanKernels[:]...)
+	all := append([]dtypeKernels{unaryKernels, geluKernels, binaryKernels, reduceVecKernels}, leanKernels[:]...)
+	all = append(all, leanVecKernels[:]...)
 	for _, k := range all {
 		want, ok := ops.Kernels.Params[k.any]
 		require.True(t, ok, "kernel %s", k.any)

@@ -58,11 +58,22 @@ func reduce(op string, x *Tensor, ax int, code uint32) (*Tensor, error) {
 		}
 		return out, nil
 	}
+	uses := []*storage{out.st, x.st}
+	if l, ok := ds.reduceVecChoice(x, a, cols); ok {
+		var args argList
+		args.add(gpu.Buf(out.st.buf), gpu.Buf(x.st.buf))
+		args.u32(rows, l.length, int(x.dtype), int(code), l.off, l.stride)
+		if err := ds.launchLean(l, rows, uses, args.args()...); err != nil {
+			_ = out.Close()
+			return nil, wrap(err, op)
+		}
+		return out, nil
+	}
 	var args argList
 	args.add(gpu.Buf(out.st.buf), gpu.Buf(x.st.buf))
 	args.u32(rows, cols, int(x.dtype), int(code))
 	args.rows(x.offset, shape, strides)
-	if err := ds.launch("reduceRows", true, rows, []*storage{out.st, x.st}, args.args()...); err != nil {
+	if err := ds.launch("reduceRows", true, rows, uses, args.args()...); err != nil {
 		_ = out.Close()
 		return nil, wrap(err, op)
 	}
@@ -477,13 +488,44 @@ func (ds *deviceState) leanChoice(x *Tensor, cols int, kind uint32, vecOff bool)
 	return leanLaunch{}, false
 }
 
-// leanVecRuns reports whether rowsLeanVec's variant for dtype d is right on
-// backend: not float16 on OpenGL, where NVIDIA's driver (580.159, H200)
-// returned ±Inf for every float16 layer norm it ran (TestLeanNorms,
-// TestLeanVecEveryBackend) while the bfloat16 and float32 variants, and
-// rowsLean's float16 one, passed; rowsLean takes those rows there.
+// leanVecRuns reports whether the vector row kernels (rowsLeanVec,
+// reduceRowsVec) are right for dtype d on backend: not float16 on OpenGL,
+// where NVIDIA's driver (580.159, H200) returned ±Inf for every float16
+// layer norm rowsLeanVec ran (TestLeanNorms, TestLeanVecEveryBackend)
+// while the bfloat16 and float32 variants, and rowsLean's float16 one,
+// passed; rowsLean and reduceRows take those rows there.
 func leanVecRuns(backend string, d DType) bool {
 	return backend != "opengl" || d != Float16
+}
+
+// reduceVecKernels are reduceRowsVec's variants.
+var reduceVecKernels = dtypeKernels{"reduceRowsVec", "reduceRowsVecF32", "reduceRowsVecBF16", "reduceRowsVecF16"}
+
+// reduceVecChoice is how reduceRowsVec takes x's rows along its last
+// dimension (axis ax, of cols elements): where x's rows start, lie apart and
+// end on whole 16-byte vectors, and the device has SIMD lanes (unless
+// EnvRowsVec is off), in the group leanVecBlock gives a row of at most
+// ops.LeanVecs·ops.LeanGroup vectors (longer rows take turns in that
+// group). false leaves the rows to reduceRows.
+func (ds *deviceState) reduceVecChoice(x *Tensor, ax, cols int) (leanLaunch, bool) {
+	if ax != len(x.shape)-1 || rowsVecOff() {
+		return leanLaunch{}, false
+	}
+	xoff, xrow, ok := leanRows(x, cols)
+	if !ok || xoff%vecWords != 0 || xrow%vecWords != 0 {
+		return leanLaunch{}, false
+	}
+	words := cols / wordElems(x.dtype)
+	if words%vecWords != 0 {
+		return leanLaunch{}, false
+	}
+	vecs := words / vecWords
+	name := reduceVecKernels.of(x.dtype)
+	block := ds.vecBlock(name, x.dtype, min(vecs, ops.LeanVecs*ops.LeanGroup))
+	if block == 0 {
+		return leanLaunch{}, false
+	}
+	return leanLaunch{kernel: name, block: block, off: xoff / vecWords, stride: xrow / vecWords, length: vecs}, true
 }
 
 // leanVecBlock is the group size rowsLeanVec runs rows of vecs vectors with
@@ -495,6 +537,11 @@ func leanVecRuns(backend string, d DType) bool {
 // ops.LeanVecs vectors whether it fills them or not, so a larger group holds
 // the same row in more registers (4096 bfloat16s: 128 threads, not 256).
 func (ds *deviceState) leanVecBlock(kind uint32, d DType, vecs int) int {
+	return ds.vecBlock(leanVecKernels[kind].of(d), d, vecs)
+}
+
+// vecBlock is leanVecBlock for the vector row kernel name (of dtype d).
+func (ds *deviceState) vecBlock(name string, d DType, vecs int) int {
 	info := ds.info()
 	warp := info.WarpSize
 	if warp <= 1 || vecs > ops.LeanVecs*ops.LeanGroup {
@@ -510,7 +557,7 @@ func (ds *deviceState) leanVecBlock(kind uint32, d DType, vecs int) int {
 	if block > ops.LeanGroup {
 		return 0
 	}
-	e, err := ds.entry(leanVecKernels[kind].of(d))
+	e, err := ds.entry(name)
 	if err != nil {
 		return 0
 	}

@@ -94,6 +94,7 @@ var rowInputs = []input{
 	{name: "even rows 6x130", base: []int{6, 130}}, // 16-bit rows start on a word
 	{name: "even transposed rows 6x130", base: []int{130, 6}, views: []func(*Tensor) (*Tensor, error){transpose(0, 1)},
 		host: func(h hostND) hostND { return h.permute(1, 0) }},
+	{name: "vector rows 4x64", base: []int{4, 64}}, // 16-byte vectors: the GPUs' reduceRowsVec
 	{name: "zero rows", base: []int{0, 4}},
 }
 

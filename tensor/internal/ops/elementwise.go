@@ -80,12 +80,16 @@ func unaryValue(op uint32, v, a float32) float32 {
 // bytes at a time, vectorSteps independent vectors per thread and step;
 // the words past the last whole vector, and any other view, go one word at a
 // time through offset6. Its variants fix dt (package tensor launches the
-// one of x's dtype): each holds only its dtype's path.
+// one of x's dtype): each holds only its dtype's path, and the GELU ones
+// (tanh form) only GELU's, the op of transformers' MLPs.
 //
 //gpu:kernel
 //gpu:variant unaryF32 dt=DTFloat32
 //gpu:variant unaryBF16 dt=DTBFloat16
 //gpu:variant unaryF16 dt=DTFloat16
+//gpu:variant unaryGELUF32 dt=DTFloat32 op=UnaryGELUTanh
+//gpu:variant unaryGELUBF16 dt=DTBFloat16 op=UnaryGELUTanh
+//gpu:variant unaryGELUF16 dt=DTFloat16 op=UnaryGELUTanh
 func unary(y, x []float32, n, dt, op, xoff, s0, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5 uint32, a float32) {
 	if n == 0 {
 		return

@@ -65,9 +65,13 @@ func highHalf(w, dt uint32) float32 {
 }
 
 // pair16 is the word of lo and hi rounded to dtype code dt (16-bit), lo in
-// the low half.
+// the low half: kernel.PackHalves, one conversion instruction for the pair
+// on CUDA (encode16's rounding, in integer operations, elsewhere).
 func pair16(lo, hi float32, dt uint32) float32 {
-	return kernel.Float32frombits(encode16(lo, dt) | encode16(hi, dt)<<16)
+	if dt == DTBFloat16 {
+		return kernel.Float32frombits(kernel.PackHalves(lo, hi, kernel.PrecisionBFloat16))
+	}
+	return kernel.Float32frombits(kernel.PackHalves(lo, hi, kernel.PrecisionFloat16))
 }
 
 // lows is the four low elements of the four 16-bit words in u (their bits);
