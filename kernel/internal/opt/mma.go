@@ -104,7 +104,11 @@ type mmaLowering struct {
 // when f has MMAs (hasMMA), ldmUnitWords otherwise.
 func lowerMMA(m *ir.Module, f *ir.Func, h halfHelpers, pool *helperPool, hasMMA bool) error {
 	if !f.Kernel || f.MaxThreads <= 0 || f.MaxThreads%32 != 0 {
-		return fmt.Errorf("%s: kernel.MMA or kernel.LoadMatrices in %s, which is not a kernel with a //gpu:maxthreads multiple of 32", f.Pos, f.Name)
+		what := "kernel.MMA"
+		if !hasMMA {
+			what = "kernel.LoadMatrices"
+		}
+		return fmt.Errorf("%s: %s in %s, which is not a kernel with a //gpu:maxthreads multiple of 32", f.Pos, what, f.Name)
 	}
 	names := varNames(f)
 	for _, fs := range [][]*ir.Func{m.Funcs, h.ordered()} { // the helpers too: a local never hides a function

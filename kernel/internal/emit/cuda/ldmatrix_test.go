@@ -1,6 +1,11 @@
 package cuda
 
 import (
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -146,6 +151,83 @@ func TestLoadMatricesNVRTC(t *testing.T) {
 				assert.NotContains(t, r.PTX, "ldmatrix")
 				assert.NotContains(t, r.PTX, "cp.async")
 				assert.Contains(t, r.PTX, "shfl.sync")
+			}
+		})
+	}
+}
+
+// TestLoadMatricesEmulationOnHost runs the emitted pre-sm_75 emulations of
+// the four ldmatrix helpers on 32 host threads (clang++, C++20, the MMA
+// harness's __shfl_sync) and checks each lane's words against
+// kernel.LoadMatrices' documented layout: lane l gives row l%8 of matrix
+// l/8; lane (g, t) gets word t of row g of matrix i, or, transposed, the
+// halves (2t, g) and (2t+1, g).
+func TestLoadMatricesEmulationOnHost(t *testing.T) {
+	cxx, err := exec.LookPath("clang++")
+	if err != nil {
+		t.Skip("clang++ is not installed")
+	}
+	text := emitLdm(t)
+	r := rand.New(rand.NewPCG(11, 12))
+	var s [256]uint32
+	for i := range s {
+		s[i] = r.Uint32()
+	}
+	var at [32]uint32
+	for l := range at {
+		at[l] = 4 * uint32(r.IntN(64))
+	}
+	for _, tt := range []struct {
+		fn    string
+		n     int
+		trans bool
+	}{{"anygpu_ldsm_x4", 4, false}, {"anygpu_ldsm_x4_trans", 4, true}, {"anygpu_ldsm_x2", 2, false}, {"anygpu_ldsm_x2_trans", 2, true}} {
+		t.Run(tt.fn, func(t *testing.T) {
+			var in strings.Builder
+			for _, w := range append(s[:], at[:]...) {
+				in.WriteString(strconv.FormatUint(uint64(w), 10) + " ")
+			}
+			harness := strings.Replace(mmaHostHarness, "#define __device__\n", "#define __device__\nstatic const unsigned HALF_TABLE[1] = {0};\n", 1)
+			n := strconv.Itoa(tt.n)
+			main := `int main() {
+	static unsigned s[256], at[32], r[32][` + n + `];
+	for (int i = 0; i < 256; i++) if (scanf("%u", &s[i]) != 1) return 1;
+	for (int l = 0; l < 32; l++) if (scanf("%u", &at[l]) != 1) return 1;
+	std::vector<std::thread> lanes;
+	for (unsigned l = 0; l < 32; l++) lanes.emplace_back([l] {
+		threadIdx = {l, 0, 0};
+		` + tt.fn + `(r[l], s, at[l]);
+	});
+	for (auto& th : lanes) th.join();
+	for (int l = 0; l < 32; l++) for (int i = 0; i < ` + n + `; i++) printf("%u ", r[l][i]);
+	return 0;
+}
+`
+			src := harness + helperText(t, text, tt.fn) + main
+			dir := t.TempDir()
+			file, exe := filepath.Join(dir, "ldm.cc"), filepath.Join(dir, "ldm")
+			require.NoError(t, os.WriteFile(file, []byte(src), 0o644))
+			out, err := exec.Command(cxx, "-std=c++20", "-O1", "-pthread", "-Werror", "-Wno-unknown-pragmas", "-Wno-unused-function", "-o", exe, file).CombinedOutput()
+			require.NoError(t, err, "clang++:\n%s", out)
+			cmd := exec.Command(exe)
+			cmd.Stdin = strings.NewReader(in.String())
+			out, err = cmd.Output()
+			require.NoError(t, err)
+			fields := strings.Fields(string(out))
+			require.Len(t, fields, 32*tt.n)
+			row := func(i, r int) []uint32 { a := at[8*i+r]; return s[a : a+4] }
+			half := func(i, r, c int) uint32 { return row(i, r)[c/2] >> (16 * (c % 2)) & 0xffff }
+			for l := range 32 {
+				g, q := l/4, l%4
+				for i := range tt.n {
+					want := row(i, g)[q]
+					if tt.trans {
+						want = half(i, 2*q, g) | half(i, 2*q+1, g)<<16
+					}
+					got, err := strconv.ParseUint(fields[l*tt.n+i], 10, 32)
+					require.NoError(t, err)
+					assert.Equal(t, want, uint32(got), "lane %d r[%d]", l, i)
+				}
 			}
 		})
 	}
