@@ -118,8 +118,8 @@
 //
 // Outside a translated kernel (a plain Go call), the thread and group
 // functions return 0, Barrier does nothing, MMA and LoadMatrices panic and
-// CopyAsync copies: run a kernel
-// through a device (the CPU backend runs it as compiled Go) to execute it.
+// CopyAsync copies: run a kernel through a device (the CPU backend runs it
+// as compiled Go) to execute it.
 //
 // # Subgroups and float16 on each backend
 //
