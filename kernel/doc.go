@@ -66,14 +66,18 @@
 //     multiply-accumulate on fragments held in local arrays, in PTX's
 //     mma.m16n8k16 layout: mma.sync on CUDA, warp-synchronous; a shared
 //     scratch between two Barriers elsewhere; the kernel declares
-//     //gpu:maxthreads N with N a multiple of 32).
+//     //gpu:maxthreads N with N a multiple of 32), LoadMatrices4 and
+//     LoadMatrices2 (MMA's fragments from a shared array: ldmatrix on CUDA,
+//     under MMA's rules) and CopyAsync, CopyAsyncCommit and CopyAsyncWait
+//     (16-byte copies from a buffer to a shared array: cp.async on CUDA, a
+//     plain copy elsewhere).
 //   - Expressions: arithmetic, comparison, logical and bitwise operators on
 //     scalars, conversions between scalar types, indexing of buffers and
 //     arrays, the built-ins min, max and len (of arrays), and this package's
 //     functions, the subgroup (warp) operations and PackHalves (two float32s
 //     rounded to bfloat16 or float16 in one word: MMA's operands) among them.
 //     Taking an address (&) is allowed only for an atomic's element and
-//     MMA's fragments.
+//     MMA's and LoadMatrices' fragments.
 //
 // Everything else (maps, closures, goroutines, channels, interfaces, defer,
 // allocation, strings, recursion, panics, pointers, methods, len of a buffer)
@@ -113,8 +117,9 @@
 // always the launch's.
 //
 // Outside a translated kernel (a plain Go call), the thread and group
-// functions return 0, Barrier does nothing and MMA panics: run a kernel
-// through a device (the CPU backend runs it as compiled Go) to execute it.
+// functions return 0, Barrier does nothing, MMA and LoadMatrices panic and
+// CopyAsync copies: run a kernel through a device (the CPU backend runs it
+// as compiled Go) to execute it.
 //
 // # Subgroups and float16 on each backend
 //

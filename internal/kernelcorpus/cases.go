@@ -313,5 +313,5 @@ func Cases() []Case {
 				sU32(mmN), sU32(mmK), sU32(mmK + 3), sU32(mmN + 2), sU32(0)}, ULP: 64, Abs: 1e-4},
 		{Name: "atomic_cas", Kernel: "AtomicCAS", Grid: g1(n, 64), Block: gpu.D1(64),
 			Args: []Arg{bU32([]uint32{5}), bU32(randU32(n, 41, 0)), bU32(zerosU32(n)), sU32(n)}},
-	}, mmaCases()...)
+	}, append(mmaCases(), ldmCases()...)...)
 }

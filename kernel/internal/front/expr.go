@@ -253,7 +253,7 @@ func (f *fnLower) unary(e *ast.UnaryExpr) ir.Expr {
 	case token.ADD:
 		return f.expr(e.X)
 	case token.AND:
-		f.errorf(e, "pointers are taken only as an atomic's first argument, kernel.AtomicAdd(&buf[i], v), and as kernel.MMA's fragments, kernel.MMA(&acc[j], &a, &b, p)",
+		f.errorf(e, "pointers are taken only as an atomic's first argument, kernel.AtomicAdd(&buf[i], v), and as the fragments of kernel.MMA and kernel.LoadMatrices4 and 2, kernel.MMA(&acc[j], &a, &b, p)",
 			"taking an address (&) is not allowed in a kernel")
 		return bad(p)
 	case token.ARROW:

@@ -34,9 +34,9 @@ func (f *fnLower) mma(call *ast.CallExpr) []ir.Stmt {
 			"kernel.MMA in %s is not allowed", what)
 		return nil
 	}
-	c := f.mmaFragment(call.Args[0], "c", ir.F32, 4)
-	a := f.mmaFragment(call.Args[1], "a", ir.U32, 4)
-	b := f.mmaFragment(call.Args[2], "b", ir.U32, 2)
+	c := f.fragment(call.Args[0], "kernel.MMA", "c", ir.F32, 4)
+	a := f.fragment(call.Args[1], "kernel.MMA", "a", ir.U32, 4)
+	b := f.fragment(call.Args[2], "kernel.MMA", "b", ir.U32, 2)
 	p, ok := f.halfPrecision(call.Args[3], "kernel.MMA")
 	if c == nil || a == nil || b == nil || !ok {
 		return nil
@@ -45,15 +45,16 @@ func (f *fnLower) mma(call *ast.CallExpr) []ir.Stmt {
 	return []ir.Stmt{&ir.MMA{C: c, A: a, B: b, Precision: p, Pos: f.pos(call)}}
 }
 
-// mmaFragment lowers an operand of MMA, which must be the address of a local
-// array of n elem (&x) or of such an array in a local array of arrays
-// (&x[i], &x[i][j]), with indices without effects.
-func (f *fnLower) mmaFragment(e ast.Expr, name string, elem ir.Scalar, n int) ir.Expr {
+// fragment lowers an operand name of fn (kernel.MMA, kernel.LoadMatrices4,
+// ...), which must be the address of a local array of n elem (&x) or of
+// such an array in a local array of arrays (&x[i], &x[i][j]), with indices
+// without effects.
+func (f *fnLower) fragment(e ast.Expr, fn, name string, elem ir.Scalar, n int) ir.Expr {
 	want := "[" + strconv.Itoa(n) + "]" + elem.String()
 	hint := "pass the address of a local " + want + " array, or of one in a local array of them: &" + name + " or &" + name + "s[i]"
 	addr, ok := unparen(e).(*ast.UnaryExpr)
 	if !ok || addr.Op != token.AND {
-		f.errorf(e, hint, "kernel.MMA's %s must be the address of a local %s array", name, want)
+		f.errorf(e, hint, "%s's %s must be the address of a local %s array", fn, name, want)
 		return nil
 	}
 	var place ir.Expr
@@ -67,7 +68,7 @@ func (f *fnLower) mmaFragment(e ast.Expr, name string, elem ir.Scalar, n int) ir
 	case *ast.IndexExpr:
 		place = f.index(x)
 	default:
-		f.errorf(e, hint, "kernel.MMA's %s must be the address of a local %s array", name, want)
+		f.errorf(e, hint, "%s's %s must be the address of a local %s array", fn, name, want)
 		return nil
 	}
 	if c, ok := place.(*ir.Const); ok && c.Type == ir.Invalid {
@@ -87,19 +88,19 @@ func (f *fnLower) mmaFragment(e ast.Expr, name string, elem ir.Scalar, n int) ir
 			}
 		})
 		if effects {
-			f.errorf(e, "compute the index in a statement before and index with the local", "a call or an atomic in the index of kernel.MMA's %s is not allowed", name)
+			f.errorf(e, "compute the index in a statement before and index with the local", "a call or an atomic in the index of %s's %s is not allowed", fn, name)
 			return nil
 		}
 		root = ix.X
 	}
 	ref, ok := root.(*ir.Ref)
 	if !ok || ref.Var.Class != ir.Local {
-		f.errorf(e, hint, "kernel.MMA's %s must be a local array of the kernel (not a buffer, shared array or parameter)", name)
+		f.errorf(e, hint, "%s's %s must be a local array of the kernel (not a buffer, shared array or parameter)", fn, name)
 		return nil
 	}
 	at, ok := place.ExprType().(*ir.Array)
 	if !ok || at.Len != n || at.Elem != elem {
-		f.errorf(e, hint, "kernel.MMA's %s must be a %s array", name, want)
+		f.errorf(e, hint, "%s's %s must be a %s array", fn, name, want)
 		return nil
 	}
 	return place

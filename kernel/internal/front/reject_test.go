@@ -60,7 +60,7 @@ func TestReject(t *testing.T) {
 		{"panic", "//gpu:kernel\nfunc K(y []float32) {\n\tpanic(\"no\")\n}",
 			"t.go:9:2: panic is not allowed in a kernel; write an error code to a buffer and return"},
 		{"address", "//gpu:kernel\nfunc K(y []float32) {\n\tx := y[0]\n\tp := &x\n\ty[1] = *p\n}",
-			"t.go:10:7: taking an address (&) is not allowed in a kernel; pointers are taken only as an atomic's first argument, kernel.AtomicAdd(&buf[i], v), and as kernel.MMA's fragments, kernel.MMA(&acc[j], &a, &b, p)"},
+			"t.go:10:7: taking an address (&) is not allowed in a kernel; pointers are taken only as an atomic's first argument, kernel.AtomicAdd(&buf[i], v), and as the fragments of kernel.MMA and kernel.LoadMatrices4 and 2, kernel.MMA(&acc[j], &a, &b, p)"},
 		{"atomic on a local", "//gpu:kernel\nfunc K(y []int32) {\n\tvar a [2]int32\n\ty[0] = kernel.AtomicAdd(&a[0], 1)\n}",
 			"t.go:10:26: kernel.AtomicAdd of an element of a local array is not allowed: it works on an element of a buffer or a shared array; take the address of an element: kernel.AtomicAdd(&buf[i], v)"},
 		{"len of a buffer", "//gpu:kernel\nfunc K(y []float32) {\n\ty[0] = float32(len(y))\n}",

@@ -460,6 +460,16 @@ func (f *fnLower) exprStmt(s *ast.ExprStmt) []ir.Stmt {
 		return f.matMulAddFrom(call)
 	case f.isKernelFunc(call.Fun, "MMA"):
 		return f.mma(call)
+	case f.isKernelFunc(call.Fun, "LoadMatrices4"):
+		return f.loadMatrices(call, 4)
+	case f.isKernelFunc(call.Fun, "LoadMatrices2"):
+		return f.loadMatrices(call, 2)
+	case f.isKernelFunc(call.Fun, "CopyAsync"):
+		return f.copyAsync(call)
+	case f.isKernelFunc(call.Fun, "CopyAsyncCommit"):
+		return f.copyAsyncSync(call, false)
+	case f.isKernelFunc(call.Fun, "CopyAsyncWait"):
+		return f.copyAsyncSync(call, true)
 	case f.isKernelFunc(call.Fun, "Store4"):
 		if !f.fn.Kernel {
 			f.errorf(call, "do it in the kernel", "kernel.Store4 in a helper is not allowed")

@@ -2,6 +2,7 @@ package front
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/anygpu/gpu/kernel/internal/ir"
@@ -251,6 +252,8 @@ func (u *uniformity) taint(list []ir.Stmt, ctl string) {
 			u.taint(s.Body, ctl)
 		case *ir.MMA:
 			u.mark(placeVar(s.C), "the result of kernel.MMA at "+at(s.Pos))
+		case *ir.LoadMatrices:
+			u.mark(placeVar(s.Frag), "the result of kernel.LoadMatrices at "+at(s.Pos))
 		}
 	}
 }
@@ -374,6 +377,8 @@ func (c *barrierCheck) check(list []ir.Stmt) {
 			c.sync(s.Pos, what)
 		case *ir.MMA:
 			c.sync(s.Pos, "MMA")
+		case *ir.LoadMatrices:
+			c.sync(s.Pos, "LoadMatrices"+strconv.Itoa(s.N))
 		case *ir.Return:
 			c.subgroupOps(s.Value)
 			for _, e := range c.encl {
@@ -410,7 +415,7 @@ func (c *barrierCheck) sync(pos ir.Pos, what string) {
 			hint := "every thread of a group must reach the same Barrier: make the condition depend only on parameters, constants and group indices and sizes, or move the Barrier out"
 			switch what {
 			case "Barrier":
-			case "MatMulAdd", "MatMulAddFrom", "MMA":
+			case "MatMulAdd", "MatMulAddFrom", "MMA", "LoadMatrices4", "LoadMatrices2":
 				hint = "every thread of a group must call kernel." + what + " together (as it does a Barrier): make the condition depend only on parameters, constants and group indices and sizes, or move the call out"
 			default:
 				hint = "every thread of a subgroup must call kernel." + what + " together, in control flow that is the same for the whole group (as for Barrier): compute the value under the condition and call it outside"

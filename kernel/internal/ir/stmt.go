@@ -141,6 +141,47 @@ type MMA struct {
 	Pos       Pos
 }
 
+// LoadMatrices is kernel.LoadMatrices4 (N 4) or LoadMatrices2 (N 2): a
+// matrix unit loads N 8×8 matrices of 16-bit values from the shared U32
+// array Src into the [N]U32 fragment place Frag (a Ref or an Index of
+// Indexes of a local array, as MMA's; indices without effects), lane l
+// giving in At the word index of row l%8 of matrix l/8 (package kernel's
+// doc). Trans loads the matrices transposed. The rules are MMA's: every
+// thread of a group or none (Func.Barriers set), only in kernels whose
+// MaxThreads is a positive multiple of 32. CUDA emits ldmatrix; every other
+// dialect gets opt.Portable's rewrite (the lanes' At through a shared
+// scratch array between Barriers).
+type LoadMatrices struct {
+	Frag  Expr
+	Src   *Ref
+	At    Expr
+	N     int
+	Trans bool
+	Pos   Pos
+}
+
+// CopyAsync is kernel.CopyAsync: the thread copies the 16 bytes of vector
+// SrcIndex of buffer Src (elements 4·SrcIndex..+3, F32 or U32) to elements
+// 4·DstIndex..+3 of the shared U32 array Dst, asynchronously on CUDA sm_80
+// and newer (cp.async), a plain copy elsewhere (opt.Portable's rewrite).
+type CopyAsync struct {
+	Dst      *Ref
+	DstIndex Expr
+	Src      *Ref
+	SrcIndex Expr
+	Pos      Pos
+}
+
+// CopyAsyncCommit is kernel.CopyAsyncCommit; CopyAsyncWait is
+// kernel.CopyAsyncWait(N). Only CUDA emits them; opt.Portable drops them.
+type CopyAsyncCommit struct{ Pos Pos }
+
+// CopyAsyncWait: see CopyAsyncCommit.
+type CopyAsyncWait struct {
+	N   int
+	Pos Pos
+}
+
 // Block is a nested block ({ ... } in the source), for scoping.
 type Block struct {
 	Body []Stmt
@@ -160,3 +201,8 @@ func (s *Store4) StmtPos() Pos    { return s.Pos }
 func (s *Block) StmtPos() Pos     { return s.Pos }
 func (s *MatMulAdd) StmtPos() Pos { return s.Pos }
 func (s *MMA) StmtPos() Pos       { return s.Pos }
+
+func (s *LoadMatrices) StmtPos() Pos    { return s.Pos }
+func (s *CopyAsync) StmtPos() Pos       { return s.Pos }
+func (s *CopyAsyncCommit) StmtPos() Pos { return s.Pos }
+func (s *CopyAsyncWait) StmtPos() Pos   { return s.Pos }

@@ -49,6 +49,21 @@ func WalkStmt(s Stmt, stmt func(Stmt), expr func(Expr)) {
 		WalkExpr(s.C, expr)
 		WalkExpr(s.A, expr)
 		WalkExpr(s.B, expr)
+	case *LoadMatrices:
+		WalkExpr(s.Frag, expr)
+		if s.Src != nil {
+			WalkExpr(s.Src, expr)
+		}
+		WalkExpr(s.At, expr)
+	case *CopyAsync:
+		if s.Dst != nil {
+			WalkExpr(s.Dst, expr)
+		}
+		WalkExpr(s.DstIndex, expr)
+		if s.Src != nil {
+			WalkExpr(s.Src, expr)
+		}
+		WalkExpr(s.SrcIndex, expr)
 	case *MatMulAdd:
 		WalkExpr(s.C, expr)
 		WalkExpr(s.A, expr)

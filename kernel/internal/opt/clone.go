@@ -64,6 +64,25 @@ func (c *cloner) stmt(s ir.Stmt) ir.Stmt {
 		return &ir.Block{Body: c.stmts(s.Body), Pos: s.Pos}
 	case *ir.MMA:
 		return &ir.MMA{C: c.expr(s.C), A: c.expr(s.A), B: c.expr(s.B), Precision: s.Precision, Pos: s.Pos}
+	case *ir.LoadMatrices:
+		src, ok := c.expr(s.Src).(*ir.Ref)
+		if !ok {
+			c.ok = false
+			return s
+		}
+		return &ir.LoadMatrices{Frag: c.expr(s.Frag), Src: src, At: c.expr(s.At), N: s.N, Trans: s.Trans, Pos: s.Pos}
+	case *ir.CopyAsync:
+		dst, ok1 := c.expr(s.Dst).(*ir.Ref)
+		src, ok2 := c.expr(s.Src).(*ir.Ref)
+		if !ok1 || !ok2 {
+			c.ok = false
+			return s
+		}
+		return &ir.CopyAsync{Dst: dst, DstIndex: c.expr(s.DstIndex), Src: src, SrcIndex: c.expr(s.SrcIndex), Pos: s.Pos}
+	case *ir.CopyAsyncCommit:
+		return &ir.CopyAsyncCommit{Pos: s.Pos}
+	case *ir.CopyAsyncWait:
+		return &ir.CopyAsyncWait{N: s.N, Pos: s.Pos}
 	case *ir.MatMulAdd:
 		m := *s
 		refs := []**ir.Ref{&m.C, &m.A, &m.B}

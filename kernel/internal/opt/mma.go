@@ -35,25 +35,33 @@ func mmaPortable(m *ir.Module, pool *helperPool) error {
 		if f == nil {
 			continue
 		}
-		has, packs := false, false
+		has, ldm, copies, packs := false, false, false, false
 		ir.WalkStmts(f.Body, func(s ir.Stmt) {
-			if _, ok := s.(*ir.MMA); ok {
+			switch s.(type) {
+			case *ir.MMA:
 				has = true
+			case *ir.LoadMatrices:
+				ldm = true
+			case *ir.CopyAsync, *ir.CopyAsyncCommit, *ir.CopyAsyncWait:
+				copies = true
 			}
 		}, func(e ir.Expr) {
 			if b, ok := e.(*ir.CallBuiltin); ok && (b.Builtin == ir.PackHalvesBFloat16 || b.Builtin == ir.PackHalvesFloat16) {
 				packs = true
 			}
 		})
-		if !has && !packs {
+		if copies {
+			lowerCopyAsync(m, f)
+		}
+		if !has && !ldm && !packs {
 			continue
 		}
 		h, err := pool.get()
 		if err != nil {
 			return err
 		}
-		if has {
-			if err := lowerMMA(m, f, h, pool); err != nil {
+		if has || ldm {
+			if err := lowerMMA(m, f, h, pool, has); err != nil {
 				return err
 			}
 		}
@@ -82,6 +90,8 @@ type mmaLowering struct {
 	names   map[string]bool
 	next    int
 	scratch *ir.Var
+	// unitWords is the scratch's words per unit of 32 threads.
+	unitWords uint64
 	// The thread's slots, declared first in the kernel: rowA is the word
 	// of A's row g at pair 0 (unit·192 + g·8), t the lane's t, colB the word
 	// of B's column g at pair t (unit·192 + 128 + t·8 + g) and colC that of
@@ -89,10 +99,16 @@ type mmaLowering struct {
 	rowA, t, colB, colC *ir.Var
 }
 
-// lowerMMA rewrites f's MMAs (see mmaPortable).
-func lowerMMA(m *ir.Module, f *ir.Func, h halfHelpers, pool *helperPool) error {
+// lowerMMA rewrites f's MMAs (see mmaPortable) and LoadMatrices (see
+// rewriteLoad), which share the scratch array: mmaUnitWords words per unit
+// when f has MMAs (hasMMA), ldmUnitWords otherwise.
+func lowerMMA(m *ir.Module, f *ir.Func, h halfHelpers, pool *helperPool, hasMMA bool) error {
 	if !f.Kernel || f.MaxThreads <= 0 || f.MaxThreads%32 != 0 {
-		return fmt.Errorf("%s: kernel.MMA in %s, which is not a kernel with a //gpu:maxthreads multiple of 32", f.Pos, f.Name)
+		what := "kernel.MMA"
+		if !hasMMA {
+			what = "kernel.LoadMatrices"
+		}
+		return fmt.Errorf("%s: %s in %s, which is not a kernel with a //gpu:maxthreads multiple of 32", f.Pos, what, f.Name)
 	}
 	names := varNames(f)
 	for _, fs := range [][]*ir.Func{m.Funcs, h.ordered()} { // the helpers too: a local never hides a function
@@ -100,17 +116,28 @@ func lowerMMA(m *ir.Module, f *ir.Func, h halfHelpers, pool *helperPool) error {
 			names[g.Name] = true
 		}
 	}
-	l := &mmaLowering{h: h, pool: pool, names: names}
-	l.scratch = &ir.Var{Name: l.fresh("mmaScratch"), Type: &ir.Array{Elem: ir.U32, Len: mmaUnitWords * f.MaxThreads / 32},
+	l := &mmaLowering{h: h, pool: pool, names: names, unitWords: ldmUnitWords}
+	if hasMMA {
+		l.unitWords = mmaUnitWords
+	}
+	l.scratch = &ir.Var{Name: l.fresh("mmaScratch"), Type: &ir.Array{Elem: ir.U32, Len: int(l.unitWords) * f.MaxThreads / 32},
 		Class: ir.Shared, Pos: f.Pos}
-	slots := l.slots(f.Pos)
+	var slots []ir.Stmt
+	if hasMMA {
+		slots = l.slots(f.Pos)
+	}
 	var err error
 	f.Body = mapStmts(f.Body, func(e ir.Expr) ir.Expr { return e }, func(s ir.Stmt) []ir.Stmt {
-		x, ok := s.(*ir.MMA)
-		if !ok {
+		var out []ir.Stmt
+		var e error
+		switch x := s.(type) {
+		case *ir.MMA:
+			out, e = l.rewrite(x)
+		case *ir.LoadMatrices:
+			out, e = l.rewriteLoad(x)
+		default:
 			return nil
 		}
-		out, e := l.rewrite(x)
 		if e != nil && err == nil {
 			err = e
 		}

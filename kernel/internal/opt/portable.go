@@ -145,6 +145,10 @@ func mapStmts(list []ir.Stmt, fn func(ir.Expr) ir.Expr, stmt func(ir.Stmt) []ir.
 			}
 		case *ir.MMA:
 			s.C, s.A, s.B = mapExpr(s.C, fn), mapExpr(s.A, fn), mapExpr(s.B, fn)
+		case *ir.LoadMatrices:
+			s.Frag, s.At = mapExpr(s.Frag, fn), mapExpr(s.At, fn)
+		case *ir.CopyAsync:
+			s.DstIndex, s.SrcIndex = mapExpr(s.DstIndex, fn), mapExpr(s.SrcIndex, fn)
 		case *ir.Block:
 			s.Body = mapStmts(s.Body, fn, stmt)
 		}

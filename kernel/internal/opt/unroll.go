@@ -64,6 +64,10 @@ func (u *unroller) stmt(s ir.Stmt) []ir.Stmt {
 		}
 	case *ir.MMA:
 		s.C, s.A, s.B = foldExpr(s.C), foldExpr(s.A), foldExpr(s.B)
+	case *ir.LoadMatrices:
+		s.Frag, s.At = foldExpr(s.Frag), foldExpr(s.At)
+	case *ir.CopyAsync:
+		s.DstIndex, s.SrcIndex = foldExpr(s.DstIndex), foldExpr(s.SrcIndex)
 	case *ir.Block:
 		s.Body = u.stmts(s.Body)
 	case *ir.If:

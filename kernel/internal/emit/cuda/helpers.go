@@ -143,6 +143,8 @@ func init() {
 	add("round_bf16", "__device__ float %sround_bf16(float x) {\n\tconst unsigned b = __float_as_uint(x);\n\tif ((b & 0x7fffffffu) > 0x7f800000u) return x;\n\treturn __uint_as_float((b + 0x7fffu + ((b >> 16) & 1u)) & 0xffff0000u);\n}\n", helperPrefix)
 	// MMA and PackHalves (mma.go).
 	mmaHelpers(add)
+	// LoadMatrices and CopyAsync (ldmatrix.go).
+	ldmHelpers(add)
 	// Float4 arithmetic and comparison, lane by lane.
 	for _, op := range []struct{ name, sym string }{{"add", "+"}, {"sub", "-"}, {"mul", "*"}, {"div", "/"}} {
 		add(op.name+"_f4", "__device__ float4 %s%s_f4(float4 a, float4 b) {\n\treturn make_float4(a.x %s b.x, a.y %s b.y, a.z %s b.z, a.w %s b.w);\n}\n",

@@ -116,13 +116,16 @@ func (fe *funcEmitter) matMul(b *strings.Builder, s *ir.MatMulAdd, depth int) er
 }
 
 // mmOperands is the shared arrays f's MatMulAdds take, and every shared
-// array of a kernel that runs MMAs.
+// array of a kernel that runs MMAs, LoadMatrices or CopyAsyncs (whose
+// ldmatrix rows and cp.async vectors are 16-byte aligned in them).
 func mmOperands(f *ir.Func) map[*ir.Var]bool {
 	set := map[*ir.Var]bool{}
 	ir.WalkStmts(f.Body, func(s ir.Stmt) {
-		if _, ok := s.(*ir.MMA); ok {
+		switch s.(type) {
+		case *ir.MMA, *ir.LoadMatrices, *ir.CopyAsync:
 			// A kernel on MMA fragments stages them in shared arrays:
-			// aligned, its neighbouring words may load as one.
+			// aligned, its neighbouring words may load as one, and
+			// ldmatrix and cp.async need 16-byte aligned addresses.
 			for _, v := range f.Shared {
 				set[v] = true
 			}

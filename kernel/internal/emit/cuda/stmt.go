@@ -62,6 +62,12 @@ func (fe *funcEmitter) stmt(b *strings.Builder, s ir.Stmt, depth int) error {
 		return fe.matMul(b, s, depth)
 	case *ir.MMA:
 		return fe.mma(b, s, depth)
+	case *ir.LoadMatrices:
+		return fe.loadMatrices(b, s, depth)
+	case *ir.CopyAsync:
+		return fe.copyAsync(b, s, depth)
+	case *ir.CopyAsyncCommit, *ir.CopyAsyncWait:
+		return fe.copyAsyncSync(b, s, depth)
 	case *ir.Block:
 		line(b, depth, "{")
 		if err := fe.block(b, s.Body, depth+1); err != nil {
