@@ -11,14 +11,15 @@ import "github.com/anygpu/gpu/kernel"
 // made from the scores' registers (the accumulator layout of two
 // neighbouring 16×8 tiles is the A layout of one 16×16), and the output O
 // as 16×8 accumulators until the end. Only a tile's keys and values go
-// through shared memory, loaded as 16-byte vectors (rows start on them:
-// head dimensions 64 and 128): the keys as their rows of words (stride tcKLD),
-// the values transposed, a dimension's keys in pairs per word (stride
-// tcVLD), so that every B fragment is two words. Within each 8 words of a
-// row the words are stored in tcSlot's order, which puts a lane's two words
-// side by side (one 8-byte load on CUDA, whose shared arrays are aligned
-// for it); both strides are 8 more than a multiple of 32 words, so the 16
-// lanes of each half of a warp's 8-byte loads meet 32 banks.
+// through shared memory, as rows of dim/2 words (16-bit pairs) tcPad words
+// apart beyond their length, copied from the cache 16 bytes at a time by
+// kernel.CopyAsync (cp.async on CUDA: no registers, no stores), and read
+// back as B fragments by kernel.LoadMatrices4 (ldmatrix on CUDA: the keys
+// as stored, the values transposed, two fragments a load). A tile's values
+// are copied while its scores are multiplied and its softmax taken, the
+// next tile's keys while its values are multiplied: two barriers a tile.
+// The rows are tcPad (4) words longer than their length, so the 8 rows of
+// an 8×8 matrix load start in 8 different groups of 4 banks.
 //
 // The online softmax works in base 2 (scores times scale·log₂e, exp2): a
 // row's maximum and sum are held by the 4 lanes that hold the row (lanes
@@ -34,13 +35,13 @@ const (
 	AttentionTCThreads = 128 // the group size attentionTC must be launched with
 	AttentionTCQueries = 64  // the queries a group takes
 	AttentionTCDim     = 128 // the largest head dimension
-	// AttentionTCShared is attentionTC's shared memory in bytes (22.3 KiB).
-	AttentionTCShared = 4 * (tcBK*tcKLD + AttentionTCDim*tcVLD + AttentionTCQueries*4 + 2*tcBK)
+	// AttentionTCShared is attentionTC's shared memory in bytes (18.3 KiB).
+	AttentionTCShared = 4 * (2*tcBK*tcLD + AttentionTCQueries*4 + 2*tcBK)
 
-	tcBK  = 32                    // keys a tile
-	tcKLD = AttentionTCDim/2 + 8  // words a staged key row
-	tcVLD = tcBK/2 + 8            // words a staged value dimension
-	log2e = 1.4426950408889634074 // log₂ e
+	tcBK  = 32                       // keys a tile
+	tcPad = 4                        // words a staged row has past its length
+	tcLD  = AttentionTCDim/2 + tcPad // words a staged row of the largest head dimension
+	log2e = 1.4426950408889634074    // log₂ e
 )
 
 // attentionTC is attention for blocks of queries, as a prefill has them, on
@@ -58,15 +59,15 @@ const (
 //gpu:variant attentionTCF16D64 dt=DTFloat16 dim=64
 //gpu:variant attentionTCF16D128 dt=DTFloat16 dim=128
 func attentionTC(out []uint32, stats []float32, q []uint32, kc, vc []float32, table []uint32, dt, nq, heads, dim, pos, ctx, page, pages, toff, qoff, qi, qh, qd, kchunk, splits uint32, scale float32) {
-	ks := kernel.Shared[[tcBK * tcKLD]uint32]()           // the tile's keys: ks[c·tcKLD + w] holds dimensions 2w, 2w+1 of key c
-	vs := kernel.Shared[[AttentionTCDim * tcVLD]uint32]() // its values: vs[d·tcVLD + w] holds keys 2w, 2w+1 at dimension d
+	kv := kernel.Shared[[2 * tcBK * tcLD]uint32]() // a tile's keys, then its values: kv[half + c·ld + w] holds dimensions 2w, 2w+1 of key c
 	red := kernel.Shared[[AttentionTCQueries * 4]float32]()
 	rows := kernel.Shared[[2 * tcBK]uint32]() // the word offsets of two tiles' rows in the cache
 	t := kernel.ThreadX()
 	unit, lane := t/32, t%32
 	g, c := lane/4, lane%4 // the lane holds rows g and g+8 of its unit's 16, columns 2c and 2c+1 of each 8
 	sl := scale * log2e
-	vecs := dim / 8 // 16-byte vectors a key or value row
+	vecs := dim / 8     // 16-byte vectors a key or value row
+	ld := dim/2 + tcPad // words a staged row
 	blocks := (nq + AttentionTCQueries - 1) / AttentionTCQueries
 	for w := kernel.GroupX(); w < blocks*heads*splits; w += kernel.GridX() {
 		split, bh := w%splits, w/splits
@@ -90,12 +91,13 @@ func attentionTC(out []uint32, stats []float32, q []uint32, kc, vc []float32, ta
 		var l0, l1 float32                             // the lane's part of the rows' sums
 		kbeg := split * kchunk
 		nk := min(pos+min(nq, i0+AttentionTCQueries), kbeg+kchunk)
-		// Tile i's row offsets are in rows[(i%2)·tcBK...]; its vectors are
-		// loaded into kr and vr while tile i-1 is multiplied, and stored
-		// to shared memory when that is done.
-		var kr [tcBK * AttentionTCDim / 8 / AttentionTCThreads]kernel.Float4         // the keys' vectors the thread stages
-		var vr [2 * tcBK / 2 * AttentionTCDim / 8 / AttentionTCThreads]kernel.Float4 // the values' vectors, a key pair's two rows side by side
-		kernel.Barrier()                                                             // the last work item's rows, keys and values done with
+		tiles := uint32(0)
+		if nk > kbeg {
+			tiles = (nk - kbeg + tcBK - 1) / tcBK
+		}
+		// Tile i's row offsets are in rows[(i%2)·tcBK...], written while
+		// tile i-1 is multiplied.
+		kernel.Barrier() // the last work item's rows, keys and values done with
 		if t < tcBK && kbeg+t < nk {
 			var pg uint32
 			if page != 0 {
@@ -103,85 +105,83 @@ func attentionTC(out []uint32, stats []float32, q []uint32, kc, vc []float32, ta
 			}
 			rows[t] = kvRow(pg, h, kbeg+t, heads, ctx, page, dim) / 8
 		}
-		kernel.Barrier()
-		for i := uint32(0); i < tcBK*vecs/AttentionTCThreads; i++ {
-			r, x := (t+i*AttentionTCThreads)/vecs, (t+i*AttentionTCThreads)%vecs
-			if kbeg+r < nk {
-				kr[i] = kernel.Load4(kc, rows[r]+x)
+		// Step 2i copies tile i's keys (not past the last tile) and
+		// multiplies tile i-1's values (from step 2); step 2i+1 copies its
+		// values and multiplies its scores. A step's copies land while it
+		// multiplies, and the next step waits for them.
+		var pf [tcBK / 16][4]uint32 // the probabilities, from step 2i+1 to step 2i+2
+		for step := uint32(0); step < 2*tiles+1; step++ {
+			i := step / 2
+			j0 := kbeg + i*tcBK
+			values := step%2 == 1
+			cur := i % 2 * tcBK // tile i's rows
+			kernel.CopyAsyncWait(0)
+			kernel.Barrier() // the last step's copies in place; what they overwrite done with
+			if i < tiles {
+				// Vector x of row r goes to words r·ld + 4x.. of its half
+				// of kv; rows at or past nk become zeros: a key there is
+				// masked, but a value is multiplied by its probability 0,
+				// and what the memory held (a NaN) must not reach O.
+				half := step % 2 * tcBK * tcLD
+				for v := uint32(0); v < tcBK*vecs/AttentionTCThreads; v++ {
+					r, x := (t+v*AttentionTCThreads)/vecs, (t+v*AttentionTCThreads)%vecs
+					at := half + r*ld + 4*x
+					if j0+r >= nk {
+						kv[at], kv[at+1], kv[at+2], kv[at+3] = 0, 0, 0, 0
+					} else if values {
+						kernel.CopyAsync(kv, at/4, vc, rows[cur+r]+x)
+					} else {
+						kernel.CopyAsync(kv, at/4, kc, rows[cur+r]+x)
+					}
+				}
 			}
-		}
-		for i := uint32(0); i < tcBK/2*vecs/AttentionTCThreads; i++ {
-			p, x := (t+i*AttentionTCThreads)%(tcBK/2), (t+i*AttentionTCThreads)/(tcBK/2)
-			if kbeg+2*p < nk {
-				vr[2*i] = kernel.Load4(vc, rows[2*p]+x)
+			kernel.CopyAsyncCommit()
+			if !values {
+				if step > 0 {
+					// O += P·V for tile i-1: lane l's row address is key
+					// 16k + 8(l/8%2) + l%8, dimensions 8n + 8(l/16), read
+					// transposed: B fragments (k, n) and (k, n+1).
+					for n := uint32(0); n < dim/8; n += 2 {
+						for k := uint32(0); k < tcBK/16; k++ {
+							var b4 [4]uint32
+							kernel.LoadMatrices4(&b4, kv, tcBK*tcLD+(16*k+8*(lane/8%2)+lane%8)*ld+4*n+4*(lane/16), true)
+							var b, b1 [2]uint32
+							b[0], b[1], b1[0], b1[1] = b4[0], b4[1], b4[2], b4[3]
+							if dt == DTBFloat16 {
+								kernel.MMA(&o[n], &pf[k], &b, kernel.PrecisionBFloat16)
+								kernel.MMA(&o[n+1], &pf[k], &b1, kernel.PrecisionBFloat16)
+							} else {
+								kernel.MMA(&o[n], &pf[k], &b, kernel.PrecisionFloat16)
+								kernel.MMA(&o[n+1], &pf[k], &b1, kernel.PrecisionFloat16)
+							}
+						}
+					}
+				}
+				continue
 			}
-			if kbeg+2*p+1 < nk {
-				vr[2*i+1] = kernel.Load4(vc, rows[2*p+1]+x)
-			}
-		}
-		for j0 := kbeg; j0 < nk; j0 += tcBK {
 			next := j0 + tcBK
-			nb := (next - kbeg) / tcBK % 2 * tcBK // the next tile's rows
-			kernel.Barrier()                      // the last tile's keys and values done with
-			// Vector x of a key row is words 4x..4x+3: slots 2j (x even)
-			// or 2j+1 (x odd) of its 8.
-			for i := uint32(0); i < tcBK*vecs/AttentionTCThreads; i++ {
-				r, x := (t+i*AttentionTCThreads)/vecs, (t+i*AttentionTCThreads)%vecs
-				at := r*tcKLD + x/2*8 + x%2
-				for j := uint32(0); j < 4; j++ {
-					ks[at+2*j] = kernel.Float32bits(lane4(kr[i], j))
-				}
-			}
-			// Vector x of key pair p's rows is dimensions 8x..8x+7: the
-			// pair's word in each of those 8 rows of vs. A warp's 32
-			// lanes take 16 pairs × 2 vectors: their stores meet at most
-			// 2 to a bank.
-			for i := uint32(0); i < tcBK/2*vecs/AttentionTCThreads; i++ {
-				p, x := (t+i*AttentionTCThreads)%(tcBK/2), (t+i*AttentionTCThreads)/(tcBK/2)
-				at := 8*x*tcVLD + tcSlot(p)
-				for j := uint32(0); j < 4; j++ {
-					w0, w1 := kernel.Float32bits(lane4(vr[2*i], j)), kernel.Float32bits(lane4(vr[2*i+1], j))
-					vs[at+2*j*tcVLD] = w0&0xffff | w1<<16
-					vs[at+(2*j+1)*tcVLD] = w0>>16 | w1&0xffff0000
-				}
-			}
 			if t < tcBK && next+t < nk {
 				var pg uint32
 				if page != 0 {
 					pg = min(table[toff+(next+t)/page], pages-1)
 				}
-				rows[nb+t] = kvRow(pg, h, next+t, heads, ctx, page, dim) / 8
+				rows[tcBK-cur+t] = kvRow(pg, h, next+t, heads, ctx, page, dim) / 8
 			}
-			kernel.Barrier()
-			if next < nk {
-				for i := uint32(0); i < tcBK*vecs/AttentionTCThreads; i++ {
-					r, x := (t+i*AttentionTCThreads)/vecs, (t+i*AttentionTCThreads)%vecs
-					kr[i] = kernel.Float4{}
-					if next+r < nk {
-						kr[i] = kernel.Load4(kc, rows[nb+r]+x)
-					}
-				}
-				for i := uint32(0); i < tcBK/2*vecs/AttentionTCThreads; i++ {
-					p, x := (t+i*AttentionTCThreads)%(tcBK/2), (t+i*AttentionTCThreads)/(tcBK/2)
-					vr[2*i], vr[2*i+1] = kernel.Float4{}, kernel.Float4{}
-					if next+2*p < nk {
-						vr[2*i] = kernel.Load4(vc, rows[nb+2*p]+x)
-					}
-					if next+2*p+1 < nk {
-						vr[2*i+1] = kernel.Load4(vc, rows[nb+2*p+1]+x)
-					}
-				}
-			}
+			// S = Q·Kᵀ: lane l's row address is key 8n + l%8 of matrix
+			// l/8, dimensions 16k + 8(l/8): B fragments (n, k) and (n, k+1).
 			var s [tcBK / 8][4]float32
 			for n := uint32(0); n < tcBK/8; n++ {
-				for k := uint32(0); k < dim/16; k++ {
-					var b [2]uint32
-					b[0] = ks[(n*8+g)*tcKLD+k*8+2*c]
-					b[1] = ks[(n*8+g)*tcKLD+k*8+2*c+1]
+				for k := uint32(0); k < dim/16; k += 2 {
+					var b4 [4]uint32
+					kernel.LoadMatrices4(&b4, kv, (n*8+lane%8)*ld+8*k+4*(lane/8), false)
+					var b, b1 [2]uint32
+					b[0], b[1], b1[0], b1[1] = b4[0], b4[1], b4[2], b4[3]
 					if dt == DTBFloat16 {
 						kernel.MMA(&s[n], &qf[k], &b, kernel.PrecisionBFloat16)
+						kernel.MMA(&s[n], &qf[k+1], &b1, kernel.PrecisionBFloat16)
 					} else {
 						kernel.MMA(&s[n], &qf[k], &b, kernel.PrecisionFloat16)
+						kernel.MMA(&s[n], &qf[k+1], &b1, kernel.PrecisionFloat16)
 					}
 				}
 			}
@@ -238,7 +238,6 @@ func attentionTC(out []uint32, stats []float32, q []uint32, kc, vc []float32, ta
 			}
 			// P as A fragments: keys 16k..16k+15 are the score tiles 2k
 			// and 2k+1.
-			var pf [tcBK / 16][4]uint32
 			for k := uint32(0); k < tcBK/16; k++ {
 				for x := uint32(0); x < 2; x++ {
 					e0 := kernel.Exp2(s[2*k+x][0] - n0)
@@ -253,18 +252,6 @@ func attentionTC(out []uint32, stats []float32, q []uint32, kc, vc []float32, ta
 					} else {
 						pf[k][2*x] = kernel.PackHalves(e0, e1, kernel.PrecisionFloat16)
 						pf[k][2*x+1] = kernel.PackHalves(e2, e3, kernel.PrecisionFloat16)
-					}
-				}
-			}
-			for n := uint32(0); n < dim/8; n++ {
-				for k := uint32(0); k < tcBK/16; k++ {
-					var b [2]uint32
-					b[0] = vs[(n*8+g)*tcVLD+k*8+2*c]
-					b[1] = vs[(n*8+g)*tcVLD+k*8+2*c+1]
-					if dt == DTBFloat16 {
-						kernel.MMA(&o[n], &pf[k], &b, kernel.PrecisionBFloat16)
-					} else {
-						kernel.MMA(&o[n], &pf[k], &b, kernel.PrecisionFloat16)
 					}
 				}
 			}
@@ -330,20 +317,4 @@ func attentionTC(out []uint32, stats []float32, q []uint32, kc, vc []float32, ta
 			}
 		}
 	}
-}
-
-// tcSlot is where word w of a staged row is stored: within each 8 words,
-// words c and c+4 (a lane's two words of a B fragment) side by side.
-func tcSlot(w uint32) uint32 { return w&^7 | (w&3)<<1 | (w>>2)&1 }
-
-// lane4 is lane j (0 to 3: X to W) of v.
-func lane4(v kernel.Float4, j uint32) float32 {
-	if j == 0 {
-		return v.X
-	} else if j == 1 {
-		return v.Y
-	} else if j == 2 {
-		return v.Z
-	}
-	return v.W
 }
