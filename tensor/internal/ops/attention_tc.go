@@ -15,9 +15,10 @@ import "github.com/anygpu/gpu/kernel"
 // apart beyond their length, copied from the cache 16 bytes at a time by
 // kernel.CopyAsync (cp.async on CUDA: no registers, no stores), and read
 // back as B fragments by kernel.LoadMatrices4 (ldmatrix on CUDA: the keys
-// as stored, the values transposed, two fragments a load). A tile's values
-// are copied while its scores are multiplied and its softmax taken, the
-// next tile's keys while its values are multiplied: two barriers a tile.
+// as stored, the values transposed, two fragments a load). The keys have
+// two tiles' room: the next tile's keys are copied while a whole tile is
+// multiplied, its values while its scores are multiplied and its softmax
+// taken; two barriers a tile.
 // The rows are tcPad (4) words longer than their length, so the 8 rows of
 // an 8×8 matrix load start in 8 different groups of 4 banks.
 //
@@ -35,13 +36,14 @@ const (
 	AttentionTCThreads = 128 // the group size attentionTC must be launched with
 	AttentionTCQueries = 64  // the queries a group takes
 	AttentionTCDim     = 128 // the largest head dimension
-	// AttentionTCShared is attentionTC's shared memory in bytes (18.3 KiB).
-	AttentionTCShared = 4 * (2*tcBK*tcLD + AttentionTCQueries*4 + 2*tcBK)
+	// AttentionTCShared is attentionTC's shared memory in bytes (27.4 KiB).
+	AttentionTCShared = 4 * (3*tcBK*tcLD + AttentionTCQueries*4 + 3*tcBK)
 
-	tcBK  = 32                       // keys a tile
-	tcPad = 4                        // words a staged row has past its length
-	tcLD  = AttentionTCDim/2 + tcPad // words a staged row of the largest head dimension
-	log2e = 1.4426950408889634074    // log₂ e
+	tcBK   = 32                       // keys a tile
+	tcPad  = 4                        // words a staged row has past its length
+	tcLD   = AttentionTCDim/2 + tcPad // words a staged row of the largest head dimension
+	tcKeys = tcBK * tcLD              // the first of the two key tiles in kv, past the values
+	log2e  = 1.4426950408889634074    // log₂ e
 )
 
 // attentionTC is attention for blocks of queries, as a prefill has them, on
@@ -59,9 +61,9 @@ const (
 //gpu:variant attentionTCF16D64 dt=DTFloat16 dim=64
 //gpu:variant attentionTCF16D128 dt=DTFloat16 dim=128
 func attentionTC(out []uint32, stats []float32, q []uint32, kc, vc []float32, table []uint32, dt, nq, heads, dim, pos, ctx, page, pages, toff, qoff, qi, qh, qd, kchunk, splits uint32, scale float32) {
-	kv := kernel.Shared[[2 * tcBK * tcLD]uint32]() // a tile's keys, then its values: kv[half + c·ld + w] holds dimensions 2w, 2w+1 of key c
+	kv := kernel.Shared[[3 * tcBK * tcLD]uint32]() // a tile's values, then two tiles' keys: kv[at + c·ld + w] holds dimensions 2w, 2w+1 of key c
 	red := kernel.Shared[[AttentionTCQueries * 4]float32]()
-	rows := kernel.Shared[[2 * tcBK]uint32]() // the word offsets of two tiles' rows in the cache
+	rows := kernel.Shared[[3 * tcBK]uint32]() // the vector offsets of three tiles' rows in the cache
 	t := kernel.ThreadX()
 	unit, lane := t/32, t%32
 	g, c := lane/4, lane%4 // the lane holds rows g and g+8 of its unit's 16, columns 2c and 2c+1 of each 8
@@ -95,8 +97,10 @@ func attentionTC(out []uint32, stats []float32, q []uint32, kc, vc []float32, ta
 		if nk > kbeg {
 			tiles = (nk - kbeg + tcBK - 1) / tcBK
 		}
-		// Tile i's row offsets are in rows[(i%2)·tcBK...], written while
-		// tile i-1 is multiplied.
+		// Tile i's row offsets are in rows[(i%3)·tcBK...], written one
+		// tile ahead of their keys' copies: a tile's keys are copied while
+		// the tile before it is multiplied, its values while its scores
+		// are, so rows of three tiles are in use at once.
 		kernel.Barrier() // the last work item's rows, keys and values done with
 		if t < tcBK && kbeg+t < nk {
 			var pg uint32
@@ -105,75 +109,55 @@ func attentionTC(out []uint32, stats []float32, q []uint32, kc, vc []float32, ta
 			}
 			rows[t] = kvRow(pg, h, kbeg+t, heads, ctx, page, dim) / 8
 		}
-		// Step 2i copies tile i's keys (not past the last tile) and
-		// multiplies tile i-1's values (from step 2); step 2i+1 copies its
-		// values and multiplies its scores. A step's copies land while it
-		// multiplies, and the next step waits for them.
-		var pf [tcBK / 16][4]uint32 // the probabilities, from step 2i+1 to step 2i+2
-		for step := uint32(0); step < 2*tiles+1; step++ {
-			i := step / 2
-			j0 := kbeg + i*tcBK
-			values := step%2 == 1
-			cur := i % 2 * tcBK // tile i's rows
+		// Step i copies tile i-1's values and tile i's keys (those that
+		// exist), then multiplies tile i-1; rows at or past nk become
+		// zeros: a key there is masked, but a value is multiplied by its
+		// probability 0, and what the memory held (a NaN) must not reach O.
+		for i := uint32(0); i <= tiles; i++ {
 			kernel.CopyAsyncWait(0)
-			kernel.Barrier() // the last step's copies in place; what they overwrite done with
-			if i < tiles {
-				// Vector x of row r goes to words r·ld + 4x.. of its half
-				// of kv; rows at or past nk become zeros: a key there is
-				// masked, but a value is multiplied by its probability 0,
-				// and what the memory held (a NaN) must not reach O.
-				half := step % 2 * tcBK * tcLD
-				for v := uint32(0); v < tcBK*vecs/AttentionTCThreads; v++ {
-					r, x := (t+v*AttentionTCThreads)/vecs, (t+v*AttentionTCThreads)%vecs
-					at := half + r*ld + 4*x
-					if j0+r >= nk {
-						kv[at], kv[at+1], kv[at+2], kv[at+3] = 0, 0, 0, 0
-					} else if values {
-						kernel.CopyAsync(kv, at/4, vc, rows[cur+r]+x)
-					} else {
-						kernel.CopyAsync(kv, at/4, kc, rows[cur+r]+x)
+			kernel.Barrier() // tile i-1's keys in place; what the copies overwrite done with
+			for which := uint32(0); which < 2; which++ {
+				tile := i + which - 1 // the values of tile i-1, the keys of tile i
+				if (which == 1 || i > 0) && tile < tiles {
+					at := tcKeys + tile%2*tcBK*tcLD
+					if which == 0 {
+						at = 0
 					}
-				}
-			}
-			kernel.CopyAsyncCommit()
-			if !values {
-				if step > 0 {
-					// O += P·V for tile i-1: lane l's row address is key
-					// 16k + 8(l/8%2) + l%8, dimensions 8n + 8(l/16), read
-					// transposed: B fragments (k, n) and (k, n+1).
-					for n := uint32(0); n < dim/8; n += 2 {
-						for k := uint32(0); k < tcBK/16; k++ {
-							var b4 [4]uint32
-							kernel.LoadMatrices4(&b4, kv, tcBK*tcLD+(16*k+8*(lane/8%2)+lane%8)*ld+4*n+4*(lane/16), true)
-							var b, b1 [2]uint32
-							b[0], b[1], b1[0], b1[1] = b4[0], b4[1], b4[2], b4[3]
-							if dt == DTBFloat16 {
-								kernel.MMA(&o[n], &pf[k], &b, kernel.PrecisionBFloat16)
-								kernel.MMA(&o[n+1], &pf[k], &b1, kernel.PrecisionBFloat16)
-							} else {
-								kernel.MMA(&o[n], &pf[k], &b, kernel.PrecisionFloat16)
-								kernel.MMA(&o[n+1], &pf[k], &b1, kernel.PrecisionFloat16)
+					for x := t; x < vecs*tcBK; x += AttentionTCThreads {
+						r, rv := x/vecs, tile%3*tcBK+x/vecs
+						if kbeg+tile*tcBK+r >= nk {
+							for z := uint32(0); z < 4; z++ {
+								kv[at+r*ld+4*(x%vecs)+z] = 0
 							}
+						} else if which == 0 {
+							kernel.CopyAsync(kv, (at+r*ld)/4+x%vecs, vc, rows[rv]+x%vecs)
+						} else {
+							kernel.CopyAsync(kv, (at+r*ld)/4+x%vecs, kc, rows[rv]+x%vecs)
 						}
 					}
 				}
-				continue
+				kernel.CopyAsyncCommit()
 			}
-			next := j0 + tcBK
-			if t < tcBK && next+t < nk {
+			if after := kbeg + (i+1)*tcBK; t < tcBK && after+t < nk {
 				var pg uint32
 				if page != 0 {
-					pg = min(table[toff+(next+t)/page], pages-1)
+					pg = min(table[toff+(after+t)/page], pages-1)
 				}
-				rows[tcBK-cur+t] = kvRow(pg, h, next+t, heads, ctx, page, dim) / 8
+				rows[(i+1)%3*tcBK+t] = kvRow(pg, h, after+t, heads, ctx, page, dim) / 8
 			}
+			if i == 0 {
+				continue
+			}
+			j0 := kbeg + (i-1)*tcBK // the tile multiplied: i-1
+			next := j0 + tcBK
 			// S = Q·Kᵀ: lane l's row address is key 8n + l%8 of matrix
 			// l/8, dimensions 16k + 8(l/8): B fragments (n, k) and (n, k+1).
+			keys := tcKeys + (i-1)%2*tcBK*tcLD
 			var s [tcBK / 8][4]float32
 			for n := uint32(0); n < tcBK/8; n++ {
 				for k := uint32(0); k < dim/16; k += 2 {
 					var b4 [4]uint32
-					kernel.LoadMatrices4(&b4, kv, (n*8+lane%8)*ld+8*k+4*(lane/8), false)
+					kernel.LoadMatrices4(&b4, kv, keys+(n*8+lane%8)*ld+8*k+4*(lane/8), false)
 					var b, b1 [2]uint32
 					b[0], b[1], b1[0], b1[1] = b4[0], b4[1], b4[2], b4[3]
 					if dt == DTBFloat16 {
@@ -238,6 +222,7 @@ func attentionTC(out []uint32, stats []float32, q []uint32, kc, vc []float32, ta
 			}
 			// P as A fragments: keys 16k..16k+15 are the score tiles 2k
 			// and 2k+1.
+			var pf [tcBK / 16][4]uint32
 			for k := uint32(0); k < tcBK/16; k++ {
 				for x := uint32(0); x < 2; x++ {
 					e0 := kernel.Exp2(s[2*k+x][0] - n0)
@@ -252,6 +237,26 @@ func attentionTC(out []uint32, stats []float32, q []uint32, kc, vc []float32, ta
 					} else {
 						pf[k][2*x] = kernel.PackHalves(e0, e1, kernel.PrecisionFloat16)
 						pf[k][2*x+1] = kernel.PackHalves(e2, e3, kernel.PrecisionFloat16)
+					}
+				}
+			}
+			kernel.CopyAsyncWait(1)
+			kernel.Barrier() // tile i-1's values in place (tile i's keys may still be coming)
+			// O += P·V: lane l's row address is key 16k + 8(l/8%2) + l%8,
+			// dimensions 8n + 8(l/16), read transposed: B fragments (k, n)
+			// and (k, n+1).
+			for n := uint32(0); n < dim/8; n += 2 {
+				for k := uint32(0); k < tcBK/16; k++ {
+					var b4 [4]uint32
+					kernel.LoadMatrices4(&b4, kv, (16*k+8*(lane/8%2)+lane%8)*ld+4*n+4*(lane/16), true)
+					var b, b1 [2]uint32
+					b[0], b[1], b1[0], b1[1] = b4[0], b4[1], b4[2], b4[3]
+					if dt == DTBFloat16 {
+						kernel.MMA(&o[n], &pf[k], &b, kernel.PrecisionBFloat16)
+						kernel.MMA(&o[n+1], &pf[k], &b1, kernel.PrecisionBFloat16)
+					} else {
+						kernel.MMA(&o[n], &pf[k], &b, kernel.PrecisionFloat16)
+						kernel.MMA(&o[n+1], &pf[k], &b1, kernel.PrecisionFloat16)
 					}
 				}
 			}
