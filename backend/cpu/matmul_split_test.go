@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -43,4 +44,27 @@ func TestMatMulBlocks(t *testing.T) {
 			require.GreaterOrEqual(t, tc.batch*len(blocks), min(tc.workers, tiles), "blocks %v", blocks)
 		})
 	}
+}
+
+// TestTanh32: tanh32 is within 3 ulps (of the result, or of 2⁻²⁶ near 0)
+// of math.Tanh over a dense sweep of [−12, 12] and at the edges of its
+// pieces, and ±1, NaN beyond.
+func TestTanh32(t *testing.T) {
+	check := func(y float32) {
+		want := math.Tanh(float64(y))
+		got := float64(tanh32(y))
+		tol := 3 * math.Max(math.Abs(want), 1.0/8) / (1 << 23)
+		if !(math.Abs(got-want) <= tol) {
+			require.Failf(t, "tanh32", "tanh32(%g) = %g, want %g within %g", y, got, want, tol)
+		}
+	}
+	for i := -1_200_000; i <= 1_200_000; i++ {
+		check(float32(i) * 1e-5)
+	}
+	for _, y := range []float32{0, 1e-30, -1e-30, 0.625, math.Nextafter32(0.625, 0), 9, math.Nextafter32(9, 0), 30, -30, math.MaxFloat32, -math.MaxFloat32} {
+		check(y)
+	}
+	require.True(t, math.IsNaN(float64(tanh32(float32(math.NaN())))))
+	require.Equal(t, float32(1), tanh32(float32(math.Inf(1))))
+	require.Equal(t, float32(-1), tanh32(float32(math.Inf(-1))))
 }
