@@ -65,8 +65,8 @@ const (
 	// when gemm.Blocks' tiles are too few: the matrices are then cut into
 	// finer pieces.
 	piecesPerCore = 2
-	// pieceRows and pieceCols are the granularity of those pieces: whole
-	// micro-kernel tiles of every architecture.
+	// pieceRows and pieceCols are the granularity of those pieces: the
+	// AVX-512 micro-kernel's tile (a few rows of the widest kernel).
 	pieceRows, pieceCols = 8, 32
 )
 
