@@ -45,8 +45,8 @@ func (s matMulStream) MatMul(m backend.MatMulArgs) error {
 }
 
 // TestMatMulChecks: Stream.MatMul refuses bad arguments with InvalidArgument
-// before any backend sees them, fills in the defaults, and is NotSupported on
-// a backend without a matrix library.
+// before any backend sees them, fills in the defaults, and is NotSupported for
+// a type the backend's library does not multiply.
 func TestMatMulChecks(t *testing.T) {
 	ctx := context.Background()
 	var got []backend.MatMulArgs
@@ -147,14 +147,15 @@ func TestMatMulChecks(t *testing.T) {
 		require.Equal(t, gpu.MatMulInt32, got[0].Out)
 	})
 
-	t.Run("no matrix library", func(t *testing.T) {
+	t.Run("no library for the type", func(t *testing.T) {
+		// The CPU backend's library multiplies float32 only.
 		plain, err := gpu.OpenDriver(ctx, cpu.Driver{}, 0)
 		require.NoError(t, err)
 		defer plain.Close()
 		x, err := plain.Alloc(64)
 		require.NoError(t, err)
 		defer x.Close()
-		err = plain.DefaultStream().MatMul(gpu.MatMul{M: 2, N: 2, K: 2, A: x, B: x, C: x, In: gpu.MatMulFloat32})
+		err = plain.DefaultStream().MatMul(gpu.MatMul{M: 2, N: 2, K: 2, A: x, B: x, C: x, In: gpu.MatMulFloat16})
 		require.ErrorIs(t, err, errors.NotSupported)
 	})
 

@@ -3,8 +3,10 @@ package cpu
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/anygpu/gpu/backend"
 	"github.com/anygpu/gpu/errors"
@@ -71,6 +73,11 @@ func (k *kernel) Name() string { return k.name }
 // more than such a launch.
 const serialThreads = 1 << 15
 
+// chunkTime is the least time of work worth handing to another core: a
+// launch of a few heavy groups (an sgemm kernel's tiles) is spread further
+// than serialThreads alone would allow, down to one group a core.
+const chunkTime = 20 * time.Microsecond
+
 // run calls the kernel once per work group of grid, the groups spread over
 // the cores; a panicking group fails the launch with an Execution error.
 func (k *kernel) run(grid, block backend.Dim3, args []backend.Arg) error {
@@ -84,13 +91,32 @@ func (k *kernel) run(grid, block backend.Dim3, args []backend.Arg) error {
 			k.fn(g, args)
 		}
 	}
+	where := func(err error) error {
+		return errors.Wrap(err, "", fmt.Sprintf("kernel %s grid %v block %v", k.name, grid, block))
+	}
 	grain := serialThreads / threads
 	if grain < 1 {
 		grain = 1
 	}
-	err := parallelFor("launch", groups, grain, run)
-	if err != nil {
-		return errors.Wrap(err, "", fmt.Sprintf("kernel %s grid %v block %v", k.name, grid, block))
+	if groups > 1 && groups < grain*runtime.GOMAXPROCS(0) {
+		// Too few groups, by their thread count, to keep every core busy:
+		// the first group, timed on this goroutine, tells whether they are
+		// heavier than their threads say, and the grain shrinks to chunkTime
+		// of work if so (never grows: cheap launches stay as they were).
+		start := time.Now()
+		if err := parallelFor("launch", 1, 1, run); err != nil {
+			return where(err)
+		}
+		if d := time.Since(start); d > 0 {
+			grain = min(grain, max(1, int(chunkTime/d)))
+		}
+		if err := parallelFor("launch", groups-1, grain, func(lo, hi int) { run(lo+1, hi+1) }); err != nil {
+			return where(err)
+		}
+		return nil
+	}
+	if err := parallelFor("launch", groups, grain, run); err != nil {
+		return where(err)
 	}
 	return nil
 }

@@ -65,3 +65,32 @@ func BenchmarkSgemmParallel(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSgemmT is one goroutine multiplying a 256×512 block of C over
+// k = 768 (a block of a GPT-2-sized product as the CPU backend's MatMul cuts
+// it), with either operand transposed, on the fastest micro-kernel: what
+// the packing of each layout costs.
+func BenchmarkSgemmT(b *testing.B) {
+	const m, n, k = 256, 512, 768
+	rng := rand.New(rand.NewPCG(9, 10))
+	x, y, c := matrix(rng, m, k, k, -1, 1), matrix(rng, k, n, n, -1, 1), make([]float32, m*n)
+	xt, yt := transpose(x, m, k, k, m), transpose(y, k, n, n, k)
+	for _, tc := range []struct{ transA, transB bool }{{false, false}, {false, true}, {true, false}, {true, true}} {
+		b.Run(fmt.Sprintf("ta=%v/tb=%v", tc.transA, tc.transB), func(b *testing.B) {
+			a, lda := x, k
+			if tc.transA {
+				a, lda = xt, m
+			}
+			bb, ldb := y, n
+			if tc.transB {
+				bb, ldb = yt, k
+			}
+			for b.Loop() {
+				if err := SgemmT(tc.transA, tc.transB, m, n, k, 1, a, lda, bb, ldb, 0, c, n); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(2*m*n*k*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}

@@ -52,6 +52,10 @@ func packBT(dst, bt []float32, ldbt, kc, cols, nr int) {
 	for j0 := 0; j0 < cols; j0 += nr {
 		panel := dst[j0*kc : j0*kc+nr*kc]
 		w := min(nr, cols-j0)
+		if w == nr && nr%8 == 0 && kc > 0 && kc <= kcBlock {
+			packBTPanel(panel, bt[j0*ldbt:], ldbt, kc, nr)
+			continue
+		}
 		for j := range w {
 			src := bt[(j0+j)*ldbt : (j0+j)*ldbt+kc]
 			for p, v := range src {
@@ -91,5 +95,20 @@ func packA8(panel, a []float32, lda, kc int) {
 		out := panel[8*p : 8*p+8 : 8*p+8]
 		out[0], out[1], out[2], out[3] = a0[p], a1[p], a2[p], a3[p]
 		out[4], out[5], out[6], out[7] = a4[p], a5[p], a6[p], a7[p]
+	}
+}
+
+// packBTPanel is packBT's full panel (nr a multiple of 8, kc ≤ kcBlock):
+// eight rows of bt at a time transposed by packA8 (in assembly where the
+// architecture has it) into a buffer on the stack, whose runs of eight are
+// then moved into the panel's rows.
+func packBTPanel(panel, bt []float32, ldbt, kc, nr int) {
+	var buf [8 * kcBlock]float32
+	t := buf[:8*kc]
+	for q := 0; q < nr; q += 8 {
+		packA8(t, bt[q*ldbt:], ldbt, kc) // t[8p+r] = bt[(q+r)·ldbt+p]
+		for p := range kc {
+			*(*[8]float32)(panel[p*nr+q:]) = *(*[8]float32)(t[8*p:])
+		}
 	}
 }

@@ -39,6 +39,16 @@ func tileSize(m, n int) (rows, cols int) {
 	}
 }
 
+// Tiles returns how many tiles Blocks cuts an m×n matrix into: the most
+// parts that all own something.
+func Tiles(m, n int) int {
+	if m <= 0 || n <= 0 {
+		return 0
+	}
+	rows, cols := tileSize(m, n)
+	return ceilDiv(m, rows) * ceilDiv(n, cols)
+}
+
 // Block is a rectangle of C: rows [I0, I1) and columns [J0, J1).
 type Block struct {
 	I0, I1, J0, J1 int

@@ -38,6 +38,26 @@ func SgemmBT(m, n, k int, alpha float32, a []float32, lda int, bt []float32, ldb
 	return nil
 }
 
+// SgemmT is Sgemm with either operand given transposed: when transA, a
+// holds Aᵀ (k rows of m floats, lda apart); when transB, b holds Bᵀ (n rows
+// of k floats, ldb apart). C = alpha·A·B + beta·C as Sgemm computes it, with
+// the same checks.
+func SgemmT(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) error {
+	opA := operand{"a", m, k, lda, len(a)}
+	if transA {
+		opA = operand{"at", k, m, lda, len(a)}
+	}
+	opB := operand{"b", k, n, ldb, len(b)}
+	if transB {
+		opB = operand{"bt", n, k, ldb, len(b)}
+	}
+	if err := checkMatrices(m, n, k, opA, opB, operand{"c", m, n, ldc, len(c)}); err != nil {
+		return err
+	}
+	gemm(active, m, n, k, alpha, a, lda, transA, b, ldb, transB, beta, c, ldc)
+	return nil
+}
+
 // check validates Sgemm's sizes against the slices' lengths.
 func check(m, n, k, la, lda, lb, ldb, lc, ldc int) error {
 	return checkMatrices(m, n, k, operand{"a", m, k, lda, la}, operand{"b", k, n, ldb, lb}, operand{"c", m, n, ldc, lc})
@@ -81,6 +101,11 @@ func checkMatrices(m, n, k int, ms ...operand) error {
 // sgemm is Sgemm (SgemmBT when transB: b holds Bᵀ) with valid arguments, on
 // micro-kernel kern.
 func sgemm(kern microKernel, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, transB bool, beta float32, c []float32, ldc int) {
+	gemm(kern, m, n, k, alpha, a, lda, false, b, ldb, transB, beta, c, ldc)
+}
+
+// gemm is SgemmT with valid arguments, on micro-kernel kern.
+func gemm(kern microKernel, m, n, k int, alpha float32, a []float32, lda int, transA bool, b []float32, ldb int, transB bool, beta float32, c []float32, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -112,7 +137,12 @@ func sgemm(kern microKernel, m, n, k int, alpha float32, a []float32, lda int, b
 			}
 			for ic := 0; ic < m; ic += mc {
 				mcc := min(mc, m-ic)
-				packA(ws.a, a[ic*lda+pc:], lda, mcc, kcc, mr)
+				if transA {
+					// Aᵀ's rows are A's columns: its panels are packed as B's are.
+					packB(ws.a, a[pc*lda+ic:], lda, kcc, mcc, mr)
+				} else {
+					packA(ws.a, a[ic*lda+pc:], lda, mcc, kcc, mr)
+				}
 				for jr := 0; jr < ncc; jr += nr {
 					bp := ws.b[jr*kcc : jr*kcc+nr*kcc]
 					w := min(nr, ncc-jr)

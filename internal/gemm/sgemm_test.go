@@ -397,3 +397,74 @@ func TestSgemmBTBadArguments(t *testing.T) {
 	require.ErrorContains(t, err, "bt holds 5 floats")
 	require.Equal(t, []float32{7, 7, 7, 7}, c)
 }
+
+// transpose returns the cols×rows transpose (leading dimension ld, gaps
+// holding sentinel) of the rows×cols matrix x with leading dimension ldx.
+func transpose(x []float32, rows, cols, ldx, ld int) []float32 {
+	t := make([]float32, max(0, (cols-1)*ld+rows)+2)
+	for i := range t {
+		t[i] = sentinel
+	}
+	for r := range rows {
+		for j := range cols {
+			t[j*ld+r] = x[r*ldx+j]
+		}
+	}
+	return t
+}
+
+// TestSgemmT runs every micro-kernel over the four combinations of
+// transposed operands, odd sizes (edges of every tile, several blocks of k
+// and of m) and leading dimensions wider than the rows, against the
+// reference on the untransposed matrices.
+func TestSgemmT(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	tests := []struct {
+		m, n, k     int
+		alpha, beta float32
+	}{
+		{1, 1, 1, 1, 0},
+		{7, 33, 130, 1, 1},
+		{13, 35, 17, -2, 0.5},
+		{130, 7, 300, 0.5, 0},
+	}
+	for _, kern := range kernels {
+		for _, tc := range tests {
+			for _, transA := range []bool{false, true} {
+				for _, transB := range []bool{false, true} {
+					name := fmt.Sprintf("%s/%dx%dx%d/ta=%v/tb=%v", kern.name, tc.m, tc.n, tc.k, transA, transB)
+					t.Run(name, func(t *testing.T) {
+						a := matrix(rng, tc.m, tc.k, tc.k+1, -1, 1)
+						b := matrix(rng, tc.k, tc.n, tc.n+2, -1, 1)
+						c := matrix(rng, tc.m, tc.n, tc.n+3, -1, 1)
+						want, bound := reference(tc.m, tc.n, tc.k, tc.alpha, a, tc.k+1, b, tc.n+2, tc.beta, c, tc.n+3)
+						opA, lda := a, tc.k+1
+						if transA {
+							lda = tc.m + 5
+							opA = transpose(a, tc.m, tc.k, tc.k+1, lda)
+						}
+						opB, ldb := b, tc.n+2
+						if transB {
+							ldb = tc.k + 4
+							opB = transpose(b, tc.k, tc.n, tc.n+2, ldb)
+						}
+						saved := active
+						active = kern
+						defer func() { active = saved }()
+						require.NoError(t, SgemmT(transA, transB, tc.m, tc.n, tc.k, tc.alpha, opA, lda, opB, ldb, tc.beta, c, tc.n+3))
+						checkC(t, c, tc.n+3, tc.m, tc.n, want, bound)
+					})
+				}
+			}
+		}
+	}
+}
+
+// TestSgemmTBadArguments: a transposed A too short for k rows of m is an
+// error, and C is left alone.
+func TestSgemmTBadArguments(t *testing.T) {
+	c := []float32{7, 7, 7, 7}
+	err := SgemmT(true, false, 2, 2, 3, 1, make([]float32, 5), 2, make([]float32, 6), 2, 0, c, 2)
+	require.ErrorContains(t, err, "at holds 5 floats")
+	require.Equal(t, []float32{7, 7, 7, 7}, c)
+}
