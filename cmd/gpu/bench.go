@@ -24,8 +24,9 @@ h2d_pageable_gbps d2h_pageable_gbps d2d_gbps launch_us saxpy_gbps reduce_gbps
 sgemm_tflops alloc_free_us compile_cold_ms compile_warm_ms (256 MiB transfers,
 64 Mi-element saxpy and reduce, 4096³ sgemm — 2048³ on CPU, software and
 simulated devices, and the size used is reported — and 1 MiB allocations),
-and where the backend has a matrix library (CUDA: cuBLASLt) matmul_bf16_tflops
-(8192³) and matmul_f32_tflops (4096³, no TF32). Each metric is warmed up once and
+and where the backend has a matrix library (CUDA: cuBLASLt; the CPU:
+float32 only) matmul_bf16_tflops (8192³) and matmul_f32_tflops (4096³, no
+TF32). Each metric is warmed up once and
 the median of several runs is reported; kernel results are checked against
 host references. See 'go doc github.com/anygpu/gpu/cmd/gpu' for what each
 metric measures exactly.

@@ -65,7 +65,8 @@
 //	reduce_gbps       two-pass reduce_sum over 64 Mi float32: 4 bytes per element / time of both passes
 //	sgemm_tflops      sgemm n×n×n, alpha 1, beta 0, as package kernels/sgemm runs it (the
 //	                  device's matrix library where Stream.MatMul has one: cuBLASLt in
-//	                  exact FP32 on CUDA; else the built-in kernel and geometry that
+//	                  exact FP32 on CUDA, internal/gemm over every core on the CPU;
+//	                  else the built-in kernel and geometry that
 //	                  kernels.ChooseSgemm picks): 2·n³ / device time;
 //	                  n = 4096, or 2048 on CPU, software and simulated devices
 //	                  (4096³ would take minutes there); the n used is reported
@@ -77,7 +78,8 @@
 //	                  (so no kernel cache can answer) + Module.Kernel, wall clock
 //	compile_warm_ms   the same compile again (kernel caches may answer), median
 //	matmul_bf16_tflops  Stream.MatMul (the backend's matrix library: cuBLASLt's
-//	                  tensor cores on CUDA) of two bfloat16 n×n matrices, n = 2·the
+//	                  tensor cores on CUDA; the CPU's has float32 only) of two
+//	                  bfloat16 n×n matrices, n = 2·the
 //	                  sgemm n (8192, 1024 with --quick), float32 accumulation:
 //	                  2·n³ / time; the peer is torch.matmul in bfloat16
 //	matmul_f32_tflops the same in float32 at the sgemm n (4096), exact FP32 (no
