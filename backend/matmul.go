@@ -101,3 +101,21 @@ type MatMulArgs struct {
 	DOffset                   int64            // bytes
 	Act                       MatMulActivation // applied to every element after the bias, before the store
 }
+
+// String names the product for errors and profiles: the sizes and the input
+// type, the output type when it differs from the input's (int8 products
+// always give int32, so that is not repeated), the batch and the activation
+// ("matmul 1×3072×768 bfloat16 gelu").
+func (m *MatMulArgs) String() string {
+	op := fmt.Sprintf("matmul %d×%d×%d %s", m.M, m.N, m.K, m.In)
+	if m.Out != m.In && !(m.In == MatMulInt8 && m.Out == MatMulInt32) {
+		op += "→" + m.Out.String()
+	}
+	if m.Batch > 1 {
+		op += fmt.Sprintf(" batch %d", m.Batch)
+	}
+	if m.Act != MatMulNoActivation {
+		op += " " + m.Act.String()
+	}
+	return op
+}

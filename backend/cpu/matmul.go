@@ -1,7 +1,6 @@
 package cpu
 
 import (
-	"fmt"
 	"math"
 	"runtime"
 	"sync"
@@ -21,26 +20,10 @@ import (
 
 var _ backend.MatMuler = (*stream)(nil)
 
-// matMulOp names a product in errors: "matmul 1024×3072×768 float32 batch 12
-// gelu".
-func matMulOp(m *backend.MatMulArgs) string {
-	op := fmt.Sprintf("matmul %d×%d×%d %s", m.M, m.N, m.K, m.In)
-	if m.Out != m.In {
-		op += "→" + m.Out.String()
-	}
-	if m.Batch > 1 {
-		op += fmt.Sprintf(" batch %d", m.Batch)
-	}
-	if m.Act != backend.MatMulNoActivation {
-		op += " " + m.Act.String()
-	}
-	return op
-}
-
 // MatMul enqueues m, a float32 product (either operand may be transposed);
 // other types are NotSupported, and nothing is enqueued then.
 func (s *stream) MatMul(m backend.MatMulArgs) error {
-	op := matMulOp(&m)
+	op := m.String()
 	if m.In != backend.MatMulFloat32 || m.Out != backend.MatMulFloat32 {
 		e := errors.E(errors.NotSupported, Name, op, "the CPU backend multiplies float32→float32 only, not %s→%s", m.In, m.Out)
 		e.Hint = "multiply with a kernel instead (package tensor falls back to its own)"

@@ -1,7 +1,6 @@
 package cuda
 
 import (
-	"fmt"
 	"math"
 	"math/bits"
 	"sync"
@@ -57,13 +56,13 @@ type matMulName struct {
 	act            backend.MatMulActivation
 }
 
-// op is matMulOp(m), formatted once per kind of product.
+// op is m.String(), formatted once per kind of product.
 func (st *matMulState) op(m *backend.MatMulArgs) string {
 	key := matMulName{m: m.M, n: m.N, k: m.K, batch: m.Batch, in: m.In, out: m.Out, act: m.Act}
 	if v, ok := st.names.Load(key); ok {
 		return v.(string)
 	}
-	op := matMulOp(m)
+	op := m.String()
 	if st.named.Add(1) <= maxMatMulPlans {
 		st.names.Store(key, op)
 	}
@@ -155,23 +154,6 @@ func dataType(t backend.MatMulType) cublaslt.DataType {
 }
 
 var _ backend.MatMuler = (*stream)(nil)
-
-// matMulOp names a product in errors: "matmul 8192×8192×8192 bfloat16", with
-// the output type when it differs from the input's, the batch and the
-// activation ("matmul 1×3072×768 bfloat16 gelu").
-func matMulOp(m *backend.MatMulArgs) string {
-	op := fmt.Sprintf("matmul %d×%d×%d %s", m.M, m.N, m.K, m.In)
-	if m.Out != m.In && !(m.In == backend.MatMulInt8 && m.Out == backend.MatMulInt32) {
-		op += "→" + m.Out.String()
-	}
-	if m.Batch > 1 {
-		op += fmt.Sprintf(" batch %d", m.Batch)
-	}
-	if m.Act != backend.MatMulNoActivation {
-		op += " " + m.Act.String()
-	}
-	return op
-}
 
 // epilogueOf is the cublasLtEpilogue_t that adds the bias (when bias) and
 // then applies act; false for an activation cuBLASLt has no epilogue for.

@@ -23,13 +23,7 @@ func (f *fnLower) loadMatrices(call *ast.CallExpr, n int) []ir.Stmt {
 		f.errorf(call, "write "+name+"(&frag, tile, at, false) with frag a local array and tile a kernel.Shared array of uint32", "%s takes four arguments", name)
 		return nil
 	}
-	if n := f.fn.MaxThreads; n <= 0 || n%32 != 0 {
-		what := "a kernel without //gpu:maxthreads"
-		if n > 0 {
-			what = "a kernel whose //gpu:maxthreads is not a multiple of 32"
-		}
-		f.errorf(call, "declare //gpu:maxthreads N above the kernel, N a multiple of 32 (256, say), and launch it with groups of a multiple of 32 threads, at most N",
-			"%s in %s is not allowed", name, what)
+	if !f.unitThreads(call, name) {
 		return nil
 	}
 	frag := f.fragment(call.Args[0], name, "frag", ir.U32, n)

@@ -25,13 +25,7 @@ func (f *fnLower) mma(call *ast.CallExpr) []ir.Stmt {
 		f.errorf(call, mmaHint, "kernel.MMA takes four arguments")
 		return nil
 	}
-	if n := f.fn.MaxThreads; n <= 0 || n%32 != 0 {
-		what := "a kernel without //gpu:maxthreads"
-		if n > 0 {
-			what = "a kernel whose //gpu:maxthreads is not a multiple of 32"
-		}
-		f.errorf(call, "declare //gpu:maxthreads N above the kernel, N a multiple of 32 (256, say), and launch it with groups of a multiple of 32 threads, at most N",
-			"kernel.MMA in %s is not allowed", what)
+	if !f.unitThreads(call, "kernel.MMA") {
 		return nil
 	}
 	c := f.fragment(call.Args[0], "kernel.MMA", "c", ir.F32, 4)
@@ -140,4 +134,21 @@ func (f *fnLower) packHalves(e *ast.CallExpr) ir.Expr {
 		b = ir.PackHalvesFloat16
 	}
 	return &ir.CallBuiltin{Builtin: b, Args: []ir.Expr{lo, hi}, Type: ir.U32, Pos: p}
+}
+
+// unitThreads reports whether the kernel's //gpu:maxthreads is a multiple
+// of 32, as the operations of 32-thread matrix units (name: kernel.MMA,
+// kernel.LoadMatrices4...) need, and reports the error at call where not.
+func (f *fnLower) unitThreads(call *ast.CallExpr, name string) bool {
+	n := f.fn.MaxThreads
+	if n > 0 && n%32 == 0 {
+		return true
+	}
+	what := "a kernel without //gpu:maxthreads"
+	if n > 0 {
+		what = "a kernel whose //gpu:maxthreads is not a multiple of 32"
+	}
+	f.errorf(call, "declare //gpu:maxthreads N above the kernel, N a multiple of 32 (256, say), and launch it with groups of a multiple of 32 threads, at most N",
+		"%s in %s is not allowed", name, what)
+	return false
 }
