@@ -437,8 +437,9 @@ const leanMinGroup = 256
 
 // EnvRowsVec set to "off" leaves rows of whole 16-byte vectors to rowsLean,
 // normRows and softmaxRows, as before the vector lean kernel
-// (rowsLeanVec), for comparison: rowsLeanVec is the default wherever the
-// device has SIMD lanes (DeviceInfo.WarpSize above 1).
+// (rowsLeanVec), and their sums, means and maxima to reduceRows instead of
+// reduceRowsVec, for comparison: the vector kernels are the default
+// wherever the device has SIMD lanes (DeviceInfo.WarpSize above 1).
 const EnvRowsVec = "ANYGPU_TENSOR_ROWS_VEC"
 
 // rowsVecOff reports whether EnvRowsVec turns rowsLeanVec off.
