@@ -168,12 +168,7 @@ func (tc matMulCase) expect(a, b, c, bias *operand, batch, i, j int) (want, tol 
 // to D) and that NaN in C does not reach the result when beta is 0.
 func TestMatMul(t *testing.T) {
 	ctx := context.Background()
-	dev, err := cpu.Driver{}.Open(ctx, 0)
-	require.NoError(t, err)
-	defer dev.Close()
-	st, err := dev.NewStream()
-	require.NoError(t, err)
-	defer st.Close()
+	dev, st := openStream(t)
 	mm, ok := st.(backend.MatMuler)
 	require.True(t, ok, "the CPU stream is a MatMuler")
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -256,12 +251,7 @@ func TestMatMul(t *testing.T) {
 // nothing is enqueued (the output is left alone).
 func TestMatMulNotSupported(t *testing.T) {
 	ctx := context.Background()
-	dev, err := cpu.Driver{}.Open(ctx, 0)
-	require.NoError(t, err)
-	defer dev.Close()
-	st, err := dev.NewStream()
-	require.NoError(t, err)
-	defer st.Close()
+	dev, st := openStream(t)
 	buf, err := dev.Alloc(1024)
 	require.NoError(t, err)
 	defer buf.Close()
@@ -288,4 +278,17 @@ func TestMatMulNotSupported(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openStream opens the CPU device and a stream on it, both closed when the
+// test ends.
+func openStream(t *testing.T) (backend.Device, backend.Stream) {
+	t.Helper()
+	dev, err := cpu.Driver{}.Open(context.Background(), 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = dev.Close() })
+	st, err := dev.NewStream()
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	return dev, st
 }

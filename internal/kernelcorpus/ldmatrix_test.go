@@ -3,7 +3,6 @@ package kernelcorpus_test
 import (
 	"context"
 	"math"
-	"strings"
 	"testing"
 	"time"
 
@@ -104,22 +103,7 @@ func checkLoadMatricesCase(t *testing.T, c kernelcorpus.Case, got []uint32) {
 // layouts on the host: the loaded words bit for bit, the MMA products of
 // loaded fragments against float64, the copies exactly.
 func TestLoadMatricesAndCopyAsync(t *testing.T) {
-	var cases []kernelcorpus.Case
-	for _, c := range kernelcorpus.Cases() {
-		if strings.HasPrefix(c.Name, "load_matrices_") || strings.HasPrefix(c.Name, "copy_async_") {
-			cases = append(cases, c)
-		}
-	}
-	require.Len(t, cases, 9)
-	var src string
-	for _, f := range kernelcorpus.Files() {
-		if f.Name == "ldmatrix.go" {
-			src = f.Src
-		}
-	}
-	require.NotEmpty(t, src, "the corpus's ldmatrix.go")
-	translated, err := kernel.Translate(src)
-	require.NoError(t, err)
+	cases, translated := corpusPart(t, "ldmatrix.go", 9, "load_matrices_", "copy_async_")
 
 	for _, backend := range []struct{ name, api string }{{"cpu", ""}, {"vulkan", ""}, {"opengl", ""}, {"opengl", "gles"},
 		{"webgpu", ""}, {"cuda", ""}, {"metal", ""}} {

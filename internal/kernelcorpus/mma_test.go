@@ -164,22 +164,7 @@ func runMMACase(t *testing.T, ctx context.Context, dev *gpu.Device, mod *gpu.Mod
 // error, in any order), and PackHalves bit for bit against package
 // kernel's plain Go.
 func TestMMAAgainstFloat64(t *testing.T) {
-	var cases []kernelcorpus.Case
-	for _, c := range kernelcorpus.Cases() {
-		if strings.HasPrefix(c.Name, "mma_") || strings.HasPrefix(c.Name, "subgroup_mma_") || strings.HasPrefix(c.Name, "pack_halves_") {
-			cases = append(cases, c)
-		}
-	}
-	require.Len(t, cases, 7)
-	var src string
-	for _, f := range kernelcorpus.Files() {
-		if f.Name == "mma.go" {
-			src = f.Src
-		}
-	}
-	require.NotEmpty(t, src, "the corpus's mma.go")
-	translated, err := kernel.Translate(src)
-	require.NoError(t, err)
+	cases, translated := corpusPart(t, "mma.go", 7, "mma_", "subgroup_mma_", "pack_halves_")
 
 	for _, backend := range []string{"cpu", "vulkan", "opengl", "webgpu", "cuda", "metal"} {
 		t.Run(backend, func(t *testing.T) {
@@ -285,4 +270,30 @@ func checkMMACase(t *testing.T, c kernelcorpus.Case, got []uint32) {
 			}
 		}
 	}
+}
+
+// corpusPart is the corpus's cases whose names start with one of prefixes
+// (want of them) and its file file translated at run time.
+func corpusPart(t *testing.T, file string, want int, prefixes ...string) ([]kernelcorpus.Case, gpu.Source) {
+	t.Helper()
+	var cases []kernelcorpus.Case
+	for _, c := range kernelcorpus.Cases() {
+		for _, p := range prefixes {
+			if strings.HasPrefix(c.Name, p) {
+				cases = append(cases, c)
+				break
+			}
+		}
+	}
+	require.Len(t, cases, want)
+	var src string
+	for _, f := range kernelcorpus.Files() {
+		if f.Name == file {
+			src = f.Src
+		}
+	}
+	require.NotEmpty(t, src, "the corpus's %s", file)
+	translated, err := kernel.Translate(src)
+	require.NoError(t, err)
+	return cases, translated
 }
